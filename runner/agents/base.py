@@ -1,0 +1,101 @@
+"""The one small interface every agent implements, scripted or LLM."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Request:
+    """A decision the game needs from one seat.
+
+    `observation` is exactly what the seat may know (see `State.observe`); `legal` describes the
+    allowed actions; `errors` lists why earlier tries at this same decision were refused.
+    `sample` draws a legal action uniformly (for random baselines only).
+    """
+
+    game: str
+    seat: int
+    phase: str
+    observation: Mapping[str, Any]
+    legal: Mapping[str, Any]
+    errors: tuple[str, ...] = ()
+    sample: Callable[[random.Random], dict[str, Any]] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ProbeRequest:
+    """A belief question asked outside the rules, for the Reasoning / Self-awareness metrics.
+
+    kind "suspect": whom do you suspect; "suspect_of": whom does seat `about` suspect;
+    "self_role": what is your own role. `roles` lists the game's role names.
+    """
+
+    game: str
+    seat: int
+    kind: str
+    observation: Mapping[str, Any]
+    roles: tuple[str, ...]
+    about: int | None = None
+    errors: tuple[str, ...] = ()
+
+
+@dataclass
+class Decision:
+    """An agent's answer: the action (checked by the rules), and evidence of how it was made."""
+
+    action: Any
+    raw: str | None = None
+    evidence: dict[str, Any] | None = None
+
+
+class Agent(ABC):
+    """Plays one seat of one game. `description` is recorded verbatim in the replay header."""
+
+    description: dict[str, Any]
+
+    @abstractmethod
+    async def act(self, request: Request) -> Decision:
+        """Choose an action."""
+
+    async def probe(self, request: ProbeRequest) -> Decision | None:
+        """Answer a belief probe; None means this agent does not answer probes."""
+        return None
+
+
+class ScriptedAgent(Agent):
+    """A built-in offline agent: a plain synchronous strategy with its own seeded generator."""
+
+    #: Stable name used in tournament files, e.g. "prisoners_dilemma/tit_for_tat".
+    strategy: str = ""
+    #: Default strategy parameters; tournament files may override them.
+    defaults: Mapping[str, Any] = {}
+
+    def __init__(self, params: Mapping[str, Any], rng: random.Random, name: str):
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"builtin agent {self.strategy!r} has no parameter(s) {unknown}; "
+                             f"it takes {sorted(self.defaults) or 'none'}")
+        self.params = {**self.defaults, **params}
+        self.rng = rng
+        self.description = {"name": name, "kind": "builtin", "strategy": self.strategy,
+                            "params": dict(self.params)}
+
+    async def act(self, request: Request) -> Decision:
+        return Decision(self.decide(request))
+
+    async def probe(self, request: ProbeRequest) -> Decision | None:
+        answer = self.answer_probe(request)
+        return None if answer is None else Decision(answer)
+
+    @abstractmethod
+    def decide(self, request: Request) -> dict[str, Any]:
+        """The action for this request."""
+
+    def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
+        """The probe answer, or None if this strategy has no beliefs to report."""
+        return None

@@ -1,0 +1,175 @@
+"""Plays one game between agents and returns its replay records (pure apart from the agents)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from runner import __version__
+from runner.agents.base import Agent, Decision, ProbeRequest, Request
+from runner.games import IllegalAction, State
+from runner.games.base import Game
+from runner.replay.format import FORMAT_NAME, FORMAT_VERSION
+
+#: How many times an agent is asked for one decision before the game ends invalid.
+DEFAULT_MAX_ATTEMPTS = 3
+
+
+def rng_for(seed: int, purpose: str) -> random.Random:
+    """An independent generator for one purpose ("deal", "chance", "agent-3"...) of one game.
+
+    String seeds are hashed with SHA-512 by `random.Random`, so this does not depend on
+    PYTHONHASHSEED and is stable across runs and machines.
+    """
+    return random.Random(f"gamenight:{seed}:{purpose}")
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who plays which seat of one game."""
+
+    agents: Sequence[Agent]
+    names: Sequence[str]
+    roles: Sequence[str]
+
+
+async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
+               *, seed: int, game_id: str, tournament: str, matchup: str, created: str,
+               max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True) -> list[dict[str, Any]]:
+    """Play to the end and return the replay records: header, events and probes, outcome."""
+    state = game.start(params, setup)
+    header = {
+        "type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
+        "game_id": game_id, "game": game.name, "variant": dict(params), "seed": seed,
+        "tournament": tournament, "matchup": matchup,
+        "players": [{"seat": s, "name": seating.names[s], "role": seating.roles[s],
+                     "agent": seating.agents[s].description} for s in range(len(seating.agents))],
+        "setup": dict(setup), "max_attempts": max_attempts,
+        "provenance": {"runner": "gamenight", "runner_version": __version__, "created": created},
+    }
+    body: list[dict[str, Any]] = []
+    chance_rng = rng_for(seed, "chance")
+    probed_at: set[int] = set()
+    while (pending := state.pending()) is not None:
+        if probes and state.probes() and len(state.events) not in probed_at:
+            probed_at.add(len(state.events))
+            body.extend(await _ask_probes(game, state, seating.agents))
+        if pending.kind == "chance":
+            outcome = chance_rng.choice(pending.options)
+            state.chance(outcome)
+            body.extend(_event_records(state, len(state.events) - 1, len(body)))
+            continue
+        seats = pending.seats if pending.simultaneous else pending.seats[:1]
+        # Simultaneous seats all decide from the same observation, before any of them acts.
+        requests = [(seat, state.observe(seat), state.legal(seat)) for seat in seats]
+        results = await asyncio.gather(*(
+            _decide(game, state, seating.agents[seat], seat, pending.phase, obs, legal, max_attempts)
+            for seat, obs, legal in requests))
+        for seat, (action, attempts, evidence) in zip(seats, results):
+            start = len(state.events)
+            if action is None:
+                state.forfeit(seat, f"no legal action after {max_attempts} attempts")
+            else:
+                state.act(seat, action)
+            records = _event_records(state, start, _count_events(body))
+            first = records[0]
+            if attempts:
+                first["attempts"] = attempts
+            if evidence:
+                first["evidence"] = evidence
+            body.extend(records)
+            if action is None:
+                break
+    outcome = {"type": "outcome", **state.outcome()}
+    return [header, *body, outcome]
+
+
+def _count_events(body: list[dict[str, Any]]) -> int:
+    return sum(1 for r in body if r["type"] == "event")
+
+
+def _event_records(state: State, start: int, n0: int) -> list[dict[str, Any]]:
+    """Replay records for the engine events from index `start` on, numbered from `n0`."""
+    return [{"type": "event", "n": n0 + i, **ev} for i, ev in enumerate(state.events[start:])]
+
+
+async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
+                  observation: Mapping[str, Any], legal: Mapping[str, Any], max_attempts: int
+                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None]:
+    """Ask until the rules accept the action or the attempts run out.
+
+    Returns the accepted action (None if none was), the refused attempts, and the evidence of
+    the accepted one (LLM exchanges) merged over all attempts.
+    """
+    attempts: list[dict[str, Any]] = []
+    calls: list[Any] = []
+    errors: tuple[str, ...] = ()
+    for _ in range(max_attempts):
+        request = Request(game.name, seat, phase, observation, legal, errors,
+                          sample=lambda rng: state.random_action(seat, rng))
+        decision: Decision = await agent.act(request)
+        if decision.evidence:
+            calls.extend(decision.evidence.get("calls", []))
+        error = _check_without_applying(state, seat, decision.action)
+        if error is None:
+            return decision.action, attempts, ({"calls": calls} if calls else None)
+        attempts.append({"action": _jsonable(decision.action), "raw": decision.raw, "error": error})
+        errors = errors + (error,)
+    return None, attempts, ({"calls": calls} if calls else None)
+
+
+def _check_without_applying(state: State, seat: int, action: Any) -> str | None:
+    """The rules' refusal message for `action`, or None if it is legal (state unchanged)."""
+    try:
+        state.check(seat, action)
+    except IllegalAction as exc:
+        return str(exc)
+    return None
+
+
+def _jsonable(value: Any) -> Any:
+    """`value` if it is plain JSON data, else its repr (refused actions are recorded as given)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else repr(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return repr(value)
+
+
+async def _ask_probes(game: Game, state: State, agents: Sequence[Agent]) -> list[dict[str, Any]]:
+    """Ask every seat the probes allowed now; keep the well-formed answers."""
+    records: list[dict[str, Any]] = []
+    kinds = state.probes()
+    n = len(agents)
+    for seat in range(n):
+        observation = state.observe(seat)
+        questions: list[tuple[str, int | None]] = []
+        for kind in kinds:
+            if kind == "suspect_of":
+                questions.extend((kind, other) for other in range(n) if other != seat)
+            else:
+                questions.append((kind, None))
+        for kind, about in questions:
+            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about)
+            decision = await agents[seat].probe(request)
+            if decision is None:
+                continue
+            answer = decision.action
+            try:
+                state.check_probe(seat, kind, answer)
+                if kind == "suspect_of" and answer["of"] != about:
+                    raise IllegalAction(f"the probe asked about seat {about}")
+            except IllegalAction:
+                continue  # an unusable belief is simply not recorded
+            record = {"type": "probe", "seat": seat, "probe": kind, "answer": dict(answer)}
+            if decision.evidence:
+                record["evidence"] = decision.evidence
+            records.append(record)
+    return records
