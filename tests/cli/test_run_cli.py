@@ -1,0 +1,70 @@
+"""`gamenight run`, `games` and `agents` through click's CliRunner."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from runner.cli import main
+
+PD = ["--game", "prisoners_dilemma", "--lineup",
+      "prisoners_dilemma/tit_for_tat,prisoners_dilemma/always_defect,random"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_run_by_flags_writes_replays_and_prints_a_summary(tmp_path):
+    result = invoke("run", *PD, "--games", "3", "--name", "cli", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert len(list(tmp_path.glob("cli-prisoners_dilemma-*.jsonl"))) == 3
+    assert "prisoners_dilemma" in result.output and "total" in result.output
+    assert "prisoners_dilemma/always_defect" in result.output
+    again = invoke("run", *PD, "--games", "3", "--name", "cli", "--out", str(tmp_path))
+    assert again.exit_code == 0
+    assert "      0       3" in again.output  # nothing played, three kept
+    assert invoke("validate", str(tmp_path)).exit_code == 0
+
+
+def test_run_with_rules_and_roles(tmp_path):
+    result = invoke("run", "--game", "prisoners_dilemma", "--role", "player=random", "--rule", "rounds=2",
+                    "--games", "2", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    replay = next(tmp_path.glob("*.jsonl")).read_text(encoding="utf-8")
+    assert '"variant":{"rounds":2}' in replay
+
+
+def test_tournament_file(tmp_path):
+    plan = tmp_path / "t.toml"
+    plan.write_text('name = "filed"\nseed = 3\n[agents.grim]\nbuiltin = "prisoners_dilemma/grim_trigger"\n'
+                    '[[matchups]]\ngame = "prisoners_dilemma"\ngames = 2\n'
+                    'lineup = ["grim", "random", "random"]\n', encoding="utf-8")
+    result = invoke("run", str(plan), "--out", str(tmp_path / "out"), "--games", "4")
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "out").glob("filed-*.jsonl"))) == 4
+
+
+def test_bad_flags_give_a_clear_error_and_no_traceback(tmp_path):
+    cases = [
+        (["run", "--game", "chess", "--lineup", "a,b"], "unknown game 'chess'"),
+        (["run", "--game", "prisoners_dilemma", "--lineup", "random,random"], "seats 3 agents"),
+        (["run", "--game", "prisoners_dilemma", "--role", "player"], "expected ROLE=AGENT"),
+        (["run", "--game", "prisoners_dilemma", "--lineup", "random,random,random", "--rule", "rounds"],
+         "expected KEY=VALUE"),
+        (["run", "--lineup", "random,random,random"], "go with --game"),
+        (["run", str(tmp_path / "missing.toml")], "cannot read"),
+        (["run", "--game", "prisoners_dilemma", "--lineup", "random,random,random", "--games", "0"],
+         "--games"),
+    ]
+    for args, message in cases:
+        result = invoke(*args)
+        assert result.exit_code != 0, args
+        assert message in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_games_and_agents_are_listed():
+    games = invoke("games")
+    assert games.exit_code == 0 and "prisoners_dilemma" in games.output and '"rounds": 5' in games.output
+    agents = invoke("agents")
+    assert agents.exit_code == 0 and "prisoners_dilemma/tit_for_tat" in agents.output and "random" in agents.output
