@@ -58,9 +58,9 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             probed_at.add(len(state.events))
             body.extend(await _ask_probes(game, state, seating.agents))
         if pending.kind == "chance":
-            outcome = chance_rng.choice(pending.options)
-            state.chance(outcome)
-            body.extend(_event_records(state, len(state.events) - 1, len(body)))
+            start = len(state.events)
+            state.chance(chance_rng.choice(pending.options))
+            body.extend(_event_records(state, start, _count_events(body)))
             continue
         seats = pending.seats if pending.simultaneous else pending.seats[:1]
         # Simultaneous seats all decide from the same observation, before any of them acts.
