@@ -212,7 +212,11 @@ class State(ABC):
             raise IllegalAction(f"probe {kind!r} answer needs exactly the fields {sorted(expected)}")
         for key in expected & {"seat", "of"}:
             value = answer[key]
-            if not isinstance(value, int) or isinstance(value, bool) or value not in seats or value == seat:
+            # "Whom does o suspect?" may rightly be answered "me", so only `of` and the
+            # first-order suspect must be other players.
+            may_be_self = kind == "suspect_of" and key == "seat"
+            if (not isinstance(value, int) or isinstance(value, bool) or value not in seats
+                    or (value == seat and not may_be_self)):
                 raise IllegalAction(f"probe field {key!r} must be another player's seat, got {value!r}")
         if kind == "suspect_of" and answer["of"] == answer["seat"]:
             raise IllegalAction("probe 'suspect_of' cannot say a player suspects itself")
