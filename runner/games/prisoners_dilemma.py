@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from runner import content
@@ -13,6 +14,16 @@ from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, Setup
 CHOICES = ("cooperate", "defect")
 PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
 PLAYERS = 3
+
+
+def exact(value: float) -> Fraction:
+    """A payoff as an exact fraction of its decimal spelling (0.1 is 1/10, not a binary float)."""
+    return Fraction(str(value))
+
+
+def plain(value: Fraction) -> int | float:
+    """An exact number back as JSON: an int when whole, else the nearest float."""
+    return value.numerator if value.denominator == 1 else float(value)
 
 
 def round_points(choices: list[str], payoffs: Mapping[str, float]) -> list[float]:
@@ -33,7 +44,8 @@ class PrisonersDilemmaState(State):
         super().__init__(game, params, setup)
         self.round = 1
         self.current: dict[Seat, str] = {}
-        self.totals: list[float] = [0] * PLAYERS
+        # Exact running totals: ties for the highest total must not depend on float rounding.
+        self.totals: list[Fraction] = [Fraction(0)] * PLAYERS
         self.history: list[list[str]] = []
 
     def _pending(self) -> Pending | None:
@@ -57,11 +69,11 @@ class PrisonersDilemmaState(State):
             return
         choices = [self.current[s] for s in range(PLAYERS)]
         points = round_points(choices, self.setup["payoffs"])
-        self.totals = [t + p for t, p in zip(self.totals, points)]
+        self.totals = [t + exact(p) for t, p in zip(self.totals, points)]
         self.history.append(choices)
         self._emit("info", "round_result", None,
                    {"round": self.round, "choices": choices, "points": points,
-                    "totals": list(self.totals)}, "all")
+                    "totals": [plain(t) for t in self.totals]}, "all")
         self.current = {}
         self.round += 1
 
@@ -74,7 +86,7 @@ class PrisonersDilemmaState(State):
     def _result(self) -> tuple[list[Seat], dict[str, Any]]:
         best = max(self.totals)
         winners = [s for s in range(PLAYERS) if self.totals[s] == best]
-        return winners, {"totals": list(self.totals),
+        return winners, {"totals": [plain(t) for t in self.totals],
                          "strict_winner": winners[0] if len(winners) == 1 else None}
 
     def random_action(self, seat: Seat, rng: random.Random) -> Action:
