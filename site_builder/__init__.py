@@ -1,0 +1,1 @@
+"""gamenight site builder: the scorer and the static leaderboard site, built from replays only."""

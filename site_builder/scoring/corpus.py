@@ -1,0 +1,196 @@
+"""Loading a folder of replays for scoring: validate, re-simulate, de-duplicate, cache.
+
+Every replay is checked and re-simulated by the rules engines (runner.replay.validate); only
+the recomputed outcome is used. Identical files count once. A cache keyed by content hash
+(and a file index keyed by path, size and modification time) means re-scoring a large corpus
+after adding a few replays reads and re-simulates only the new files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runner.replay.format import iter_replay_files
+from runner.replay.validate import Checked, check_bytes
+from site_builder.scoring import SCORER_VERSION
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
+
+
+@dataclass
+class Corpus:
+    """The valid games of a replay set, and what was set aside and why."""
+
+    games: list[ScoredGame]
+    agents: dict[str, AgentInfo]
+    invalid_replays: list[dict[str, Any]] = field(default_factory=list)  # {path, problems}
+    duplicates: list[dict[str, str]] = field(default_factory=list)       # {path, same_as}
+    files: int = 0
+    files_read: int = 0  # files whose bytes were read (not answered by the cache index)
+    resimulated: int = 0  # replays re-simulated (not answered by the game cache)
+
+    @property
+    def replay_set_hash(self) -> str:
+        """A hash of the set of distinct valid replays (independent of order and file names)."""
+        digest = hashlib.sha256()
+        for content_hash in sorted(g.content_hash for g in self.games):
+            digest.update(content_hash.encode() + b"\n")
+        return digest.hexdigest()
+
+
+def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
+    """Reduce a valid, re-simulated replay to what the metrics read."""
+    assert checked.ok and checked.state is not None
+    header = checked.header
+    assert header is not None
+    outcome = checked.state.outcome()
+    winners = tuple(outcome["winners"])
+    events, probes = [], []
+    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0} for _ in header["players"]]
+    for record in checked.records[1:-1]:
+        data = record.data
+        for call in (data.get("evidence") or {}).get("calls", []):
+            seat = data.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(usage):
+                u = usage[seat]
+                u["calls"] += 1
+                u["input_tokens"] += call.get("input_tokens") or 0
+                u["output_tokens"] += call.get("output_tokens") or 0
+                u["latency_ms"] += call.get("latency_ms") or 0
+        if data["type"] == "event":
+            events.append({k: data[k] for k in ("n", "kind", "phase", "seat", "data", "vis")})
+        else:
+            probes.append({"after": len(events), "seat": data["seat"], "probe": data["probe"],
+                           "answer": data["answer"]})
+    seats = tuple(SeatInfo(p["seat"], p["name"], p["role"], agent_key(p["agent"]), p["seat"] in winners)
+                  for p in header["players"])
+    return ScoredGame(
+        game_id=header["game_id"], game=header["game"], variant=header["variant"], setup=header["setup"],
+        tournament=header["tournament"], created=header["provenance"]["created"],
+        content_hash=content_hash, status=outcome["status"], seats=seats, winners=winners,
+        result=outcome["result"], events=tuple(events), probes=tuple(probes), usage=tuple(usage),
+    )
+
+
+class Cache:
+    """A small SQLite cache: file index (path, size, mtime -> hash) and results by content hash."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path)
+        self.db.executescript(
+            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT);"
+            "CREATE TABLE IF NOT EXISTS replays (hash TEXT, scorer TEXT, entry TEXT, PRIMARY KEY (hash, scorer));")
+
+    def known_hash(self, path: str, size: int, mtime_ns: int) -> str | None:
+        row = self.db.execute("SELECT hash FROM files WHERE path=? AND size=? AND mtime_ns=?",
+                              (path, size, mtime_ns)).fetchone()
+        return row[0] if row else None
+
+    def remember_file(self, path: str, size: int, mtime_ns: int, content_hash: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (path, size, mtime_ns, content_hash))
+
+    def entry(self, content_hash: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT entry FROM replays WHERE hash=? AND scorer=?",
+                              (content_hash, SCORER_VERSION)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def store(self, content_hash: str, entry: dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO replays VALUES (?, ?, ?)",
+                        (content_hash, SCORER_VERSION, json.dumps(entry, ensure_ascii=False)))
+
+    def close(self) -> None:
+        self.db.commit()
+        self.db.close()
+
+
+def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None) -> Corpus:
+    """Validate and re-simulate every replay under `paths` (answering from the cache if given)."""
+    cache = Cache(cache_path) if cache_path else None
+    entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
+    files = files_read = resimulated = 0
+    try:
+        for path in iter_replay_files(paths):
+            files += 1
+            name = str(path)
+            stat = path.stat()
+            content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
+            raw = None
+            if content_hash is None:
+                raw = path.read_bytes()
+                files_read += 1
+                content_hash = hashlib.sha256(raw).hexdigest()
+                if cache:
+                    cache.remember_file(name, stat.st_size, stat.st_mtime_ns, content_hash)
+            entry = cache.entry(content_hash) if cache else None
+            if entry is None:
+                if raw is None:
+                    raw = path.read_bytes()
+                    files_read += 1
+                resimulated += 1
+                entry = _entry(name, raw, content_hash)
+                if cache:
+                    cache.store(content_hash, entry)
+            entries.append((name, content_hash, entry))
+    finally:
+        if cache:
+            cache.close()
+    return _assemble(entries, files, files_read, resimulated)
+
+
+def _entry(path: str, raw: bytes, content_hash: str) -> dict[str, Any]:
+    """What the cache keeps for one replay: the scored game, or its problems."""
+    checked = check_bytes(path, raw)
+    if not checked.ok:
+        # Problems are stored without the path, which differs between copies of a file.
+        return {"problems": [{"line": p.line, "field": p.field, "message": p.message} for p in checked.problems]}
+    game = scored_game(checked, content_hash)
+    header = checked.header
+    return {"game": game.to_json(), "agents": [p["agent"] for p in header["players"]]}
+
+
+def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, files_read: int,
+              resimulated: int) -> Corpus:
+    games: dict[str, ScoredGame] = {}
+    first_path: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    invalid, duplicates = [], []
+    descriptions: dict[str, list[dict[str, Any]]] = {}
+    for path, content_hash, entry in sorted(entries, key=lambda e: (e[1], e[0])):
+        if "problems" in entry:
+            invalid.append({"path": path, "problems": [
+                f"{path}:{p['line']}: {p['field'] + ': ' if p['field'] else ''}{p['message']}"
+                for p in entry["problems"]]})
+            continue
+        if content_hash in first_path:
+            duplicates.append({"path": path, "same_as": first_path[content_hash]})
+            continue
+        first_path[content_hash] = path
+        game = ScoredGame.from_json(entry["game"])
+        if game.game_id in ids:
+            invalid.append({"path": path, "problems": [
+                f"{path}:1: game_id: game id already used by {ids[game.game_id]} with different content"]})
+            continue
+        ids[game.game_id] = path
+        games[content_hash] = game
+        for seat, description in zip(game.seats, entry["agents"]):
+            descriptions.setdefault(seat.agent, []).append(description)
+    agents = {key: AgentInfo(key, _label(descs), {k: v for k, v in descs[0].items() if k != "name"})
+              for key, descs in descriptions.items()}
+    ordered = sorted(games.values(), key=lambda g: g.game_id)
+    invalid.sort(key=lambda i: i["path"])
+    duplicates.sort(key=lambda d: d["path"])
+    return Corpus(ordered, dict(sorted(agents.items())), invalid, duplicates, files, files_read, resimulated)
+
+
+def _label(descriptions: Sequence[dict[str, Any]]) -> str:
+    """The most used display name of an agent (ties: alphabetical), independent of file order."""
+    counts = Counter(d.get("name", "") for d in descriptions)
+    return min(counts, key=lambda name: (-counts[name], name))

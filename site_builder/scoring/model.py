@@ -1,0 +1,114 @@
+"""What the metrics read: replays re-simulated by the rules and reduced to plain data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def agent_key(description: Mapping[str, Any]) -> str:
+    """The identity of an agent on the leaderboard: its full description except the display name.
+
+    Two seats are the same agent iff they have the same strategy/model, parameters and design.
+    """
+    return json.dumps({k: v for k, v in description.items() if k != "name"}, sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """One seat of one game."""
+
+    seat: int
+    name: str
+    role: str
+    agent: str  # agent_key
+    won: bool
+
+
+@dataclass(frozen=True)
+class ScoredGame:
+    """One valid replay, re-simulated: the outcome here is the one the rules recomputed.
+
+    `events` are the replay's events without runner evidence: dicts with n, kind, phase, seat,
+    data, vis. `probes` are dicts with seat, probe, answer and `after` (how many events came
+    before the probe). `usage` sums the LLM evidence per seat: calls, input_tokens,
+    output_tokens, latency_ms (zeros for scripted agents).
+    """
+
+    game_id: str
+    game: str
+    variant: Mapping[str, Any]
+    setup: Mapping[str, Any]
+    tournament: str
+    created: str
+    content_hash: str
+    status: str  # "complete" or "invalid"
+    seats: tuple[SeatInfo, ...]
+    winners: tuple[int, ...]
+    result: Mapping[str, Any]
+    events: tuple[Mapping[str, Any], ...]
+    probes: tuple[Mapping[str, Any], ...]
+    usage: tuple[Mapping[str, float], ...]
+
+    @property
+    def valid(self) -> bool:
+        """False for a game that ended invalid (an agent never produced a legal move)."""
+        return self.status == "complete"
+
+    def seats_of(self, agent: str) -> list[SeatInfo]:
+        return [s for s in self.seats if s.agent == agent]
+
+    def role_of(self, seat: int) -> str:
+        return self.seats[seat].role
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id, "game": self.game, "variant": dict(self.variant),
+            "setup": dict(self.setup), "tournament": self.tournament, "created": self.created,
+            "content_hash": self.content_hash, "status": self.status,
+            "seats": [s.__dict__ for s in self.seats], "winners": list(self.winners),
+            "result": dict(self.result), "events": list(self.events), "probes": list(self.probes),
+            "usage": list(self.usage),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ScoredGame":
+        return cls(
+            game_id=data["game_id"], game=data["game"], variant=data["variant"], setup=data["setup"],
+            tournament=data["tournament"], created=data["created"], content_hash=data["content_hash"],
+            status=data["status"], seats=tuple(SeatInfo(**s) for s in data["seats"]),
+            winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
+            probes=tuple(data["probes"]), usage=tuple(data["usage"]),
+        )
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """An agent on the leaderboard: its key, a display label and its full description."""
+
+    key: str
+    label: str
+    description: Mapping[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return self.description.get("kind", "")
+
+    @property
+    def provider(self) -> str:
+        """"builtin" for scripted agents, else the LLM provider."""
+        return "builtin" if self.kind == "builtin" else str(self.description.get("provider", ""))
+
+    @property
+    def design(self) -> str:
+        """The agent design ("vanilla" unless the description names one, e.g. "pgm")."""
+        return str(self.description.get("design", "vanilla"))
+
+    @property
+    def base_key(self) -> str:
+        """The key without the design: agents sharing it are the same model, differently designed."""
+        base = {k: v for k, v in self.description.items() if k not in ("name", "design", "design_params")}
+        return json.dumps(base, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,59 @@
+"""Uncertainty: Wilson intervals for rates, seeded bootstrap intervals for everything else."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (None without trials).
+
+    `successes` may be fractional (credit-weighted win rates); it is clamped to [0, trials].
+    """
+    if trials <= 0:
+        return None
+    p = min(max(successes / trials, 0.0), 1.0)
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def rate(successes: float, trials: int) -> dict[str, Any] | None:
+    """A rate with its 95% Wilson interval and the number of trials behind it (None if none)."""
+    if trials <= 0:
+        return None
+    lo, hi = wilson(successes, trials)
+    return {"value": successes / trials, "ci": [lo, hi], "n": trials}
+
+
+def bootstrap(items: Sequence[T], statistic: Callable[[Sequence[T]], float | None], *, seed: int,
+              resamples: int = 1000, level: float = 0.95) -> tuple[float, float] | None:
+    """A percentile bootstrap interval of `statistic` over resampled `items` (e.g. games).
+
+    Seeded, so the same items in the same order give the same interval; callers sort items
+    canonically first. Resamples on which the statistic is undefined (None) are skipped.
+    """
+    if not items:
+        return None
+    rng = random.Random(seed)
+    n = len(items)
+    values = []
+    for _ in range(resamples):
+        sample = [items[rng.randrange(n)] for _ in range(n)]
+        value = statistic(sample)
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    values.sort()
+    tail = (1 - level) / 2
+    lo = values[min(len(values) - 1, int(math.floor(tail * len(values))))]
+    hi = values[min(len(values) - 1, int(math.ceil((1 - tail) * len(values))) - 1)]
+    return (lo, hi)

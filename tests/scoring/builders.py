@@ -1,0 +1,80 @@
+"""Hand-built replays for golden scorer tests: drive a rules engine with given inputs."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from runner import games
+from runner.replay.format import encode
+from runner.replay.validate import check_bytes
+from site_builder.scoring.corpus import scored_game
+from site_builder.scoring.model import ScoredGame
+
+
+def builtin(name: str, strategy: str = "random", **params: Any) -> dict[str, Any]:
+    """A scripted agent description."""
+    return {"name": name, "kind": "builtin", "strategy": strategy, "params": params}
+
+
+def llm(name: str, model: str, design: str | None = None, provider: str = "openai") -> dict[str, Any]:
+    """A language-model agent description (`design` e.g. "pgm"; None = vanilla)."""
+    desc: dict[str, Any] = {"name": name, "kind": "llm", "provider": provider, "model": model}
+    if design:
+        desc["design"] = design
+    return desc
+
+
+def replay(game_name: str, setup: Mapping[str, Any], agents: Sequence[Mapping[str, Any]],
+           inputs: Sequence[tuple], *, rules: Mapping[str, Any] | None = None,
+           game_id: str = "golden-1", tournament: str = "golden", evidence: Mapping[int, Any] | None = None
+           ) -> bytes:
+    """The bytes of a valid replay in which the given inputs are played.
+
+    `inputs` items: ("act", seat, action) | ("chance", outcome) | ("forfeit", seat, reason) |
+    ("probe", seat, kind, answer). `evidence` maps an event number to an evidence object.
+    """
+    game = games.get(game_name)
+    params = game.params(dict(rules or {}))
+    state = game.start(params, setup)
+    n = game.players(params)
+    names = game.seat_names(params, setup)
+    header = {
+        "type": "header", "format": "gamenight.replay", "version": 1, "game_id": game_id, "game": game.name,
+        "variant": params, "seed": 0, "tournament": tournament, "matchup": "golden",
+        "players": [{"seat": s, "name": names[s], "role": game.role_of(params, setup, s), "agent": dict(agents[s])}
+                    for s in range(n)],
+        "setup": dict(setup), "max_attempts": 3,
+        "provenance": {"runner": "gamenight", "runner_version": "test", "created": "2026-11-21"},
+    }
+    body: list[dict[str, Any]] = []
+    for item in inputs:
+        start = len(state.events)
+        if item[0] == "act":
+            state.act(item[1], item[2])
+        elif item[0] == "chance":
+            state.chance(item[1])
+        elif item[0] == "forfeit":
+            state.forfeit(item[1], item[2])
+        elif item[0] == "probe":
+            body.append({"type": "probe", "seat": item[1], "probe": item[2], "answer": item[3]})
+            continue
+        else:
+            raise ValueError(item)
+        for i, event in enumerate(state.events[start:]):
+            record = {"type": "event", "n": start + i, **event}
+            if evidence and record["n"] in evidence:
+                record["evidence"] = evidence[record["n"]]
+            body.append(record)
+    raw = encode([header, *body, {"type": "outcome", **state.outcome()}])
+    checked = check_bytes(f"{game_id}.jsonl", raw)
+    assert checked.ok, [str(p) for p in checked.problems]
+    return raw
+
+
+def scored(raw: bytes, path: str = "golden.jsonl") -> ScoredGame:
+    """The ScoredGame the scorer makes of replay bytes."""
+    checked = check_bytes(path, raw)
+    assert checked.ok, [str(p) for p in checked.problems]
+    return scored_game(checked, hashlib.sha256(raw).hexdigest())
