@@ -20,7 +20,30 @@ from runner.tournament import PlanError, Tournament, from_flags, load
 BUILTIN_TOURNAMENT = "builtin.toml"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Entry-point group through which other packages (the site builder) add commands, so that
+#: the runner never imports them.
+COMMAND_GROUP = "gamenight.commands"
+
+
+class Commands(click.Group):
+    """The command group, extended by the commands registered under COMMAND_GROUP."""
+
+    def _plugins(self) -> dict[str, click.Command]:
+        from importlib.metadata import entry_points
+
+        return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._plugins()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is None and name in (plugins := self._plugins()):
+            command = plugins[name].load()
+        return command
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gamenight")
 def main() -> None:
     """Play multi-agent language games, check replays, and build the leaderboard."""

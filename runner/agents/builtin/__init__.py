@@ -19,13 +19,7 @@ def strategies() -> dict[str, type[ScriptedAgent]]:
     """Every built-in strategy by name."""
     found: dict[str, type[ScriptedAgent]] = {}
     for module in _modules():
-        try:
-            mod = import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        for cls in mod.STRATEGIES:
+        for cls in import_module(module).STRATEGIES:
             found[cls.strategy] = cls
     return found
 
