@@ -94,7 +94,8 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
                 if on_done:
                     on_done(planned, "failed")
                 continue
-            write_atomic(replay_path(out, planned), encode(records))
+            # fsync waits on the disk: do it off the event loop so other games go on meanwhile.
+            await asyncio.to_thread(write_atomic, replay_path(out, planned), encode(records))
             _tally(summary, planned, records)
             if on_done:
                 on_done(planned, "played")
