@@ -1,0 +1,411 @@
+"""The MAgIC metrics per agent (003 section 3.3 and appendix A.2, 000): win rates, seven abilities,
+the radar area and vanilla-vs-enhanced comparisons, all recomputed from re-simulated games.
+
+Each game is first reduced to one tally per agent (counts of credits, votes, deductions...); every
+metric is then a function of summed tallies, so a bootstrap resample of games is just a resample
+of tally rows. docs/metrics/magic.md gives the formulas, their sources and every interpretation.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import ttest_ind
+
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
+from site_builder.scoring.stats import bootstrap, rate
+
+MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
+ROLES = ("chameleon", "non_chameleon", "undercover", "civilian", "cost_sharing", "prisoners_dilemma",
+         "public_good")
+AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination", "rationality")
+LAMBDA = 0.25  # weight of wrong second-chance guesses in Deception (003 eq. 4)
+MU = 0.6  # weight of The Chameleon in Self-awareness (003 eq. 5)
+ALPHA = 0.05  # significance level of the vanilla-vs-enhanced tests
+
+# MAgIC credits per outcome, (hidden role, each seat of the other side), 003 A.2 read as in the brief.
+CHAMELEON_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
+                     "chameleon_guessed": (1, 1)}
+UNDERCOVER_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
+MAX_CREDIT = {"chameleon": 2, "non_chameleon": 2, "undercover": 3, "civilian": 3, "cost_sharing": 1,
+              "prisoners_dilemma": 1, "public_good": 1}
+FULL_AREA = 3.5 * math.sin(2 * math.pi / 7)  # the radar polygon with every axis at 1
+
+
+@dataclass(frozen=True)
+class Part:
+    """One ratio inside a metric: `ok` / (`per_unit` x `n`), weighted by `weight`."""
+
+    name: str
+    ok: str
+    n: str
+    weight: float = 1.0
+    per_unit: float = 1.0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A pooled rate (sum ok / sum n over parts) or a weighted composite scaled by its maximum."""
+
+    name: str
+    composite: bool
+    parts: tuple[Part, ...]
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        return tuple(p.n for p in self.parts)
+
+
+WIN_RATE = Metric("win_rate", True, tuple(
+    Part(r, f"credit_{r}", f"units_{r}", per_unit=MAX_CREDIT[r]) for r in ROLES))
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("judgement", False, (Part("votes", "votes_ok", "votes"),)),
+    Metric("reasoning", False, (Part("gold", "gold_ok", "gold"), Part("inter", "inter_ok", "inter"))),
+    Metric("deception", True, (Part("blend", "deceive_ok", "deceive"),
+                               Part("wrong_guesses", "wrong_guesses", "guesses", weight=LAMBDA))),
+    Metric("self_awareness", True, (Part("chameleon", "self_c_ok", "self_c", weight=MU),
+                                    Part("undercover", "self_u_ok", "self_u"))),
+    Metric("cooperation", False, (Part("games", "cs_success", "cs_games"),)),
+    Metric("coordination", False, (Part("successes", "proposed", "successes"),)),
+    Metric("rationality", True, (Part("prisoners_dilemma", "defections", "pd_rounds"),
+                                 Part("public_good", "least", "pg_rounds"))),
+)}
+FIELDS = tuple(dict.fromkeys(
+    [f for m in (WIN_RATE, *METRICS.values()) for p in m.parts for f in (p.ok, p.n)]
+    + ["strict_prisoners_dilemma", "strict_public_good"]))
+COLUMN = {f: i for i, f in enumerate(FIELDS)}
+
+
+# -- per-game tallies ------------------------------------------------------------------------
+
+def tally(game: ScoredGame, agent: str) -> dict[str, float]:
+    """What one valid MAgIC game contributes to one agent's metrics (zeros where it adds nothing)."""
+    t = dict.fromkeys(FIELDS, 0.0)
+    seats = game.seats_of(agent)
+    if not seats or not game.valid:
+        return t
+    if game.game == "chameleon":
+        _hidden_role(game, seats, t, "chameleon", "non_chameleon", game.result["chameleon"], CHAMELEON_CREDITS)
+        if any(s.role == "non_chameleon" for s in seats) and game.result["guess"] is not None:
+            # Deception's second term: the opposing chameleon's second-chance guess.
+            t["guesses"] += 1
+            t["wrong_guesses"] += not game.result["guess_correct"]
+        _self_role(game, seats, t, "self_c")
+    elif game.game == "undercover":
+        _hidden_role(game, seats, t, "undercover", "civilian", game.result["undercover"], UNDERCOVER_CREDITS)
+        _self_role(game, seats, t, "self_u")
+    elif game.game == "cost_sharing":
+        _cost_sharing(game, seats, t)
+    elif game.game == "prisoners_dilemma":
+        _prisoners_dilemma(game, seats, t)
+    elif game.game == "public_good":
+        _public_good(game, seats, t)
+    return t
+
+
+def _hidden_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], hidden: str, side: str,
+                 target: int, credits: Mapping[str, tuple[int, int]]) -> None:
+    """Credits, votes, deductions and blending of a Chameleon or Undercover game."""
+    hidden_credit, side_credit = credits[game.result["magic_outcome"]]
+    roles = {s.role for s in seats}
+    # One unit per (game, agent, role): several seats of one side share one outcome.
+    if hidden in roles:
+        t[f"units_{hidden}"] += 1
+        t[f"credit_{hidden}"] += hidden_credit
+    if side in roles:
+        t[f"units_{side}"] += 1
+        t[f"credit_{side}"] += side_credit
+    votes = game.result["votes"]
+    for s in seats:
+        if s.role == side:
+            t["votes"] += 1
+            t["votes_ok"] += votes[s.seat] == target
+        else:
+            t["deceive"] += 1
+            t["deceive_ok"] += s.won
+    _reasoning(game, seats, t, side, target)
+
+
+def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], side: str, target: int) -> None:
+    """First-order answers against the truth, second-order ones against the other seat's own answer."""
+    suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes if p["probe"] == "suspect"}
+    mine = {s.seat for s in seats}
+    for p in game.probes:
+        if p["seat"] not in mine:
+            continue
+        answer = p["answer"]
+        if p["probe"] == "suspect" and game.role_of(p["seat"]) == side:
+            t["gold"] += 1
+            t["gold_ok"] += answer["seat"] == target
+        elif p["probe"] == "suspect_of" and (p["after"], answer["of"]) in suspects:
+            t["inter"] += 1
+            t["inter_ok"] += suspects[(p["after"], answer["of"])] == answer["seat"]
+
+
+def _self_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], prefix: str) -> None:
+    mine = {s.seat for s in seats}
+    for p in game.probes:
+        if p["probe"] == "self_role" and p["seat"] in mine:
+            t[prefix] += 1
+            t[f"{prefix}_ok"] += p["answer"]["role"] == game.role_of(p["seat"])
+
+
+def _cost_sharing(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:
+    success = bool(game.result["success"])
+    t["units_cost_sharing"] += len(seats)  # the role's win rate counts seats
+    t["credit_cost_sharing"] += success * len(seats)
+    t["cs_games"] += 1  # Cooperation and Coordination count games
+    t["cs_success"] += success
+    if success:
+        t["successes"] += 1
+        t["proposed"] += game.result["agreed_proposer"] in {s.seat for s in seats}
+
+
+def _prisoners_dilemma(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:
+    _player_wins(game, seats, t, "prisoners_dilemma")
+    rounds = [e["data"]["choices"] for e in game.events if e["kind"] == "info" and e["phase"] == "round_result"]
+    for s in seats:
+        t["pd_rounds"] += game.variant["rounds"]
+        t["defections"] += sum(choices[s.seat] == "defect" for choices in rounds)
+
+
+def _public_good(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:
+    _player_wins(game, seats, t, "public_good")
+    for s in seats:
+        t["pg_rounds"] += game.variant["rounds"]
+        # Ties for the least all count: each tied seat gave no more than anyone.
+        t["least"] += sum(c[s.seat] == min(c) for c in game.result["contributions"])
+
+
+def _player_wins(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], role: str) -> None:
+    for s in seats:
+        t[f"units_{role}"] += 1
+        t[f"credit_{role}"] += s.won  # ties for the highest total are wins for each
+        t[f"strict_{role}"] += game.result["strict_winner"] == s.seat
+
+
+# -- metrics of summed tallies ---------------------------------------------------------------
+
+def _part_ratio(part: Part, t: Mapping[str, float]) -> float | None:
+    return t[part.ok] / (part.per_unit * t[part.n]) if t[part.n] > 0 else None
+
+
+def composite(metric: Metric, t: Mapping[str, float]) -> tuple[float, float] | None:
+    """(raw, scaled) of a weighted composite over the parts present; None if none is."""
+    present = [(p.weight, r) for p in metric.parts if (r := _part_ratio(p, t)) is not None]
+    if not present:
+        return None
+    raw = sum(w * r for w, r in present)
+    return raw, raw / sum(w for w, _ in present)
+
+
+def value(metric: Metric, t: Mapping[str, float]) -> float | None:
+    """The metric's value in [0, 1] (a pooled rate, or a composite's scaled value)."""
+    if metric.composite:
+        both = composite(metric, t)
+        return None if both is None else both[1]
+    n = sum(t[p.n] for p in metric.parts)
+    return sum(t[p.ok] for p in metric.parts) / n if n > 0 else None
+
+
+def radar_area(values: Sequence[float]) -> float:
+    """Area of the radar polygon with these radii on equally spaced axes, in axis order."""
+    k = len(values)
+    return 0.5 * math.sin(2 * math.pi / k) * sum(values[i] * values[(i + 1) % k] for i in range(k))
+
+
+def _totals(row: np.ndarray) -> dict[str, float]:
+    return dict(zip(FIELDS, row.tolist()))
+
+
+def _bootstrap_ci(rows: np.ndarray, metrics: Sequence[Metric], statistic: Callable[[dict[str, float]], float | None],
+                  seed: int) -> list[float] | None:
+    """Percentile interval over resampled games of `statistic(totals)`.
+
+    Resamples missing a part that the full data has (or having one it lacks) are skipped, so
+    every resample averages the same roles / parts as the reported value.
+    """
+    units = [COLUMN[f] for m in metrics for f in m.units]
+    shape = tuple(rows[:, units].sum(axis=0) > 0)
+
+    def stat(sample: Sequence[int]) -> float | None:
+        summed = rows[list(sample)].sum(axis=0)
+        if tuple(summed[units] > 0) != shape:
+            return None
+        return statistic(_totals(summed))
+
+    ci = bootstrap(list(range(len(rows))), stat, seed=seed)
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def _rows_for(rows: np.ndarray, metrics: Sequence[Metric]) -> np.ndarray:
+    """The tally rows (games) that feed any unit of these metrics."""
+    units = [COLUMN[f] for m in metrics for f in m.units]
+    return rows[rows[:, units].sum(axis=1) > 0]
+
+
+# -- per-agent report ------------------------------------------------------------------------
+
+def _rate_of(part: Part, t: Mapping[str, float]) -> dict[str, Any] | None:
+    return rate(t[part.ok] / part.per_unit, round(t[part.n]))
+
+
+def _report_rate(metric: Metric, rows: np.ndarray, t: Mapping[str, float]) -> dict[str, Any] | None:
+    n = round(sum(t[p.n] for p in metric.parts))
+    out = rate(sum(t[p.ok] for p in metric.parts), n)
+    if out is None:
+        return None
+    out["games"] = len(_rows_for(rows, [metric]))
+    if len(metric.parts) > 1:
+        out["parts"] = {p.name: _rate_of(p, t) for p in metric.parts}
+    return out
+
+
+def _report_composite(metric: Metric, rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any] | None:
+    both = composite(metric, t)
+    if both is None:
+        return None
+    used = _rows_for(rows, [metric])
+    present = [p for p in metric.parts if t[p.n] > 0]
+    return {
+        "raw": both[0], "scaled": both[1],
+        "ci": _bootstrap_ci(used, [metric], lambda tt: value(metric, tt), seed),
+        "n": len(used),
+        "max": sum(p.weight for p in present),  # the divisor that scales raw into [0, 1]
+        "parts": {p.name: (None if t[p.n] == 0 else {**_rate_of(p, t), "weight": p.weight})
+                  for p in metric.parts},
+    }
+
+
+def _roles(t: Mapping[str, float]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in WIN_RATE.parts:
+        entry = _rate_of(part, t)
+        if entry is not None:
+            entry.update(credits=t[part.ok], max_credit=part.per_unit)
+            if part.name in ("prisoners_dilemma", "public_good"):
+                entry["strict"] = rate(t[f"strict_{part.name}"], round(t[part.n]))
+        out[part.name] = entry
+    return out
+
+
+def _win_rate(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any] | None:
+    mean = value(WIN_RATE, t)
+    if mean is None:
+        return None
+    played = [p.name for p in WIN_RATE.parts if t[p.n] > 0]
+    used = _rows_for(rows, [WIN_RATE])
+    return {"value": mean, "ci": _bootstrap_ci(used, [WIN_RATE], lambda tt: value(WIN_RATE, tt), seed),
+            "n": len(used), "roles": played, "roles_played": len(played), "roles_total": len(ROLES)}
+
+
+def _radar_values(t: Mapping[str, float]) -> list[float | None]:
+    return [value(METRICS[a], t) for a in AXES]
+
+
+def _radar(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any]:
+    values = _radar_values(t)
+    out: dict[str, Any] = {"axes": list(AXES), "values": values, "full_area": FULL_AREA,
+                           "area": None, "relative_area": None}
+    if any(v is None for v in values):
+        return out
+    axes = [METRICS[a] for a in AXES]
+    used = _rows_for(rows, axes)
+    area = radar_area(values)  # type: ignore[arg-type]
+    ci = _bootstrap_ci(used, axes, lambda tt: radar_area(_radar_values(tt)), seed)  # type: ignore[arg-type]
+    out["area"] = {"value": area, "ci": ci, "n": len(used)}
+    out["relative_area"] = {"value": area / FULL_AREA, "ci": None if ci is None else [c / FULL_AREA for c in ci],
+                            "n": len(used)}
+    return out
+
+
+def agent_report(rows: np.ndarray, invalid: int, seed: int) -> dict[str, Any]:
+    """Every MAgIC number of one agent from its tally rows (one per valid game, game_id order)."""
+    t = _totals(rows.sum(axis=0) if len(rows) else np.zeros(len(FIELDS)))
+    out: dict[str, Any] = {"games": {"valid": len(rows), "invalid": invalid}, "roles": _roles(t),
+                           "win_rate": _win_rate(rows, t, seed)}
+    for name, metric in METRICS.items():
+        out[name] = (_report_composite(metric, rows, t, seed) if metric.composite
+                     else _report_rate(metric, rows, t))
+    out["radar"] = _radar(rows, t, seed)
+    return out
+
+
+# -- vanilla vs enhanced ---------------------------------------------------------------------
+
+def per_game_values(metric: Metric, rows: np.ndarray) -> list[float]:
+    """The metric computed on each game alone (games where it is undefined are left out)."""
+    values = (value(metric, _totals(row)) for row in rows)
+    return [v for v in values if v is not None]
+
+
+def welch(enhanced: Sequence[float], vanilla: Sequence[float]) -> tuple[float | None, float | None]:
+    """Welch's t statistic and two-sided p-value (t > 0 when enhanced is higher).
+
+    Both samples constant: equal means give no test (None, None); different means are the
+    limit of the test as the variances vanish (t infinite, reported None; p = 0).
+    """
+    if len(set(enhanced)) == 1 and len(set(vanilla)) == 1:
+        return (None, None) if enhanced[0] == vanilla[0] else (None, 0.0)
+    with warnings.catch_warnings():
+        # Nearly constant samples make scipy warn about precision; the result is still usable.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = ttest_ind(enhanced, vanilla, equal_var=False)
+    t, p = float(result.statistic), float(result.pvalue)
+    return (t if math.isfinite(t) else None), (p if math.isfinite(p) else None)
+
+
+def _compare(vanilla: np.ndarray, enhanced: np.ndarray, reports: tuple[dict, dict]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for metric in (WIN_RATE, *METRICS.values()):
+        van, enh = per_game_values(metric, vanilla), per_game_values(metric, enhanced)
+        if len(van) < 2 or len(enh) < 2:
+            continue
+        # The headline value: a composite's scaled value, else the rate (or Win Rate) itself.
+        agg = [e["scaled"] if "scaled" in e else e["value"] for e in (r[metric.name] for r in reports)]
+        t, p = welch(enh, van)
+        out[metric.name] = {
+            "vanilla": agg[0], "enhanced": agg[1], "difference": agg[1] - agg[0],
+            "mean_vanilla": sum(van) / len(van), "mean_enhanced": sum(enh) / len(enh),
+            "t": t, "p_value": p, "n_vanilla": len(van), "n_enhanced": len(enh),
+            "significant": p is not None and p < ALPHA,
+        }
+    return out
+
+
+def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Mapping[str, np.ndarray],
+                 reports: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    by_model: dict[str, list[str]] = {}
+    for key in keys:
+        if key in agents:
+            by_model.setdefault(agents[key].base_key, []).append(key)
+    out = []
+    for base, members in sorted(by_model.items()):
+        vanilla = [k for k in members if agents[k].design == "vanilla"]
+        if len(vanilla) != 1:
+            continue
+        for key in sorted(k for k in members if agents[k].design != "vanilla"):
+            out.append({"model": base, "vanilla": vanilla[0], "enhanced": key, "design": agents[key].design,
+                        "metrics": _compare(rows[vanilla[0]], rows[key], (reports[vanilla[0]], reports[key]))})
+    return out
+
+
+# -- entry point -----------------------------------------------------------------------------
+
+def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """Every MAgIC metric per agent, and the vanilla-vs-enhanced comparisons."""
+    ordered = sorted((g for g in games if g.game in MAGIC_GAMES), key=lambda g: g.game_id)
+    keys = sorted({s.agent for g in ordered for s in g.seats})
+    rows, reports = {}, {}
+    for key in keys:
+        mine = [g for g in ordered if g.seats_of(key)]
+        valid = [g for g in mine if g.valid]
+        matrix = np.array([[tally(g, key)[f] for f in FIELDS] for g in valid], dtype=float)
+        rows[key] = matrix.reshape(len(valid), len(FIELDS))
+        reports[key] = agent_report(rows[key], len(mine) - len(valid), seed)
+    return {"agents": reports, "comparisons": _comparisons(keys, agents, rows, reports)}
