@@ -22,7 +22,10 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 or 1 the bound is exactly 0 or 1; floating point would miss it by an ulp.
+    lo = 0.0 if p == 0 else max(0.0, centre - half)
+    hi = 1.0 if p == 1 else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def rate(successes: float, trials: int) -> dict[str, Any] | None:
