@@ -1,0 +1,392 @@
+"""The Werewolf metrics of 004: Text Distance, Judgement Variation and EWAVM, from replays.
+
+Every function reads only valid Werewolf games and returns, per agent, over all games and per
+design mix, composites {"raw", "scaled", "ci", "n"} (plus "raw_ci" when raw and scaled differ):
+the mean of a per-game value with a seeded bootstrap interval over games. Formulas, sources and
+interpretations: docs/metrics/werewolf.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from runner.games.werewolf import DECK, PLAYERS
+from site_builder.scoring import embedding, stats
+from site_builder.scoring.model import AgentInfo, ScoredGame
+
+GAME = "werewolf"
+#: Role of each unit of the extended vote list (004: R* = 8, Mason and Villager split in two).
+UNITS = ("seer", "mason", "mason", "villager", "villager", "werewolf", "minion", "tanner")
+MULTIPLICITY = Counter(DECK)
+EWA = ("engagement", "wonder", "attraction")
+DIMENSIONS = (*EWA, "variation", "memorability")
+SCORE_RANGE = (1.0, 10.0)  # the 004 judge prompts ask for a score from 1 to 10
+_QUOTES = "\"'“”‘’„«»`"
+
+Composite = dict[str, Any]
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def _subseed(seed: int, *parts: str) -> int:
+    """A seed per group, so that groups of the same size do not share bootstrap draws."""
+    digest = hashlib.blake2b(":".join((str(seed), *parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _sample_std(values: Sequence[float]) -> float:
+    """Standard deviation with n - 1 in the denominator (004 uses it everywhere)."""
+    m = sum(values) / len(values)
+    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+def _interval(ci: tuple[float, float] | None) -> list[float] | None:
+    return [ci[0], ci[1]] if ci is not None else None
+
+
+def composite(items: Iterable[tuple[str, float, float]], *, seed: int) -> Composite | None:
+    """Mean of per-game (game_id, raw, scaled) values with bootstrap intervals over games; None if none."""
+    ordered = sorted(items, key=lambda item: item[0])
+    if not ordered:
+        return None
+    raws = [r for _, r, _ in ordered]
+    scaleds = [min(1.0, max(0.0, s)) for _, _, s in ordered]
+    out: Composite = {"raw": _mean(raws), "scaled": _mean(scaleds),
+                      "ci": _interval(stats.bootstrap(scaleds, _mean, seed=seed)), "n": len(ordered)}
+    if raws != scaleds:
+        out["raw_ci"] = _interval(stats.bootstrap(raws, _mean, seed=seed))
+    return out
+
+
+def werewolf_games(games: Sequence[ScoredGame]) -> list[ScoredGame]:
+    """Valid Werewolf games in game_id order (invalid games have no complete talk or vote)."""
+    return sorted((g for g in games if g.game == GAME and g.valid), key=lambda g: g.game_id)
+
+
+def design_mix(game: ScoredGame, agents: Mapping[str, AgentInfo]) -> str:
+    """The designs at the table, e.g. "vanilla" or "b5p+vanilla"."""
+    return "+".join(sorted({agents[s.agent].design if s.agent in agents else "vanilla" for s in game.seats}))
+
+
+def sole_agent(game: ScoredGame) -> str | None:
+    """The agent playing every seat of the game, if one does (004 gives all players one design)."""
+    keys = {s.agent for s in game.seats}
+    return next(iter(keys)) if len(keys) == 1 else None
+
+
+def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int, name: str,
+             per_agent: Callable[[ScoredGame, str], Any], per_game: Callable[[ScoredGame], Any],
+             summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any"
+             ) -> dict[str, Any]:
+    """Apply a metric per agent, over all games and per design mix, and summarise each group."""
+    by_agent: dict[str, list[tuple[str, Any]]] = {}
+    everything: list[tuple[str, Any]] = []
+    by_mix: dict[str, list[tuple[str, Any]]] = {}
+    for g in werewolf_games(games):
+        keys = sorted({s.agent for s in g.seats}) if agent_games == "any" else [k for k in [sole_agent(g)] if k]
+        for key in keys:
+            by_agent.setdefault(key, []).append((g.game_id, per_agent(g, key)))
+        value = per_game(g)
+        everything.append((g.game_id, value))
+        by_mix.setdefault(design_mix(g, agents), []).append((g.game_id, value))
+    return {
+        "agents": {k: summarise(v, _subseed(seed, name, "agent", k)) for k, v in sorted(by_agent.items())},
+        "all": summarise(everything, _subseed(seed, name, "all")) if everything else None,
+        "by_mix": {m: summarise(v, _subseed(seed, name, "mix", m)) for m, v in sorted(by_mix.items())},
+    }
+
+
+def statements(game: ScoredGame) -> list[dict[str, Any]]:
+    """The day statements in order: n, seat, round (1..3) and the cleaned text."""
+    names = game.setup.get("names") or [s.name for s in game.seats]
+    out = []
+    for event in game.events:
+        if event["kind"] == "action" and event["phase"] == "day":
+            seat = event["seat"]
+            out.append({"n": event["n"], "seat": seat, "round": len(out) // PLAYERS + 1,
+                        "text": clean_statement(event["data"]["text"], names[seat])})
+    return out
+
+
+def clean_statement(text: str, speaker: str) -> str:
+    """Strip what 004 cleans before embedding: a speaker prefix ("Ada says:", "Ada:") and outer quotes."""
+    cleaned = text.strip()
+    prefix = re.compile(rf"{re.escape(speaker)}\s*(?:\([^()]*\))?\s*(?:(?:says|said)\b\s*[:,\-–—]?|[:\-–—])\s*",
+                        re.IGNORECASE)
+    match = prefix.match(cleaned)
+    if match:
+        cleaned = cleaned[match.end():]
+    cleaned = cleaned.strip().strip(_QUOTES).strip()
+    return cleaned if cleaned else text.strip()  # a statement that was only a prefix or quotes stays
+
+
+# ---------------------------------------------------------------------------- Text Distance
+
+def distance_stats(texts: Sequence[str]) -> dict[str, float] | None:
+    """004 Algorithm TextDistance: mean of all n^2 cosine distances and their std (n^2 - 1); None if n < 2."""
+    n = len(texts)
+    if n < 2:
+        return None
+    entries = [d for row in embedding.distance_matrix(texts) for d in row]
+    mean = sum(entries) / (n * n)
+    std = math.sqrt(sum((d - mean) ** 2 for d in entries) / (n * n - 1))
+    return {"mean": mean, "std": std, "n": n}
+
+
+def _distance_summary(values: list[tuple[str, dict[str, float] | None]], seed: int) -> dict[str, Any]:
+    measured = [(gid, v) for gid, v in values if v is not None]
+    return {
+        # Distances and their spread are already in [0, 1]: scaled = raw.
+        "distance": composite(((gid, v["mean"], v["mean"]) for gid, v in measured), seed=seed),
+        "std": composite(((gid, v["std"], v["std"]) for gid, v in measured), seed=seed),
+        "statements": sum(v["n"] for _, v in measured),
+        "games": len(values),
+    }
+
+
+def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
+    def of_agent(g: ScoredGame, key: str) -> dict[str, float] | None:
+        seats = {s.seat for s in g.seats_of(key)}
+        return distance_stats([s["text"] for s in statements(g) if s["seat"] in seats])
+
+    def of_game(g: ScoredGame) -> dict[str, float] | None:
+        return distance_stats([s["text"] for s in statements(g)])
+
+    out = _grouped(games, agents, seed=seed, name="text_distance", per_agent=of_agent, per_game=of_game,
+                   summarise=_distance_summary)
+    return {"embedder": dict(embedding.INFO), **out}
+
+
+# ---------------------------------------------------------------------------- Judgement Variation
+
+def _round_of_probe(game: ScoredGame) -> Callable[[Mapping[str, Any]], int]:
+    """Map a probe to the number of completed statement rounds before it (1..3 for `suspect`)."""
+    spoken: list[int] = []  # statements made before event i
+    count = 0
+    for event in game.events:
+        spoken.append(count)
+        if event["kind"] == "action" and event["phase"] == "day":
+            count += 1
+    spoken.append(count)
+    return lambda probe: spoken[min(probe["after"], len(spoken) - 1)] // PLAYERS
+
+
+def suspicions(game: ScoredGame, seats: Iterable[int]) -> dict[tuple[int, int], int]:
+    """(seat, turn) -> suspected seat, from the `suspect` probes of the given seats."""
+    wanted = set(seats)
+    turn_of = _round_of_probe(game)
+    out: dict[tuple[int, int], int] = {}
+    for probe in game.probes:
+        if probe["probe"] == "suspect" and probe["seat"] in wanted:
+            # The rules ask `suspect` only after rounds 1, 2 and 3, once per seat, so turn is 1..3.
+            out[(probe["seat"], turn_of(probe))] = probe["answer"]["seat"]
+    return out
+
+
+def extended_votes(game: ScoredGame, seats: Iterable[int]) -> list[float]:
+    """V*: suspicions received per role summed over turns, duplicated roles split evenly (004 F_E)."""
+    per_role: Counter[str] = Counter(game.role_of(target) for target in suspicions(game, seats).values())
+    return [per_role[role] / MULTIPLICITY[role] for role in UNITS]
+
+
+def game_judgement(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]:
+    """004 Algorithm JudgementVariation for the given seats of one game: V*, sigma, J = 1/sigma."""
+    votes = extended_votes(game, seats)
+    total = sum(votes)
+    sigma = _sample_std(votes)
+    out: dict[str, Any] = {"votes": votes, "suspicions": total, "sigma": sigma, "J": None, "reason": None,
+                           "evenness": None}
+    if total == 0:
+        out["reason"] = "no suspicions recorded"
+    elif sigma < 1e-12:
+        out["reason"] = "suspicions spread exactly evenly over the roles (sigma = 0)"
+    else:
+        out["J"] = 1 / sigma
+        # sigma is at most total / sqrt(8) (everything on one single-card role), so this is in [0, 1).
+        out["evenness"] = 1 - sigma * math.sqrt(len(UNITS)) / total
+    return out
+
+
+def _judgement_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+    defined = [(gid, v["J"], v["evenness"]) for gid, v in values if v["J"] is not None]
+    return {"J": composite(defined, seed=seed),
+            "undefined": dict(sorted(Counter(v["reason"] for _, v in values if v["J"] is None).items())),
+            "games": len(values)}
+
+
+def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int
+                        ) -> dict[str, Any]:
+    """Judgement Variation (004) per agent from its seats' `suspect` probes; also over all seats of each game."""
+    return _grouped(games, agents, seed=seed, name="judgement_variation",
+                    per_agent=lambda g, key: game_judgement(g, [s.seat for s in g.seats_of(key)]),
+                    per_game=lambda g: game_judgement(g, range(len(g.seats))),
+                    summarise=_judgement_summary)
+
+
+# ---------------------------------------------------------------------------- EWAVM
+
+def judgements(game: ScoredGame) -> tuple[Mapping[str, Any], ...]:
+    """The LLM-judge records of a game (none until the replay format carries them)."""
+    return tuple(getattr(game, "judgements", ()) or ())
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _seat(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < PLAYERS
+
+
+def f_v(a: str | None, b: str | None) -> int:
+    """004 Eq. EV_dis2: 0 if equal, 1 if exactly one is 'no opinion', 2 if two different roles."""
+    if a == b:
+        return 0
+    return 1 if a is None or b is None else 2
+
+
+def matrix_distance(m0: Mapping[tuple[int, int], str], m1: Mapping[tuple[int, int], str]) -> int:
+    """004 Eq. EV_dis1: sum of f_v over the N x N cells (absent cells mean 'no opinion')."""
+    return sum(f_v(m0.get(cell), m1.get(cell)) for cell in set(m0) | set(m1))
+
+
+def who_is_what(records: Iterable[Mapping[str, Any]]) -> dict[int, dict[tuple[int, int], str]]:
+    """Round -> who-is-what matrix {(by, about): role} from `variation` mention lists (later mentions win)."""
+    turns: dict[int, dict[tuple[int, int], str]] = {}
+    for record in records:
+        rnd = record.get("round")
+        if not isinstance(rnd, int) or isinstance(rnd, bool):
+            continue  # a mention list must belong to a turn
+        matrix = turns.setdefault(rnd, {})
+        for mention in record.get("mentions") or ():
+            role = mention.get("role")
+            if _seat(mention.get("by")) and _seat(mention.get("about")) and isinstance(role, str) and role.strip():
+                matrix[(mention["by"], mention["about"])] = role.strip().casefold()
+    return turns
+
+
+def variation_score(records: Iterable[Mapping[str, Any]]) -> float | None:
+    """004 Algorithm EvaluationVariation: sum of F_v over all T x T pairs of turns / T^2 (None if T < 2)."""
+    turns = [m for _, m in sorted(who_is_what(records).items())]
+    t = len(turns)
+    if t < 2:
+        return None
+    return sum(matrix_distance(a, b) for a in turns for b in turns) / (t * t)
+
+
+def highlight_counts(game: ScoredGame, highlights: Iterable[Any]) -> list[float] | None:
+    """c_i over the 8 role units: highlighted statements per speaker role, Mason/Villager halved; None if none."""
+    speaker = {e["n"]: e["seat"] for e in game.events if e["kind"] == "action" and e["phase"] == "day"}
+    # A statement highlighted twice in one list counts once; numbers that are not statements are ignored.
+    chosen = {n for n in highlights if isinstance(n, int) and not isinstance(n, bool) and n in speaker}
+    roles = Counter(game.role_of(speaker[n]) for n in chosen)
+    if not roles:
+        return None
+    return [roles[role] / MULTIPLICITY[role] for role in UNITS]
+
+
+def _ewa_value(game: ScoredGame, dimension: str) -> tuple[float, float] | None:
+    scores = [r["score"] for r in judgements(game) if r.get("dimension") == dimension and _number(r.get("score"))]
+    if not scores:
+        return None
+    raw = sum(scores) / len(scores)
+    lo, hi = SCORE_RANGE
+    return raw, (raw - lo) / (hi - lo)
+
+
+def _variation_value(game: ScoredGame) -> tuple[float, float] | None:
+    by_judge: dict[str, list[Mapping[str, Any]]] = {}
+    for record in judgements(game):
+        if record.get("dimension") == "variation":
+            by_judge.setdefault(str(record.get("judge")), []).append(record)
+    values = [v for _, recs in sorted(by_judge.items()) if (v := variation_score(recs)) is not None]
+    if not values:
+        return None
+    raw = sum(values) / len(values)
+    return raw, raw / (2 * PLAYERS * PLAYERS)  # two turns differ by at most 2 in each of N^2 cells
+
+
+def _memorability_lists(game: ScoredGame) -> list[dict[str, float]]:
+    """Per highlight list of the game: the std of its role counts (R* - 1) and how many highlights it has."""
+    out = []
+    for record in judgements(game):
+        if record.get("dimension") == "memorability" and record.get("highlights"):
+            counts = highlight_counts(game, record["highlights"])
+            if counts is not None:
+                out.append({"std": _sample_std(counts), "k": sum(counts)})
+    return out
+
+
+def memorability(lists: Sequence[dict[str, float]]) -> tuple[float | None, float] | None:
+    """004 Eq. EM_final, M = 100 n / sum of stds (None when every list is even), and the evenness in [0, 1]."""
+    if not lists:
+        return None
+    total = sum(item["std"] for item in lists)
+    worst = sum(item["k"] / math.sqrt(len(UNITS)) for item in lists)  # all highlights on one role
+    raw = 100 * len(lists) / total if total > 1e-12 else None
+    return raw, 1 - total / worst
+
+
+def _memorability_summary(values: list[tuple[str, list[dict[str, float]]]], seed: int) -> Composite | None:
+    ordered = sorted(((gid, v) for gid, v in values if v), key=lambda item: item[0])
+    if not ordered:
+        return None
+    pooled = [item for _, v in ordered for item in v]
+    result = memorability(pooled)
+    assert result is not None
+    raw, scaled = result
+
+    def statistic(index: int) -> Callable[[Sequence[list[dict[str, float]]]], float | None]:
+        def stat(sample: Sequence[list[dict[str, float]]]) -> float | None:
+            value = memorability([item for v in sample for item in v])
+            return value[index] if value is not None else None
+        return stat
+
+    games_lists = [v for _, v in ordered]
+    out: Composite = {"raw": raw, "scaled": min(1.0, max(0.0, scaled)),
+                      "ci": _interval(stats.bootstrap(games_lists, statistic(1), seed=seed)),
+                      "raw_ci": _interval(stats.bootstrap(games_lists, statistic(0), seed=seed)),
+                      "n": len(ordered), "highlight_lists": len(pooled)}
+    if raw is None:
+        out["reason"] = "every highlight list is spread exactly evenly over the roles (sum of stds = 0)"
+    return out
+
+
+def _ewavm_per_game(game: ScoredGame) -> dict[str, Any]:
+    values: dict[str, Any] = {d: _ewa_value(game, d) for d in EWA}
+    values["variation"] = _variation_value(game)
+    values["memorability"] = _memorability_lists(game)
+    values["judges"] = sorted({str(r.get("judge")) for r in judgements(game) if r.get("dimension") in DIMENSIONS})
+    return values
+
+
+def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for d in (*EWA, "variation"):
+        out[d] = composite(((gid, v[d][0], v[d][1]) for gid, v in values if v[d] is not None),
+                           seed=_subseed(seed, d))
+    out["memorability"] = _memorability_summary([(gid, v["memorability"]) for gid, v in values],
+                                                _subseed(seed, "memorability"))
+    out["judges"] = sorted({j for _, v in values for j in v["judges"]})
+    out["games"] = len(values)
+    return out
+
+
+def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records.
+
+    A game counts for an agent only when that agent plays every seat (004 gives one design to
+    all players); "all" and "by_mix" use every judged game.
+    """
+    return _grouped(games, agents, seed=seed, name="ewavm", per_agent=lambda g, key: _ewavm_per_game(g),
+                    per_game=_ewavm_per_game, summarise=_ewavm_summary, agent_games="sole")

@@ -1,0 +1,150 @@
+"""The OpenSkill rating across agents: rankings per game, hand-checked updates and bootstrap properties."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+from builders import builtin, replay, scored
+
+from site_builder.scoring import ratings
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
+
+PD_SETUP = {"payoffs": {"id": "pd-1", "cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
+DESCS = {name: builtin(name, f"prisoners_dilemma/{name}") for name in ("a", "b", "c", "d")}
+KEYS = {name: agent_key(d) for name, d in DESCS.items()}
+AGENTS = {KEYS[n]: AgentInfo(KEYS[n], n, {k: v for k, v in d.items() if k != "name"}) for n, d in DESCS.items()}
+
+
+@pytest.fixture(scope="module")
+def base() -> ScoredGame:
+    """One real three-seat replay, re-scored; the synthetic games below vary its seats and outcome."""
+    inputs = [("act", s, {"choice": "cooperate"}) for s in range(3)]
+    return scored(replay("prisoners_dilemma", PD_SETUP, [DESCS["a"]] * 3, inputs, rules={"rounds": 1}))
+
+
+def game(base: ScoredGame, game_id: str, seats: Sequence[tuple[str, bool]], *, name: str = "prisoners_dilemma",
+         status: str = "complete") -> ScoredGame:
+    """A game whose seat i is played by agent seats[i][0] and won iff seats[i][1]."""
+    infos = tuple(SeatInfo(i, f"P{i}", "player", KEYS[agent], won) for i, (agent, won) in enumerate(seats))
+    return dataclasses.replace(base, game_id=game_id, game=name, status=status, seats=infos,
+                               winners=tuple(i for i, (_, won) in enumerate(seats) if won))
+
+
+def rows(board: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {AGENTS[r["agent"]].label: r for r in board["agents"]}
+
+
+def test_competition_ranks():
+    assert ratings.ranks([1.0, 0.5, 1.0, 0.0]) == [1, 3, 1, 4]
+    assert ratings.ranks([0.0, 0.0]) == [1, 1]
+
+
+def test_game_ranking_scores_share_of_seats_won(base):
+    g = game(base, "g1", [("a", True), ("a", False), ("b", True)])
+    assert ratings.game_ranking(g) == sorted([(KEYS["a"], 0.5), (KEYS["b"], 1.0)])
+    assert ratings.game_ranking(game(base, "g2", [("a", True)] * 3)) is None           # self-play
+    assert ratings.game_ranking(game(base, "g3", [("a", False), ("b", False), ("c", False)], status="invalid")) is None
+
+
+def test_one_game_update_by_hand(base):
+    # Plackett-Luce, two teams of one, A first: sigma'^2 = sigma^2 + tau^2, c^2 = 2 (sigma'^2 + beta^2);
+    # the winner gains sigma'^2 / c * (1 - 1/2), the loser loses sigma'^2 / c * 1/2.
+    board = ratings.leaderboard([game(base, "g1", [("a", True), ("b", False), ("b", False)])], AGENTS, seed=1,
+                                game="prisoners_dilemma")
+    s2 = (25 / 3) ** 2 + (25 / 300) ** 2
+    c = math.sqrt(2 * (s2 + (25 / 6) ** 2))
+    r = rows(board)
+    assert math.isclose(r["a"]["mu"], 25 + s2 / (2 * c))
+    assert math.isclose(r["b"]["mu"], 25 - s2 / (2 * c))
+    assert math.isclose(r["a"]["ordinal"], r["a"]["mu"] - 3 * r["a"]["sigma"])
+    assert r["a"]["games"] == r["b"]["games"] == 1
+    assert board["games_rated"] == 1
+
+
+def test_a_draw_moves_nobody(base):
+    board = ratings.leaderboard([game(base, "g1", [("a", False), ("b", False), ("c", False)])], AGENTS, seed=1,
+                                game="prisoners_dilemma")
+    assert {r["mu"] for r in board["agents"]} == {25.0}
+
+
+def test_rank_upper_bound_on_a_hand_made_table():
+    table = {"A": [10.0, 12.0], "B": [9.0, 11.0], "C": [5.0, 8.0], "D": [1.0, 5.0], "E": None}
+    # A: nobody's lower bound is above 12. B: A's 10 is not above 11. C: 10 and 9 are above 8.
+    # D: 10, 9 are above 5, C's 5 is not (equal). E: no interval, no rank.
+    assert ratings.rank_upper_bounds(table) == {"A": 1, "B": 1, "C": 3, "D": 3, "E": None}
+
+
+def test_percentile_interval():
+    values = [float(v) for v in range(200)]
+    # floor(0.025 * 200) = 5 -> 5.0; ceil(0.975 * 200) - 1 = 194 -> 194.0
+    assert ratings.percentile_interval(values) == [5.0, 194.0]
+    assert ratings.percentile_interval([]) is None
+
+
+def dominance(base: ScoredGame, n: int = 24) -> list[ScoredGame]:
+    """A beats B beats C in every game (B's two seats: one wins, one loses; C never wins)."""
+    return [game(base, f"dom-{i:02d}", [("a", True), ("b", i % 2 == 0), ("c", False)]) for i in range(n)]
+
+
+def test_dominant_agent_ranks_first(base):
+    board = ratings.leaderboard(dominance(base), AGENTS, seed=3, game="prisoners_dilemma", resamples=60)
+    order = [AGENTS[r["agent"]].label for r in board["agents"]]
+    assert order == ["a", "b", "c"]
+    r = rows(board)
+    assert r["a"]["rank_upper_bound"] == 1
+    assert r["a"]["mu_ci"][0] > r["c"]["mu_ci"][1]
+    assert r["c"]["rank_upper_bound"] >= 2
+    assert board["resamples"] == 60 and board["level"] == 0.95
+
+
+def test_shuffling_games_changes_nothing(base):
+    games = dominance(base, 12) + [game(base, f"mix-{i}", [("b", True), ("c", True), ("a", False)]) for i in range(6)]
+    expected = json.dumps(ratings.leaderboard(games, AGENTS, seed=9, resamples=30), sort_keys=True)
+    for k in range(3):
+        shuffled = games[:]
+        random.Random(k).shuffle(shuffled)
+        assert json.dumps(ratings.leaderboard(shuffled, AGENTS, seed=9, resamples=30), sort_keys=True) == expected
+
+
+def test_self_play_and_invalid_games_are_skipped(base):
+    games = dominance(base, 8)
+    extra = [game(base, f"solo-{i}", [("d", i % 2 == 0)] * 3) for i in range(5)]
+    extra += [game(base, "bad-1", [("a", False), ("d", False), ("c", False)], status="invalid")]
+    with_extra = ratings.leaderboard(games + extra, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
+    without = ratings.leaderboard(games, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
+    assert with_extra["agents"] == without["agents"]
+    assert KEYS["d"] not in {r["agent"] for r in with_extra["agents"]}
+    assert with_extra["games_rated"] == 8
+    assert with_extra["games_skipped"] == {"invalid": 1, "single_agent": 5}
+
+
+def test_overall_and_per_game_boards(base):
+    pd = dominance(base, 6)
+    other = [game(base, f"pg-{i}", [("c", True), ("a", False), ("a", False)], name="public_good") for i in range(6)]
+    result = ratings.leaderboard(pd + other, AGENTS, seed=2, resamples=20)
+    assert set(result) == {"overall", "by_game"}
+    assert sorted(result["by_game"]) == ["prisoners_dilemma", "public_good"]
+    assert result["overall"]["game"] is None and result["overall"]["games_rated"] == 12
+    pg = result["by_game"]["public_good"]
+    assert pg["game"] == "public_good" and pg["games_rated"] == 6
+    assert [AGENTS[r["agent"]].label for r in pg["agents"]] == ["c", "a"]
+    assert pg == ratings.leaderboard(pd + other, AGENTS, seed=2, game="public_good", resamples=20)
+    # Restricting to one game ignores the others entirely.
+    assert pg == ratings.leaderboard(other, AGENTS, seed=2, game="public_good", resamples=20)
+
+
+def test_nothing_to_rate(base):
+    board = ratings.leaderboard([game(base, "solo", [("a", True)] * 3)], AGENTS, seed=1, game="prisoners_dilemma")
+    assert board["agents"] == [] and board["games_rated"] == 0 and board["resamples"] == 0
+    assert ratings.leaderboard([], AGENTS, seed=1) == {"overall": ratings.board([], AGENTS, seed=1), "by_game": {}}
+
+
+def test_result_is_plain_json(base):
+    result = ratings.leaderboard(dominance(base, 6), AGENTS, seed=1, resamples=10)
+    assert json.loads(json.dumps(result, allow_nan=False)) == result

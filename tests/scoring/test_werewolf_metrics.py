@@ -1,0 +1,379 @@
+"""Golden tests of the 004 Werewolf metrics: Text Distance, Judgement Variation, EWAVM.
+
+Games are played through the real engine with hand-chosen statements, probes and votes; every
+expected value is worked out by hand below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+from builders import builtin, llm, replay, scored
+
+from site_builder.scoring import werewolf
+from site_builder.scoring.embedding import embed
+from site_builder.scoring.model import AgentInfo, ScoredGame, agent_key
+
+NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esme", "Farid", "Greta", "Hiro"]
+# seat:    0       1        2        3           4           5           6         7
+ROLES = ["seer", "mason", "mason", "villager", "villager", "werewolf", "minion", "tanner"]
+SETUP = {"roles": ROLES, "names": NAMES}
+
+A = llm("alpha", "model-a")                 # seats 0-3 in mixed games
+B = builtin("beta", "werewolf/strategic")   # seats 4-7 in mixed games
+KEY_A, KEY_B = agent_key(A), agent_key(B)
+MIXED = [A] * 4 + [B] * 4
+
+CALM = "We should stay calm."
+CLAIM = "I am a Villager."
+TRUST = "Trust nobody here"
+
+
+def agents_of(*descriptions: Mapping[str, Any]) -> dict[str, AgentInfo]:
+    return {agent_key(d): AgentInfo(agent_key(d), d["name"], {k: v for k, v in d.items() if k != "name"})
+            for d in descriptions}
+
+
+AGENTS = agents_of(A, B, llm("solo", "model-s"), llm("duo", "model-s", design="b5p"))
+
+
+def ww(texts: Sequence[str] | None = None, suspects: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+       votes: Sequence[int] = (5, 5, 5, 5, 0, 0, 0, 5), agents: Sequence[Mapping[str, Any]] = MIXED,
+       game_id: str = "golden-ww-1", forfeit_at: int | None = None) -> ScoredGame:
+    """A Werewolf game: 24 statements (seat order, 3 rounds), `suspects[turn]` = [(seat, answer)]
+    asked after round `turn`, then the votes. Events: n=0 night look, n=1 its info, n=2..25 talk."""
+    texts = list(texts or [f"Statement number {i} from seat {i % 8}." for i in range(24)])
+    suspects = suspects or {}
+    inputs: list[tuple] = [("act", 0, {"look": [3, 4]})]
+    for i, text in enumerate(texts):
+        if forfeit_at == i:
+            inputs.append(("forfeit", i % 8, "no legal statement"))
+            break
+        inputs.append(("act", i % 8, {"text": text}))
+        if (i + 1) % 8 == 0:
+            inputs += [("probe", seat, "suspect", {"seat": answer}) for seat, answer in suspects.get((i + 1) // 8, ())]
+    if forfeit_at is None:
+        inputs += [("act", seat, {"vote": target}) for seat, target in enumerate(votes)]
+    return scored(replay("werewolf", SETUP, agents, inputs, game_id=game_id))
+
+
+# ---------------------------------------------------------------------------- cleaning
+
+@pytest.mark.parametrize("text, expected", [
+    ("Ada says: 'We should stay calm.'", "We should stay calm."),
+    ("Ada (Ada is Seer) says: “We should stay calm.”", "We should stay calm."),
+    ("ada: \"We should stay calm.\"", "We should stay calm."),
+    ("Ada said, We should stay calm.", "We should stay calm."),
+    ("  'We should stay calm.'  ", "We should stay calm."),
+    ("Ada is the Seer.", "Ada is the Seer."),             # a name, not a speaker prefix
+    ("Bruno says: we should stay calm", "Bruno says: we should stay calm"),  # not the speaker
+    ("Ada says:", "Ada says:"),                             # nothing left: kept as said
+])
+def test_clean_statement(text, expected):
+    assert werewolf.clean_statement(text, "Ada") == expected
+
+
+# ---------------------------------------------------------------------------- Text Distance
+
+def test_distance_stats_two_unrelated_texts_by_hand():
+    # Matrix [[0, 1], [1, 0]]: mean 2/4; deviations +-1/2 on all four entries, std sqrt(4 * 1/4 / (4 - 1)).
+    assert not set(embed("alpha beta")) & set(embed("gamma delta"))
+    stats = werewolf.distance_stats(["alpha beta", "gamma delta"])
+    assert stats["mean"] == 0.5
+    assert math.isclose(stats["std"], math.sqrt(1 / 3))
+    assert stats["n"] == 2
+
+
+def test_distance_stats_two_overlapping_texts_by_hand():
+    # d = 2/3 (see test_embedding); mean = 2 * 2/3 / 4 = 1/3; every entry is 1/3 from the mean:
+    # std = sqrt(4 * (1/3)^2 / 3) = sqrt(4/27).
+    stats = werewolf.distance_stats(["red blue", "red green"])
+    assert math.isclose(stats["mean"], 1 / 3)
+    assert math.isclose(stats["std"], math.sqrt(4 / 27))
+
+
+def test_distance_stats_identical_and_too_few():
+    assert werewolf.distance_stats([CALM] * 3) == {"mean": 0.0, "std": 0.0, "n": 3}
+    assert werewolf.distance_stats([CALM]) is None
+    assert werewolf.distance_stats([]) is None
+
+
+def texts_game(b_round3: str = TRUST) -> list[str]:
+    """Seats 0-3 (A) always say CALM (seat 0 once with a speaker prefix and quotes);
+    seats 4-7 (B) say CLAIM in rounds 1-2 and `b_round3` in round 3."""
+    texts = []
+    for i in range(24):
+        seat, rnd = i % 8, i // 8 + 1
+        texts.append(CALM if seat < 4 else (CLAIM if rnd < 3 else b_round3))
+    texts[0] = f"Ada says: '{CALM}'"
+    return texts
+
+
+def test_text_distance_golden():
+    for x, y in [(CALM, CLAIM), (CALM, TRUST), (CLAIM, TRUST)]:
+        assert not set(embed(x)) & set(embed(y))  # distance exactly 1
+    g1 = ww(texts_game(), game_id="ww-1")
+    g2 = ww(texts_game(b_round3=CLAIM), game_id="ww-2")
+    result = werewolf.text_distance([g1, g2], AGENTS, seed=1)
+    assert result["embedder"]["name"] == "hashed-bow-v1"
+
+    a = result["agents"][KEY_A]
+    # A: 12 identical statements (after cleaning) in both games.
+    assert a["distance"] == {"raw": 0.0, "scaled": 0.0, "ci": [0.0, 0.0], "n": 2}
+    assert a["std"]["raw"] == 0.0
+    assert a["statements"] == 24 and a["games"] == 2
+
+    b = result["agents"][KEY_B]
+    # Game 1, B: 8 x CLAIM and 4 x TRUST; entries at distance 1: 2 * 8 * 4 = 64 of 144.
+    # mean 64/144 = 4/9; sum of squared deviations 64 (5/9)^2 + 80 (4/9)^2 = 2880/81; std sqrt(2880/81/143).
+    # Game 2, B: 12 x CLAIM: mean 0, std 0.
+    assert math.isclose(b["distance"]["raw"], (4 / 9 + 0) / 2)
+    assert math.isclose(b["std"]["raw"], (math.sqrt(2880 / 81 / 143) + 0) / 2)
+    assert b["distance"]["n"] == 2
+    lo, hi = b["distance"]["ci"]
+    assert 0.0 <= lo <= b["distance"]["raw"] <= hi <= 4 / 9 + 1e-12
+
+    # All 24 statements of game 1: groups of 12 (CALM), 8 (CLAIM), 4 (TRUST), all mutually at distance 1:
+    # 576 - 144 - 64 - 16 = 352 entries of 1, mean 352/576 = 11/18. Game 2: groups 12 and 12: 288/576 = 1/2.
+    assert math.isclose(result["all"]["distance"]["raw"], (11 / 18 + 1 / 2) / 2)
+    assert result["all"]["statements"] == 48
+    # Both games have one design at the table ("vanilla": neither description names one).
+    assert list(result["by_mix"]) == ["vanilla"]
+    assert math.isclose(result["by_mix"]["vanilla"]["distance"]["raw"], (11 / 18 + 1 / 2) / 2)
+
+
+def test_text_distance_excludes_invalid_and_other_games_and_handles_none():
+    bad = ww(texts_game(), game_id="ww-bad", forfeit_at=5)
+    assert not bad.valid
+    result = werewolf.text_distance([bad], AGENTS, seed=1)
+    assert result["agents"] == {} and result["all"] is None and result["by_mix"] == {}
+    assert werewolf.text_distance([], AGENTS, seed=1)["all"] is None
+
+
+def test_text_distance_design_mix():
+    duo = llm("duo", "model-s", design="b5p")
+    g = ww(texts_game(), agents=[A] * 4 + [duo] * 4, game_id="ww-mix")
+    result = werewolf.text_distance([g], AGENTS, seed=1)
+    assert list(result["by_mix"]) == ["b5p+vanilla"]
+    assert math.isclose(result["by_mix"]["b5p+vanilla"]["distance"]["raw"], 11 / 18)
+
+
+# ---------------------------------------------------------------------------- Judgement Variation
+
+def jv_game_1() -> ScoredGame:
+    suspects = {
+        # A (seats 0-3): the Werewolf (seat 5) in turns 1 and 2.
+        1: [(0, 5), (1, 5), (2, 5), (3, 5),
+            # B (seats 4-7): Seer, Mason, Mason, Villager.
+            (4, 0), (5, 1), (6, 2), (7, 3)],
+        2: [(0, 5), (1, 5), (2, 5), (3, 5),
+            # B: Werewolf, Villager, Tanner, Minion.
+            (4, 5), (5, 4), (6, 7), (7, 6)],
+        # Turn 3: A names the Werewolf, the Minion, a Villager, a Mason; B answers nothing.
+        3: [(0, 5), (1, 6), (2, 3), (3, 1)],
+    }
+    # The votes (all on seat 7) must not count: only the per-turn probes do.
+    return ww(suspects=suspects, votes=[7, 7, 7, 7, 7, 7, 7, 0], game_id="jv-1")
+
+
+def jv_game_2() -> ScoredGame:
+    # A names the Tanner (seat 7) every turn; B never answers.
+    return ww(suspects={t: [(s, 7) for s in range(4)] for t in (1, 2, 3)}, game_id="jv-2")
+
+
+def test_game_judgement_by_hand():
+    g = jv_game_1()
+    a = werewolf.game_judgement(g, [0, 1, 2, 3])
+    # Per role: Werewolf 4 + 4 + 1 = 9, Minion 1, Villager 1 (split 1/2 + 1/2), Mason 1 (split).
+    # V* = [Seer, Mason, Mason, Villager, Villager, Werewolf, Minion, Tanner]
+    assert a["votes"] == [0, 0.5, 0.5, 0.5, 0.5, 9, 1, 0]
+    assert a["suspicions"] == 12
+    # mean 12/8 = 1.5; squared deviations 2.25 + 4 * 1 + 56.25 + 0.25 + 2.25 = 65; sigma = sqrt(65/7).
+    assert math.isclose(a["sigma"], math.sqrt(65 / 7))
+    assert math.isclose(a["J"], math.sqrt(7 / 65))
+    assert math.isclose(a["evenness"], 1 - math.sqrt(65 / 7) * math.sqrt(8) / 12)
+    assert a["reason"] is None
+
+    b = werewolf.game_judgement(g, [4, 5, 6, 7])
+    # One suspicion per card: V* = [1] * 8, sigma 0 -> J undefined.
+    assert b["votes"] == [1, 1, 1, 1, 1, 1, 1, 1]
+    assert b["sigma"] == 0 and b["J"] is None and "sigma = 0" in b["reason"]
+
+    none = werewolf.game_judgement(jv_game_2(), [4, 5, 6, 7])
+    assert none["J"] is None and none["reason"] == "no suspicions recorded"
+
+
+def test_judgement_variation_golden():
+    result = werewolf.judgement_variation([jv_game_2(), jv_game_1()], AGENTS, seed=7)
+    a = result["agents"][KEY_A]
+    # Game 2: V* = [0]*7 + [12]: mean 1.5, squares 7 * 2.25 + 10.5^2 = 126, sigma sqrt(126/7) = 3 sqrt(2);
+    # evenness 1 - 3 sqrt(2) sqrt(8) / 12 = 0 (everything on one card).
+    j1, j2 = math.sqrt(7 / 65), 1 / (3 * math.sqrt(2))
+    e1, e2 = 1 - math.sqrt(65 / 7) * math.sqrt(8) / 12, 0.0
+    assert math.isclose(a["J"]["raw"], (j1 + j2) / 2)
+    assert math.isclose(a["J"]["scaled"], (e1 + e2) / 2)
+    assert a["J"]["n"] == 2 and a["undefined"] == {} and a["games"] == 2
+    assert a["J"]["raw_ci"][0] >= min(j1, j2) - 1e-12 and a["J"]["raw_ci"][1] <= max(j1, j2) + 1e-12
+    assert 0.0 <= a["J"]["ci"][0] <= a["J"]["ci"][1] <= 1.0
+
+    b = result["agents"][KEY_B]
+    assert b["J"] is None
+    assert b["undefined"] == {"no suspicions recorded": 1,
+                              "suspicions spread exactly evenly over the roles (sigma = 0)": 1}
+
+    # All seats of game 1: A's V* plus B's [1]*8 -> same deviations, sigma sqrt(65/7), sum 20.
+    # Game 2 (all seats) = A's game 2.
+    assert math.isclose(result["all"]["J"]["raw"], (j1 + j2) / 2)
+    assert math.isclose(result["all"]["J"]["scaled"], ((1 - math.sqrt(65 / 7) * math.sqrt(8) / 20) + 0) / 2)
+
+
+def test_judgement_variation_all_invalid_and_no_games():
+    bad = ww(forfeit_at=10, game_id="jv-bad")
+    for games in ([bad], []):
+        result = werewolf.judgement_variation(games, AGENTS, seed=1)
+        assert result == {"agents": {}, "all": None, "by_mix": {}}
+
+
+def test_werewolf_metrics_do_not_depend_on_game_order():
+    games = [jv_game_1(), jv_game_2(), ww(texts_game(), game_id="ww-1")]
+    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.ewavm):
+        expected = json.dumps(metric(games, AGENTS, seed=5), sort_keys=True)
+        for order in range(3):
+            shuffled = games[:]
+            random.Random(order).shuffle(shuffled)
+            assert json.dumps(metric(shuffled, AGENTS, seed=5), sort_keys=True) == expected
+
+
+# ---------------------------------------------------------------------------- EWAVM
+
+@dataclasses.dataclass(frozen=True)
+class JudgedGame(ScoredGame):
+    """A ScoredGame with the `judgements` field the LLM-judge issue will add."""
+
+    judgements: tuple[Mapping[str, Any], ...] = ()
+
+
+def judged(game: ScoredGame, *records: Mapping[str, Any]) -> JudgedGame:
+    fields = {f.name: getattr(game, f.name) for f in dataclasses.fields(ScoredGame)}
+    return JudgedGame(**fields, judgements=tuple(records))
+
+
+SOLO = llm("solo", "model-s")
+KEY_SOLO = agent_key(SOLO)
+
+
+def rec(dimension: str, judge: str = "judge-1", round: int | None = None, score: float | None = None,
+        mentions: list[dict[str, Any]] | None = None, highlights: list[int] | None = None) -> dict[str, Any]:
+    return {"dimension": dimension, "judge": judge, "round": round, "score": score, "mentions": mentions,
+            "highlights": highlights}
+
+
+def m(by: int, about: int, role: str) -> dict[str, Any]:
+    return {"by": by, "about": about, "role": role}
+
+
+def ewavm_games() -> list[JudgedGame]:
+    g1 = judged(ww(agents=[SOLO] * 8, game_id="ew-1"),
+                rec("engagement", "judge-1", score=8), rec("engagement", "judge-2", score=6),
+                rec("wonder", score=9), rec("attraction", score=None),
+                rec("variation", round=1, mentions=[m(0, 1, "Werewolf"), m(2, 3, "villager")]),
+                rec("variation", round=2, mentions=[m(0, 1, "werewolf"), m(2, 3, "mason")]),
+                rec("variation", round=3, mentions=[m(0, 1, "seer")]),
+                rec("variation", round=None, mentions=[m(4, 5, "tanner")]),  # no turn: ignored
+                # Statements: n = 2 + i is seat i % 8. Seer 2, 10; Masons 3, 4; Werewolf 7;
+                # 1 is the night info (not a statement) and 7 is repeated: both ignored.
+                rec("memorability", highlights=[2, 3, 4, 7, 10, 1, 7]))
+    g2 = judged(ww(agents=[SOLO] * 8, game_id="ew-2"),
+                rec("engagement", score=4),
+                rec("variation", "judge-2", round=1, mentions=[m(0, 1, "seer")]),  # one turn only
+                rec("memorability", highlights=[2, 10, 18]))                      # Seer thrice
+    return [g1, g2]
+
+
+def test_variation_score_by_hand():
+    records = ewavm_games()[0].judgements
+    # M1 = {(0,1): werewolf, (2,3): villager}, M2 = {(0,1): werewolf, (2,3): mason}, M3 = {(0,1): seer}.
+    # F(M1,M2) = 0 + 2 = 2; F(M1,M3) = 2 + 1 = 3; F(M2,M3) = 2 + 1 = 3; each pair twice, diagonal 0:
+    # V = 2 * (2 + 3 + 3) / 3^2 = 16/9.
+    assert math.isclose(werewolf.variation_score([r for r in records if r["dimension"] == "variation"]), 16 / 9)
+    assert werewolf.variation_score([rec("variation", round=1, mentions=[m(0, 1, "seer")])]) is None
+    assert werewolf.f_v("seer", "seer") == 0 and werewolf.f_v(None, "seer") == 1 and werewolf.f_v("a", "b") == 2
+
+
+def test_ewavm_golden():
+    result = werewolf.ewavm(ewavm_games(), AGENTS, seed=3)
+    solo = result["agents"][KEY_SOLO]
+    # Engagement: game 1 mean (8 + 6)/2 = 7, game 2: 4 -> raw 5.5; scaled ((7-1)/9 + (4-1)/9)/2 = 1/2.
+    assert solo["engagement"]["raw"] == 5.5 and math.isclose(solo["engagement"]["scaled"], 0.5)
+    assert solo["engagement"]["n"] == 2
+    assert solo["engagement"]["raw_ci"][0] >= 4 and solo["engagement"]["raw_ci"][1] <= 7
+    # Wonder only in game 1; Attraction only as a record without a score -> absent.
+    assert solo["wonder"]["raw"] == 9 and math.isclose(solo["wonder"]["scaled"], 8 / 9)
+    assert solo["wonder"]["n"] == 1 and solo["wonder"]["ci"] == [8 / 9, 8 / 9]
+    assert solo["attraction"] is None
+    # Variation: game 1 = 16/9; game 2 has a single turn -> no value.
+    assert math.isclose(solo["variation"]["raw"], 16 / 9)
+    assert math.isclose(solo["variation"]["scaled"], 16 / 9 / 128)
+    assert solo["variation"]["n"] == 1
+    # Memorability. Game 1: Seer 2, Mason 2 -> 1 + 1, Werewolf 1: c = [2, 1, 1, 0, 0, 1, 0, 0], k = 5,
+    # mean 5/8, squared deviations (121 + 9 + 9 + 25 + 25 + 9 + 25 + 25)/64 = 248/64, std sqrt(248/64/7).
+    # Game 2: c = [3, 0, ..., 0], k = 3, std = sqrt((9 * 49/64 + 7 * 9/64)/7) = 3/sqrt(8).
+    s1, s2 = math.sqrt(248 / 64 / 7), 3 / math.sqrt(8)
+    assert math.isclose(solo["memorability"]["raw"], 100 * 2 / (s1 + s2))
+    assert math.isclose(solo["memorability"]["scaled"], 1 - (s1 + s2) / (5 / math.sqrt(8) + 3 / math.sqrt(8)))
+    assert solo["memorability"]["n"] == 2 and solo["memorability"]["highlight_lists"] == 2
+    assert solo["judges"] == ["judge-1", "judge-2"]
+    assert solo["games"] == 2
+
+
+def test_ewavm_memorability_even_lists_give_no_raw_value():
+    # One highlighted statement from every seat: c = [1] * 8 after the Mason/Villager split, std 0.
+    g = judged(ww(agents=[SOLO] * 8, game_id="ew-even"), rec("memorability", highlights=list(range(2, 10))))
+    mem = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]["memorability"]
+    assert mem["raw"] is None and "sum of stds = 0" in mem["reason"]
+    assert mem["scaled"] == 1.0
+
+
+def test_ewavm_attribution_and_absence():
+    plain = ww(agents=[SOLO] * 8, game_id="ew-plain")          # no judge records at all
+    mixed = judged(ww(game_id="ew-mixed"), rec("engagement", score=10))  # A and B at the table
+    result = werewolf.ewavm([plain, mixed], AGENTS, seed=1)
+    # Every dimension absent (None, never 0) for the self-play agent whose game was not judged.
+    solo = result["agents"][KEY_SOLO]
+    assert all(solo[d] is None for d in werewolf.DIMENSIONS) and solo["games"] == 1 and solo["judges"] == []
+    # The mixed game belongs to no agent, but counts over all games.
+    assert KEY_A not in result["agents"] and KEY_B not in result["agents"]
+    assert result["all"]["engagement"]["raw"] == 10 and result["all"]["engagement"]["scaled"] == 1.0
+    assert result["all"]["games"] == 2
+    # A ScoredGame without the field at all is read as having no records.
+    assert werewolf.judgements(plain) == ()
+
+
+def test_ewavm_all_invalid():
+    bad = judged(ww(agents=[SOLO] * 8, game_id="ew-bad", forfeit_at=3), rec("engagement", score=5))
+    assert werewolf.ewavm([bad], AGENTS, seed=1) == {"agents": {}, "all": None, "by_mix": {}}
+
+
+def test_scaled_values_stay_in_unit_interval():
+    games = [jv_game_1(), jv_game_2(), *ewavm_games(), ww(texts_game(), game_id="ww-1")]
+    found = 0
+
+    def walk(value: Any) -> None:
+        nonlocal found
+        if isinstance(value, Mapping):
+            if "scaled" in value:
+                found += 1
+                assert 0.0 <= value["scaled"] <= 1.0
+                assert 0.0 <= value["ci"][0] <= value["ci"][1] <= 1.0
+            for v in value.values():
+                walk(v)
+
+    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.ewavm):
+        walk(metric(games, AGENTS, seed=2))
+    assert found > 10
