@@ -1,0 +1,112 @@
+"""Per-game leaderboards and token accounting: who played, how often they won, what it cost."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from statistics import fmean
+from typing import Any
+
+from runner import games as registry
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
+from site_builder.scoring.stats import bootstrap, rate
+
+
+def _mean_with_ci(values: Sequence[float], seed: int) -> dict[str, Any] | None:
+    if not values:
+        return None
+    ci = bootstrap(list(values), fmean, seed=seed)
+    return {"value": fmean(values), "ci": list(ci) if ci else None, "n": len(values)}
+
+
+# A per-seat score worth showing beside the win rate, by game: (name, description, value).
+SeatScore = Callable[[ScoredGame, SeatInfo], float | None]
+
+
+def _pd_total(game: ScoredGame, seat: SeatInfo) -> float:
+    return game.result["totals"][seat.seat]
+
+
+def _pg_final(game: ScoredGame, seat: SeatInfo) -> float:
+    return game.result["finals"][seat.seat]
+
+
+def _cs_share(game: ScoredGame, seat: SeatInfo) -> float | None:
+    return game.result["agreed_split"][seat.seat] if game.result.get("success") else None
+
+
+SEAT_SCORES: dict[str, tuple[str, str, SeatScore]] = {
+    "prisoners_dilemma": ("mean_total", "mean points per game", _pd_total),
+    "public_good": ("mean_final", "mean final points", _pg_final),
+    "cost_sharing": ("mean_share", "mean agreed share of the fee, % (successful games)", _cs_share),
+}
+
+
+def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """For each game: counts, and per agent its seats, wins by role (Wilson) and a game score."""
+    by_game: dict[str, list[ScoredGame]] = defaultdict(list)
+    for game in games:
+        by_game[game.game].append(game)
+    boards: dict[str, Any] = {}
+    for name in registry.GAME_MODULES:
+        played = sorted(by_game.get(name, []), key=lambda g: g.game_id)
+        if not played:
+            continue
+        valid = [g for g in played if g.valid]
+        rows = []
+        for key in sorted({s.agent for g in played for s in g.seats}):
+            rows.append(_row(name, key, agents[key], played, valid, seed))
+        rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
+        score = SEAT_SCORES.get(name)
+        boards[name] = {
+            "title": registry.get(name).title,
+            "roles": list(registry.get(name).roles),
+            "games": len(played), "valid": len(valid), "invalid": len(played) - len(valid),
+            "valid_ratio": rate(len(valid), len(played)),
+            "score": {"name": score[0], "label": score[1]} if score else None,
+            "agents": rows,
+        }
+    return boards
+
+
+def _row(name: str, key: str, agent: AgentInfo, played: list[ScoredGame], valid: list[ScoredGame],
+         seed: int) -> dict[str, Any]:
+    seats = [(g, s) for g in valid for s in g.seats_of(key)]
+    wins = sum(s.won for _, s in seats)
+    roles: dict[str, list[bool]] = defaultdict(list)
+    for _, s in seats:
+        roles[s.role].append(s.won)
+    row: dict[str, Any] = {
+        "agent": key, "label": agent.label, "provider": agent.provider, "design": agent.design,
+        "games": sum(1 for g in played if g.seats_of(key)),
+        "invalid_games": sum(1 for g in played if g.seats_of(key) and not g.valid),
+        "seats": len(seats),
+        "win_rate": rate(wins, len(seats)),
+        "roles": {role: rate(sum(w), len(w)) for role, w in sorted(roles.items())},
+    }
+    score = SEAT_SCORES.get(name)
+    if score:
+        values = [v for g, s in seats if (v := score[2](g, s)) is not None]
+        row[score[0]] = _mean_with_ci(values, seed)
+    return row
+
+
+def usage(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[str, Any]:
+    """Model calls, tokens and latency per agent, summed from the evidence in the replays."""
+    totals: dict[str, dict[str, float]] = {}
+    for game in games:
+        for seat, spent in zip(game.seats, game.usage):
+            entry = totals.setdefault(seat.agent, {"games": 0, "calls": 0, "input_tokens": 0,
+                                                   "output_tokens": 0, "latency_ms": 0.0})
+            for field in ("calls", "input_tokens", "output_tokens", "latency_ms"):
+                entry[field] += spent[field]
+        for key in {s.agent for s in game.seats}:
+            totals[key]["games"] += 1
+    out = {}
+    for key, entry in sorted(totals.items()):
+        if not entry["calls"]:
+            continue  # scripted agents make no model calls: nothing to account for
+        out[key] = {"label": agents[key].label, **entry,
+                    "tokens_per_game": (entry["input_tokens"] + entry["output_tokens"]) / entry["games"],
+                    "mean_latency_ms": entry["latency_ms"] / entry["calls"]}
+    return out

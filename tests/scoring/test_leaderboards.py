@@ -1,0 +1,71 @@
+"""Per-game leaderboards and usage accounting, on hand-built games with hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+from builders import builtin, llm, replay, scored
+
+from site_builder.scoring.leaderboards import leaderboards, usage
+from site_builder.scoring.model import AgentInfo, agent_key
+
+PD_PAYOFFS = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
+A, B = builtin("a", "prisoners_dilemma/always_defect"), builtin("b", "prisoners_dilemma/tit_for_tat")
+C, D = "cooperate", "defect"
+
+
+def pd_game(game_id, choices, agents=(A, B, B)):
+    inputs = [("act", seat, {"choice": c}) for row in choices for seat, c in enumerate(row)]
+    return scored(replay("prisoners_dilemma", PD_PAYOFFS, list(agents), inputs,
+                         rules={"rounds": len(choices)}, game_id=game_id))
+
+
+def infos(*descs):
+    return {agent_key(d): AgentInfo(agent_key(d), d["name"], {k: v for k, v in d.items() if k != "name"})
+            for d in descs}
+
+
+def test_prisoners_dilemma_board_counts_seats_wins_and_mean_totals():
+    games = [
+        pd_game("g1", [[D, C, C]]),   # A: 4, B: 0, 0 -> A wins
+        pd_game("g2", [[C, C, C]]),   # all 2 -> all three win (tie)
+    ]
+    board = leaderboards(games, infos(A, B), seed=1)["prisoners_dilemma"]
+    assert (board["games"], board["valid"], board["invalid"]) == (2, 2, 0)
+    rows = {r["label"]: r for r in board["agents"]}
+    assert rows["a"]["seats"] == 2 and rows["a"]["win_rate"]["value"] == pytest.approx(2 / 2)
+    assert rows["b"]["seats"] == 4 and rows["b"]["win_rate"]["value"] == pytest.approx(2 / 4)
+    assert rows["a"]["mean_total"]["value"] == pytest.approx((4 + 2) / 2)
+    assert rows["b"]["mean_total"]["value"] == pytest.approx((0 + 0 + 2 + 2) / 4)
+    assert rows["b"]["roles"]["player"]["n"] == 4
+    assert [r["label"] for r in board["agents"]] == ["a", "b"]  # best win rate first
+    assert board["score"]["name"] == "mean_total"
+
+
+def test_invalid_games_count_as_played_but_not_in_rates():
+    forfeited = scored(replay("prisoners_dilemma", PD_PAYOFFS, [A, B, B],
+                              [("act", 0, {"choice": D}), ("forfeit", 1, "no legal action after 3 attempts")],
+                              rules={"rounds": 1}, game_id="bad"))
+    board = leaderboards([forfeited, pd_game("g1", [[D, C, C]])], infos(A, B), seed=1)["prisoners_dilemma"]
+    assert (board["games"], board["valid"], board["invalid"]) == (2, 1, 1)
+    assert board["valid_ratio"]["value"] == pytest.approx(0.5)
+    rows = {r["label"]: r for r in board["agents"]}
+    assert rows["b"]["games"] == 2 and rows["b"]["invalid_games"] == 1 and rows["b"]["seats"] == 2
+
+
+def test_games_that_were_not_played_have_no_board():
+    boards = leaderboards([pd_game("g1", [[D, C, C]])], infos(A, B), seed=1)
+    assert list(boards) == ["prisoners_dilemma"]
+
+
+def test_usage_sums_llm_evidence_and_ignores_scripted_agents():
+    model = llm("m", "gpt-test")
+    call = {"messages": [{"role": "user", "content": "choose"}], "reply": "defect",
+            "input_tokens": 100, "output_tokens": 5, "latency_ms": 200.0}
+    raw = replay("prisoners_dilemma", PD_PAYOFFS, [model, B, B],
+                 [("act", 0, {"choice": D}), ("act", 1, {"choice": C}), ("act", 2, {"choice": C})],
+                 rules={"rounds": 1}, evidence={0: {"calls": [call, call]}})
+    spent = usage([scored(raw)], infos(model, B))
+    assert list(spent) == [agent_key(model)]
+    entry = spent[agent_key(model)]
+    assert (entry["calls"], entry["input_tokens"], entry["output_tokens"]) == (2, 200, 10)
+    assert entry["tokens_per_game"] == 210 and entry["mean_latency_ms"] == 200.0

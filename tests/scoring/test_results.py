@@ -1,0 +1,134 @@
+"""The results file as a whole: reproducible, order- and name-independent, duplicates once."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli import main
+from site_builder.scoring.corpus import load
+from site_builder.scoring.results import assemble, csv_tables, dumps
+
+CORPUS = Path(__file__).resolve().parents[2] / "replays" / "builtin"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shipped corpus replays/builtin is missing")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    """A small but varied copy of the shipped corpus: some games of every kind."""
+    folder = tmp_path_factory.mktemp("sample")
+    files = sorted(CORPUS.glob("*.jsonl"))
+    by_game: dict[str, list[Path]] = {}
+    for f in files:
+        by_game.setdefault(f.name.split("-")[1], []).append(f)
+    for paths in by_game.values():
+        for f in paths[:25]:
+            shutil.copy(f, folder / f.name)
+    return folder
+
+
+def scaled_values(node, path=""):
+    """Every (path, value) of a "scaled" field anywhere in the results."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "scaled" and value is not None:
+                yield path, value
+            yield from scaled_values(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from scaled_values(value, f"{path}[{i}]")
+
+
+@pytest.fixture(scope="module")
+def sample_results(sample) -> dict:
+    return assemble(load([sample]))
+
+
+def test_results_are_deterministic_and_every_scaled_metric_is_in_unit_range(sample, sample_results):
+    first = dumps(sample_results)
+    second = dumps(assemble(load([sample])))
+    assert first == second
+    results = json.loads(first)
+    found = list(scaled_values(results))
+    assert found, "the sample has composite metrics"
+    assert all(0 <= v <= 1 for _, v in found), [p for p, v in found if not 0 <= v <= 1]
+
+
+def test_renaming_and_reordering_files_changes_nothing(sample, sample_results, tmp_path):
+    renamed = tmp_path / "renamed" / "nested"
+    renamed.mkdir(parents=True)
+    files = sorted(sample.glob("*.jsonl"))
+    random.Random(4).shuffle(files)
+    for i, f in enumerate(files):
+        (renamed / f"{i:05d}-{f.name}").write_bytes(f.read_bytes())
+    moved = assemble(load([tmp_path / "renamed"]))
+    assert dumps(sample_results) == dumps(moved)
+
+
+def test_a_duplicated_replay_counts_once_and_is_reported(sample, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    victim = sorted(copy.glob("*.jsonl"))[3]
+    (copy / "again.jsonl").write_bytes(victim.read_bytes())
+    corpus = load([copy])
+    assert len(corpus.duplicates) == 1
+    assert {corpus.duplicates[0]["path"], corpus.duplicates[0]["same_as"]} == {str(victim), str(copy / "again.jsonl")}
+    without = load([sample])
+    assert corpus.games == without.games and corpus.agents == without.agents
+    assert corpus.replay_set_hash == without.replay_set_hash
+
+
+def test_a_tampered_replay_is_reported_and_not_counted(sample, tmp_path):
+    copy = tmp_path / "tampered"
+    shutil.copytree(sample, copy)
+    target = next(f for f in sorted(copy.glob("*prisoners_dilemma*.jsonl")))
+    lines = target.read_text(encoding="utf-8").splitlines()
+    outcome = json.loads(lines[-1])
+    outcome["winners"] = [0, 1, 2] if outcome["winners"] != [0, 1, 2] else [0]
+    lines[-1] = json.dumps(outcome, separators=(",", ":"))
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    corpus = load([copy])
+    assert [bad["path"] for bad in corpus.invalid_replays] == [str(target)]
+    assert "claimed outcome differs" in corpus.invalid_replays[0]["problems"][0]
+    assert len(corpus.games) == len(load([sample]).games) - 1
+
+
+def test_the_cache_reads_only_new_files(sample, tmp_path):
+    folder = tmp_path / "grow"
+    shutil.copytree(sample, folder)
+    cache = tmp_path / "cache.sqlite"
+    first = load([folder], cache)
+    assert first.files_read == first.files and first.resimulated == first.files
+    extra = sorted(CORPUS.glob("*.jsonl"))[-1]
+    shutil.copy(extra, folder / extra.name)
+    second = load([folder], cache)
+    assert second.files == first.files + 1
+    assert second.files_read == 1 and second.resimulated == 1
+    fresh = load([folder])
+    assert second.games == fresh.games and second.replay_set_hash == fresh.replay_set_hash
+
+
+def test_score_command_writes_results_and_csv(sample, tmp_path):
+    out = tmp_path / "results.json"
+    result = CliRunner().invoke(main, ["score", str(sample), "--out", str(out), "--csv-dir", str(tmp_path / "csv"),
+                                       "--cache", str(tmp_path / "c.sqlite")])
+    assert result.exit_code == 0, result.output
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["corpus"]["games"] == len(list(sample.glob("*.jsonl")))
+    assert results["scorer_version"] and len(results["replay_set_hash"]) == 64
+    for name in ("ratings.csv", "leaderboards.csv", "magic.csv", "chameleon_matchups.csv"):
+        text = (tmp_path / "csv" / name).read_text(encoding="utf-8")
+        assert text.count("\n") >= 2, name
+    assert "scored" in result.output
+
+
+def test_csv_tables_have_one_row_per_agent(sample_results):
+    results = sample_results
+    tables = csv_tables(results)
+    magic_rows = tables["magic.csv"].strip().splitlines()
+    assert len(magic_rows) == 1 + len(results["magic"]["agents"])
