@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -18,7 +21,28 @@ FORMAT_VERSION = 1
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Most lines accepted in one file. One game needs a few hundred at most (even with a belief
+#: probe per pair of seats); the bound keeps checking a hostile file to seconds.
+MAX_LINES = 20_000
+#: Deepest accepted nesting of lists and objects in one line. Real replays need fewer than ten
+#: levels; the limit keeps every recursive step after parsing (schema, comparison, the site)
+#: far from Python's recursion limit.
+MAX_DEPTH = 64
+#: Longest accepted integer literal, in digits.
+MAX_INT_DIGITS = 40
+#: Problems reported per file; beyond this the file is clearly broken and more would be noise.
+MAX_PROBLEMS = 50
+#: Schema problems reported per line.
+MAX_LINE_PROBLEMS = 10
 RECORD_TYPES = ("header", "event", "probe", "outcome")
+
+# Characters that would break the one-problem-per-line output (or drive a terminal) if printed.
+_UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _printable(text: str) -> str:
+    """`text` on one line, control characters and unpaired surrogates escaped."""
+    return text.translate(_UNPRINTABLE).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -32,7 +56,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+        text = f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+        return _printable(text)
 
 
 @dataclass(frozen=True)
@@ -47,22 +72,112 @@ class DuplicateKey(ValueError):
     pass
 
 
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON rendering of `value` for messages (long values are cut)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def kind_of(value: Any) -> str:
+    """The JSON kind of a value, in words ("a string", "a list", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
-            raise DuplicateKey(f"duplicate key {key!r}")
+            raise DuplicateKey(f"duplicate key {show(key)}: a key may appear only once in an object")
         obj[key] = value
     return obj
 
 
 def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(f"{name} is not valid JSON (JSON has no NaN or Infinity)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:30]} is too large to represent")
+    return value
+
+
+def _short_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"an integer with {digits} digits is too long (the limit is {MAX_INT_DIGITS})")
+    return int(text)
+
+
+_LONG_DIGITS = re.compile(r"[0-9]{%d}" % (MAX_INT_DIGITS + 1))
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_EMPTY_PAIR = re.compile(r"\[\]|\{\}")
+_TOO_DEEP = f"lists and objects are nested more than {MAX_DEPTH} levels deep"
+
+
+def _too_deep(text: str) -> bool:
+    """Whether valid JSON `text` nests deeper than MAX_DEPTH (in C-speed passes, no recursion)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(MAX_DEPTH):  # each pass removes one level: the innermost pairs
+        if not brackets:
+            return False
+        brackets = _EMPTY_PAIR.sub("", brackets)
+    return bool(brackets)
+
+
+def _not_unicode(value: Any) -> bool:
+    """Whether a key or string anywhere in `value` holds an unpaired surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
+            for text in (key, child):
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return True
+            if isinstance(child, (dict, list)):
+                stack.append(child)
+    return False
 
 
 def loads_strict(text: str) -> Any:
-    """Parse JSON refusing duplicate keys, NaN and Infinity."""
-    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    """Parse JSON refusing duplicate keys, NaN, Infinity, overflowing numbers, nesting deeper
+    than MAX_DEPTH and unpaired surrogates; ValueError (JSONDecodeError for syntax) says why."""
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants,
+                           parse_float=_finite_float,
+                           parse_int=_short_int if _LONG_DIGITS.search(text) else None)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+    # Cheap tests first: most lines cannot be too deep nor hold a surrogate escape.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
+        raise ValueError(_TOO_DEEP)
+    if _SURROGATE_ESCAPE.search(text) and isinstance(value, (dict, list)) and _not_unicode(value):
+        raise ValueError("a string holds an unpaired surrogate escape (\\ud800 to \\udfff), "
+                         "which is not valid Unicode")
+    return value
 
 
 def dumps(record: Mapping[str, Any]) -> str:
@@ -77,90 +192,231 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-@cache
-def _validators() -> dict[str, Any]:
+# -- schema checking ----------------------------------------------------------------------
+# Four keywords are replaced: "required" and "additionalProperties" so that each problem names
+# the missing or unknown field itself; "uniqueItems" because jsonschema's own compares items
+# pairwise, which a long list of objects turns into minutes of work; and "items" so that a list
+# already too long is not checked item by item.
+
+def _required(validator: Any, required: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "object"):
+        for key in required:
+            if key not in instance:
+                yield ValidationError("this required field is missing", path=[key])
+
+
+def _additional_properties(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema import Draft202012Validator, ValidationError
+
+    if allowed is not False or "patternProperties" in schema:
+        yield from Draft202012Validator.VALIDATORS["additionalProperties"](validator, allowed, instance, schema)
+        return
+    if validator.is_type(instance, "object"):
+        known = schema.get("properties", {})
+        for key in instance:
+            if key not in known:
+                yield ValidationError(f"unknown field (the known fields here are: {', '.join(known)})", path=[key])
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON value in which equal values (as the schema sees them) are equal."""
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("list", tuple(_canonical(v) for v in value))
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    return ("number", value)  # 1 and 1.0 are the same JSON number
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema import ValidationError
+
+    if unique and validator.is_type(instance, "array"):
+        seen: set[Any] = set()
+        for item in instance:
+            key = _canonical(item)
+            if key in seen:
+                yield ValidationError(f"must not list the same item twice ({show(item, 30)} is repeated)")
+                return
+            seen.add(key)
+
+
+def _items(validator: Any, items: Any, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema import Draft202012Validator
 
+    if validator.is_type(instance, "array") and len(instance) > schema.get("maxItems", len(instance)):
+        return  # "maxItems" reports it
+    yield from Draft202012Validator.VALIDATORS["items"](validator, items, instance, schema)
+
+
+@cache
+def _validators() -> dict[str, Any]:
+    from jsonschema import Draft202012Validator, validators
+
+    # JSON integers only: jsonschema would also accept 1.0 where an integer is required.
+    checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    strict = validators.extend(Draft202012Validator, {
+        "required": _required, "additionalProperties": _additional_properties,
+        "uniqueItems": _unique_items, "items": _items}, type_checker=checker)
     full = schema()
-    validators = {}
+    found = {}
     for kind in RECORD_TYPES:
         sub = {"$schema": full["$schema"], "$defs": full["$defs"], "$ref": f"#/$defs/{kind}"}
-        validators[kind] = Draft202012Validator(sub, format_checker=None)
-    return validators
+        found[kind] = strict(sub, format_checker=None)
+    return found
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def field_key(key: Any) -> str:
+    """One step of a field path: ".name", "[3]", or '["odd key"]'."""
+    if isinstance(key, int):
+        return f"[{key}]"
+    key = str(key)
+    return f".{key}" if _IDENTIFIER.match(key) else f"[{show(key, 40)}]"
 
 
 def _field_path(parts: Iterable[Any]) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    return "".join(field_key(part) for part in parts).removeprefix(".")
+
+
+_TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _schema_message(error: Any) -> str:
+    """The plain-language reason of one jsonschema error."""
+    rule, expected, value = error.validator, error.validator_value, error.instance
+    described = error.schema.get("description") if isinstance(error.schema, Mapping) else None
+    got = show(value)
+    if rule in ("required", "additionalProperties", "uniqueItems"):
+        return error.message  # already plain (see the replaced keywords above)
+    if rule == "type":
+        names = [expected] if isinstance(expected, str) else list(expected)
+        return f"must be {' or '.join(_TYPE_NAMES.get(n, n) for n in names)}, not {kind_of(value)} ({got})"
+    if rule == "const":
+        return f"must be {show(expected)}, not {got}"
+    if rule == "enum":
+        return f"must be one of {', '.join(show(x) for x in expected)}; got {got}"
+    if rule == "minimum":
+        return f"must be at least {expected}; got {got}"
+    if rule == "maximum":
+        return f"must be at most {expected}; got {got}"
+    if rule in ("minLength", "maxLength"):
+        bound = "at least" if rule == "minLength" else "at most"
+        return f"must have {bound} {expected} character(s); it has {len(value)}"
+    if rule in ("minItems", "maxItems"):
+        bound = "at least" if rule == "minItems" else "at most"
+        return f"must have {bound} {expected} item(s); it has {len(value)}"
+    if rule == "pattern":
+        return f"must be {described}; got {got}" if described else f"must match {expected}; got {got}"
+    if rule in ("oneOf", "anyOf"):
+        return f"must be {described}; got {got}" if described else f"is none of the allowed forms; got {got}"
+    message = error.message
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _path_order(error: Any) -> list[tuple[int, Any]]:
+    return [(0, p) if isinstance(p, int) else (1, str(p)) for p in error.absolute_path]
 
 
 def schema_problems(path: str, record: Record) -> list[Problem]:
     """Schema problems of one parsed line (dispatching on its "type")."""
     data = record.data
     if not isinstance(data, dict):
-        return [Problem(path, record.line, f"each line must be a JSON object, got {type(data).__name__}")]
-    kind = data.get("type")
+        return [Problem(path, record.line, f"each line must be a JSON object {{...}}, not {kind_of(data)}")]
+    if "type" not in data:
+        return [Problem(path, record.line, "missing: every line needs a type "
+                        f"({', '.join(RECORD_TYPES)})", "type")]
+    kind = data["type"]
     if kind not in RECORD_TYPES:
-        return [Problem(path, record.line, f"must be one of {list(RECORD_TYPES)}, got {kind!r}", "type")]
-    problems = []
-    for error in sorted(_validators()[kind].iter_errors(data), key=lambda e: list(e.absolute_path)):
-        field = _field_path(error.absolute_path)
-        message = error.message
-        if error.validator == "additionalProperties":
-            message = message.replace("Additional properties are not allowed", "unknown field(s)")
-        if len(message) > 300:
-            message = message[:300] + "..."
-        problems.append(Problem(path, record.line, message, field))
+        return [Problem(path, record.line, f"must be one of {', '.join(map(show, RECORD_TYPES))}; "
+                        f"got {show(kind)}", "type")]
+    errors = list(itertools.islice(_validators()[kind].iter_errors(data), MAX_LINE_PROBLEMS + 1))
+    problems = [Problem(path, record.line, _schema_message(e), _field_path(e.absolute_path))
+                for e in sorted(errors[:MAX_LINE_PROBLEMS], key=_path_order)]
+    if len(errors) > MAX_LINE_PROBLEMS:
+        problems.append(Problem(path, record.line, f"this line has more problems; only the first "
+                                f"{MAX_LINE_PROBLEMS} are shown"))
     return problems
+
+
+def limit_problems(path: str, problems: list[Problem]) -> list[Problem]:
+    """At most MAX_PROBLEMS problems, and a note if some were left out."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    return problems[:MAX_PROBLEMS] + [Problem(path, problems[MAX_PROBLEMS].line, "more problems follow; "
+                                              f"only the first {MAX_PROBLEMS} of the file are shown")]
+
+
+# -- reading ------------------------------------------------------------------------------
+
+def _line_problem(line: bytes) -> tuple[Any, str | None]:
+    """The parsed value of one line, or the reason it is not one strict JSON value."""
+    if len(line) > MAX_LINE_BYTES:
+        return None, f"the line is {len(line):,} bytes long; the limit is {MAX_LINE_BYTES:,}"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, (f"not valid UTF-8: byte {exc.start + 1} of the line (0x{line[exc.start]:02x}) "
+                      "cannot start or continue a character")
+    if not text.strip():
+        return None, "blank line: every line of a replay must hold one JSON object"
+    try:
+        return loads_strict(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc.msg.removesuffix(' at')} (column {exc.colno})"
+    except ValueError as exc:  # strict-mode refusals, already worded for people
+        return None, str(exc)
 
 
 def parse_lines(path: str, raw: bytes) -> tuple[list[Record], list[Problem]]:
     """Split a file's bytes into parsed lines; problems for lines that are not strict JSON."""
+    if not raw:
+        return [], [Problem(path, 1, "the file is empty: a replay has a header line, its events "
+                            "and an outcome line")]
+    if len(raw) > MAX_FILE_BYTES:
+        return [], [Problem(path, 0, f"the file is {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}")]
+    if raw.count(b"\n") > MAX_LINES:
+        return [], [Problem(path, MAX_LINES + 1, f"the file has more than {MAX_LINES:,} lines; "
+                            "one game needs far fewer")]
     problems: list[Problem] = []
     records: list[Record] = []
-    if not raw:
-        return [], [Problem(path, 0, "the file is empty")]
-    if len(raw) > MAX_FILE_BYTES:
-        return [], [Problem(path, 0, f"the file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")]
-    if not raw.endswith(b"\n"):
-        problems.append(Problem(path, raw.count(b"\n") + 1, "the last line has no newline: the file may be truncated"))
     lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
+    complete = lines[-1] == b""  # the file ends with a newline
+    if complete:
         lines.pop()
     for number, line in enumerate(lines, start=1):
-        if len(line) > MAX_LINE_BYTES:
-            problems.append(Problem(path, number, f"the line is {len(line)} bytes; the limit is {MAX_LINE_BYTES}"))
-            continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(path, number, f"not valid UTF-8 (byte {exc.start} of the line)"))
-            continue
-        if not text.strip():
-            problems.append(Problem(path, number, "blank line"))
-            continue
-        try:
-            data = loads_strict(text)
-        except DuplicateKey as exc:
-            problems.append(Problem(path, number, str(exc)))
-            continue
-        except (ValueError, RecursionError) as exc:
-            problems.append(Problem(path, number, f"not valid JSON: {exc}"))
-            continue
-        records.append(Record(number, data))
-    return records, problems
+        if len(problems) > MAX_PROBLEMS:
+            break
+        data, problem = _line_problem(line)
+        if problem:
+            problems.append(Problem(path, number, problem))
+        else:
+            records.append(Record(number, data))
+    else:
+        if not complete:
+            problems.append(Problem(path, len(lines), "the file ends in the middle of this line "
+                                    "(there is no final newline): it may be truncated"))
+    return records, limit_problems(path, problems)
 
 
 def read_file(path: str | os.PathLike[str]) -> tuple[list[Record], list[Problem]]:
     """Read a replay file; its records that parse, and the problems of those that do not."""
     name = str(path)
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            return [], [Problem(name, 0, f"the file is {size} bytes; the limit is {MAX_FILE_BYTES}")]
-        raw = Path(path).read_bytes()
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return [], [Problem(name, 0, "not a regular file")]
+        if info.st_size > MAX_FILE_BYTES:
+            return [], [Problem(name, 0, f"the file is {info.st_size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
         return [], [Problem(name, 0, f"cannot read the file: {exc.strerror or exc}")]
     return parse_lines(name, raw)
@@ -171,7 +427,7 @@ def iter_replay_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]
     seen: set[Path] = set()
     for p in paths:
         path = Path(p)
-        found = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+        found = sorted(f for f in path.rglob("*.jsonl") if f.is_file()) if path.is_dir() else [path]
         for f in found:
             key = f.resolve()
             if key not in seen:
@@ -198,6 +454,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a replay is meant to be shared
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -13,10 +13,12 @@ from typing import Any
 
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
-from runner.replay.format import Problem, Record, parse_lines, read_file, schema_problems
+from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
+                                  read_file, schema_problems, show)
 
 #: Fields of event records that the runner adds and the rules do not produce.
 RUNNER_FIELDS = ("type", "n", "attempts", "evidence")
+_MISSING = object()
 
 
 @dataclass
@@ -34,7 +36,11 @@ class Checked:
 
     @property
     def header(self) -> dict[str, Any] | None:
-        return self.records[0].data if self.records and self.records[0].data.get("type") == "header" else None
+        """The first line if it is a header object (even when the file has problems)."""
+        if not self.records or self.records[0].line != 1:
+            return None
+        first = self.records[0].data
+        return first if isinstance(first, dict) and first.get("type") == "header" else None
 
     @property
     def outcome(self) -> dict[str, Any] | None:
@@ -56,21 +62,37 @@ def check_bytes(path: str, raw: bytes) -> Checked:
     return _check(path, records, problems)
 
 
+class _Cursor:
+    """The line being re-simulated, so that an engine failure can be pinned to it."""
+
+    line = 1
+
+
 def _check(path: str, records: list[Record], problems: list[Problem]) -> Checked:
     checked = Checked(path, records, list(problems))
     if problems:
         return checked
     for record in records:
         checked.problems.extend(schema_problems(path, record))
+        if len(checked.problems) > MAX_PROBLEMS:
+            break
     if checked.problems:
+        checked.problems = limit_problems(path, checked.problems)
         return checked
     checked.problems.extend(_structure(path, records))
     if checked.problems:
         return checked
+    cursor = _Cursor()
     try:
-        checked.state = _resimulate(path, records, checked.problems)
+        checked.state = _resimulate(path, records, checked.problems, cursor)
     except RecursionError:
-        checked.problems.append(Problem(path, 0, "the replay is nested too deeply to check"))
+        checked.problems.append(Problem(path, cursor.line, "the data is nested too deeply to check"))
+    except Exception as exc:  # a stranger's file must never end the check with a traceback
+        checked.problems.append(Problem(path, cursor.line, f"the rules engine failed on this line "
+                                        f"({type(exc).__name__}: {exc}); the replay holds something the "
+                                        "rules cannot handle"))
+    if checked.problems:
+        checked.state = None
     return checked
 
 
@@ -78,26 +100,32 @@ def _structure(path: str, records: list[Record]) -> list[Problem]:
     problems = []
     kinds = [r.data["type"] for r in records]
     if kinds[0] != "header":
-        problems.append(Problem(path, records[0].line, "the first line must be the header", "type"))
-    if kinds[-1] != "outcome":
-        problems.append(Problem(path, records[-1].line, "the last line must be the outcome "
-                                "(the file may be truncated)", "type"))
+        problems.append(Problem(path, records[0].line, f"the first line must be the header, not {kinds[0]!r}",
+                                "type"))
     for record, kind in zip(records[1:], kinds[1:]):
         if kind == "header":
-            problems.append(Problem(path, record.line, "a second header", "type"))
+            problems.append(Problem(path, record.line, "a second header: a replay holds exactly one game", "type"))
     for record, kind in zip(records[:-1], kinds[:-1]):
         if kind == "outcome":
             problems.append(Problem(path, record.line, "the outcome must be the last line", "type"))
+    if kinds[-1] != "outcome":
+        problems.append(Problem(path, records[-1].line, "the file ends without an outcome line "
+                                "(it may be truncated)", "type"))
     return problems
 
 
 def _header_problems(path: str, record: Record) -> tuple[Any, dict[str, Any] | None, list[Problem]]:
     header = record.data
     line = record.line
+    name = header["game"]
+    if name not in games.GAME_MODULES:
+        return None, None, [Problem(path, line, f"unknown game {name!r}; the games are "
+                                    f"{', '.join(games.GAME_MODULES)}", "game")]
     try:
-        game = games.get(header["game"])
-    except KeyError as exc:
-        return None, None, [Problem(path, line, str(exc.args[0]), "game")]
+        game = games.get(name)
+    except ImportError as exc:  # registered, but its engine cannot be loaded here
+        return None, None, [Problem(path, line, f"the rules engine of {name!r} cannot be loaded "
+                                    f"in this installation ({exc})", "game")]
     try:
         params = game.params(header["variant"])
     except SetupError as exc:
@@ -107,7 +135,7 @@ def _header_problems(path: str, record: Record) -> tuple[Any, dict[str, Any] | N
     if diff:
         where, expected, _ = diff
         problems.append(Problem(path, line, f"must list every rule parameter in normal form "
-                                f"(expected {expected!r})", f"variant{where}"))
+                                f"(expected {show(expected)})", f"variant{where}"))
     players = header["players"]
     n = game.players(params)
     if len(players) != n:
@@ -131,12 +159,23 @@ def _header_problems(path: str, record: Record) -> tuple[Any, dict[str, Any] | N
     names = game.seat_names(params, header["setup"])
     for i, player in enumerate(players):
         if player["name"] != names[i]:
-            problems.append(Problem(path, line, f"seat {i} is named {names[i]!r} by the rules",
+            problems.append(Problem(path, line, f"seat {i} is named {show(names[i])} by the rules",
                                     f"players[{i}].name"))
     return game, params, problems
 
 
-def _resimulate(path: str, records: Sequence[Record], problems: list[Problem]) -> State | None:
+def _waiting(state: State) -> str:
+    """What the rules wait for now, in words."""
+    pending = state.pending()
+    if pending is None:
+        return "the game is over"
+    if pending.kind == "chance":
+        return f"the rules wait for a chance draw in phase {pending.phase!r}"
+    seats = ", ".join(str(s) for s in pending.seats)
+    return f"the rules wait for an action of seat {seats} in phase {pending.phase!r}"
+
+
+def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], cursor: _Cursor) -> State | None:
     """Replay every recorded input through the rules; append problems; the final state."""
     header = records[0]
     game, params, header_problems = _header_problems(path, header)
@@ -146,16 +185,20 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem]) -
     state = game.start(params, header.data["setup"])
     produced = 0  # engine events already matched against the file
     expected_n = 0
+    probes_here: set[tuple[Any, ...]] = set()  # probe questions answered since the last event
     for record in records[1:-1]:
+        cursor.line = record.line
         data = record.data
         if data["type"] == "probe":
-            problem = _check_probe(path, record, state, produced)
+            problem = _check_probe(path, record, state, produced, probes_here)
             if problem:
                 problems.append(problem)
                 return None
             continue
+        probes_here = set()
         if data["n"] != expected_n:
-            problems.append(Problem(path, record.line, f"events must be numbered in order; expected {expected_n}", "n"))
+            problems.append(Problem(path, record.line, f"events must be numbered 0, 1, 2, ... in order; "
+                                    f"expected {expected_n}, found {data['n']}", "n"))
             return None
         expected_n += 1
         event = {k: v for k, v in data.items() if k not in RUNNER_FIELDS}
@@ -170,71 +213,106 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem]) -
             return None
         diff = first_difference(state.events[produced], event)
         if diff:
-            where, expected, actual = diff
-            problems.append(Problem(path, record.line, f"does not match the rules: expected {expected!r}, "
-                                    f"found {actual!r}", where.lstrip(".") or "event"))
+            problems.append(_event_difference(path, record.line, state.events[produced], diff))
             return None
         if data.get("attempts") and event["kind"] not in ("action", "forfeit"):
             problems.append(Problem(path, record.line, "only actions and forfeits have attempts", "attempts"))
             return None
         produced += 1
     outcome_record = records[-1]
+    cursor.line = outcome_record.line
     if produced < len(state.events):
         missing = state.events[produced]
         problems.append(Problem(path, outcome_record.line, f"the rules produce a further event before the end: "
                                 f"{missing['kind']} in phase {missing['phase']!r}", "type"))
         return None
     if not state.terminal:
-        problems.append(Problem(path, outcome_record.line, f"the game is not over: it still waits for "
-                                f"{state.pending().phase!r}", "type"))
+        problems.append(Problem(path, outcome_record.line, f"the game is not over: {_waiting(state)}", "type"))
         return None
     claimed = {k: v for k, v in outcome_record.data.items() if k != "type"}
     diff = first_difference(state.outcome(), claimed)
     if diff:
         where, expected, actual = diff
         problems.append(Problem(path, outcome_record.line, f"the claimed outcome differs from the rules: "
-                                f"expected {expected!r}, found {actual!r}", where.lstrip(".") or "outcome"))
+                                f"expected {show(expected)}, found {show(actual)}", where.lstrip(".") or "outcome"))
         return None
     return state
+
+
+def _event_difference(path: str, line: int, expected_event: Mapping[str, Any],
+                      diff: tuple[str, Any, Any]) -> Problem:
+    where, expected, actual = diff
+    if where == ".kind":
+        return Problem(path, line, f"the rules produce {_a(expected)} event here (phase "
+                       f"{expected_event['phase']!r}), not {_a(actual)}", "kind")
+    return Problem(path, line, f"does not match the rules: expected {show(expected)}, found {show(actual)}",
+                   where.lstrip(".") or "event")
+
+
+def _a(word: Any) -> str:
+    word = str(word)
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
 
 
 def _apply_input(state: State, event: Mapping[str, Any]) -> tuple[str, str] | None:
     """Apply an action, chance draw or forfeit; (field, message) if the rules refuse it."""
     kind = event["kind"]
+    pending = state.pending()
+    seat = event["seat"]
+    if kind == "info":
+        return "kind", f"the rules produce no info event here: {_waiting(state)}"
+    if kind == "chance":
+        if pending is None or pending.kind != "chance":
+            return "kind", f"the rules do not draw by chance here: {_waiting(state)}"
+        outcome = event["data"].get("outcome", _MISSING)
+        if outcome is _MISSING:
+            return "data.outcome", "a chance event needs its outcome"
+        # Compared as JSON values (true is not 1), not by Python equality.
+        if not any(first_difference(option, outcome) is None for option in pending.options):
+            return "data.outcome", (f"the chance outcome {show(outcome)} is not one of the options "
+                                    f"{show(list(pending.options))}")
+        state.chance(outcome)
+        return None
+    if pending is None or pending.kind != "act":
+        return "kind", f"the rules accept no {kind} here: {_waiting(state)}"
+    if seat is None or seat not in pending.seats:
+        return "seat", f"seat {show(seat)} is not to act here: {_waiting(state)}"
     try:
         if kind == "action":
-            if event["seat"] is None:
-                return "seat", "an action needs a seat"
-            state.act(event["seat"], event["data"])
-        elif kind == "chance":
-            data = event["data"]
-            if "outcome" not in data:
-                return "data.outcome", "a chance event needs its outcome"
-            state.chance(data["outcome"])
-        elif kind == "forfeit":
-            reason = event["data"].get("reason")
-            if event["seat"] is None or not isinstance(reason, str):
-                return "data.reason", "a forfeit needs a seat and a reason"
-            state.forfeit(event["seat"], reason)
+            state.act(seat, event["data"])
         else:
-            return "kind", f"the rules produce no {kind!r} event here"
+            reason = event["data"].get("reason")
+            if not isinstance(reason, str):
+                return "data.reason", "a forfeit needs its reason as a string"
+            state.forfeit(seat, reason)
     except IllegalAction as exc:
-        return ("data" if kind == "action" else "kind"), f"illegal {kind}: {exc}"
+        return "data", f"illegal {kind}: {exc}"
     except GameError as exc:
         return "data", f"refused by the rules: {exc}"
     return None
 
 
-def _check_probe(path: str, record: Record, state: State, produced: int) -> Problem | None:
+def _check_probe(path: str, record: Record, state: State, produced: int,
+                 answered: set[tuple[Any, ...]]) -> Problem | None:
     data = record.data
+    seat, kind, answer = data["seat"], data["probe"], data["answer"]
     if produced != len(state.events):
         return Problem(path, record.line, "a probe cannot come between an action and its consequences", "type")
-    if data["seat"] >= state.game.players(state.params):
-        return Problem(path, record.line, "no such seat", "seat")
+    if seat >= state.game.players(state.params):
+        return Problem(path, record.line, f"no such seat: the game has {state.game.players(state.params)} seats",
+                       "seat")
+    allowed = state.probes()
+    if kind not in allowed:
+        where = f"only {', '.join(map(repr, allowed))} here" if allowed else "no probe is asked at this point"
+        return Problem(path, record.line, f"probe {kind!r} is not asked here: {where}", "probe")
     try:
-        state.check_probe(data["seat"], data["probe"], data["answer"])
+        state.check_probe(seat, kind, answer)
     except IllegalAction as exc:
         return Problem(path, record.line, str(exc), "answer")
+    question = (seat, kind, answer.get("of"))  # "of" is a seat once the answer is well-formed
+    if question in answered:
+        return Problem(path, record.line, f"seat {seat} already answered this {kind!r} probe here", "probe")
+    answered.add(question)
     return None
 
 
@@ -249,13 +327,13 @@ def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, 
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         for key in expected:
             if key not in actual:
-                return (f"{where}.{key}", expected[key], "(missing)")
-            diff = first_difference(expected[key], actual[key], f"{where}.{key}")
+                return (f"{where}{field_key(key)}", expected[key], "(missing)")
+            diff = first_difference(expected[key], actual[key], f"{where}{field_key(key)}")
             if diff:
                 return diff
         for key in actual:
             if key not in expected:
-                return (f"{where}.{key}", "(no such field)", actual[key])
+                return (f"{where}{field_key(key)}", "(no such field)", actual[key])
         return None
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         if len(expected) != len(actual):
