@@ -34,7 +34,7 @@ MAX_INT_DIGITS = 40
 MAX_PROBLEMS = 50
 #: Schema problems reported per line.
 MAX_LINE_PROBLEMS = 10
-RECORD_TYPES = ("header", "event", "probe", "outcome")
+RECORD_TYPES = ("header", "event", "probe", "outcome", "judge")
 
 # Characters that would break the one-problem-per-line output (or drive a terminal) if printed.
 _UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)} | {0x2028: "\\u2028", 0x2029: "\\u2029"}

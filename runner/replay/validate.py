@@ -105,13 +105,26 @@ def _structure(path: str, records: list[Record]) -> list[Problem]:
     for record, kind in zip(records[1:], kinds[1:]):
         if kind == "header":
             problems.append(Problem(path, record.line, "a second header: a replay holds exactly one game", "type"))
-    for record, kind in zip(records[:-1], kinds[:-1]):
-        if kind == "outcome":
-            problems.append(Problem(path, record.line, "the outcome must be the last line", "type"))
-    if kinds[-1] != "outcome":
+    outcomes = [i for i, kind in enumerate(kinds) if kind == "outcome"]
+    for i in outcomes[:-1]:
+        problems.append(Problem(path, records[i].line, "the outcome must be the last line "
+                                "(only judge annotations may follow it)", "type"))
+    end = outcomes[-1] if outcomes else len(records)
+    if any(kind != "judge" for kind in kinds[end + 1:]):
+        problems.append(Problem(path, records[end].line, "the outcome must be the last line "
+                                "(only judge annotations may follow it)", "type"))
+    for record, kind in zip(records[:end], kinds[:end]):
+        if kind == "judge":
+            problems.append(Problem(path, record.line, "a judge annotation must come after the outcome", "type"))
+    if not outcomes:
         problems.append(Problem(path, records[-1].line, "the file ends without an outcome line "
                                 "(it may be truncated)", "type"))
     return problems
+
+
+def outcome_index(records: Sequence[Record]) -> int:
+    """The position of the outcome line in a structurally sound replay."""
+    return max(i for i, r in enumerate(records) if r.data["type"] == "outcome")
 
 
 def _header_problems(path: str, record: Record) -> tuple[Any, dict[str, Any] | None, list[Problem]]:
@@ -186,7 +199,8 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     produced = 0  # engine events already matched against the file
     expected_n = 0
     probes_here: set[tuple[Any, ...]] = set()  # probe questions answered since the last event
-    for record in records[1:-1]:
+    end = outcome_index(records)
+    for record in records[1:end]:
         cursor.line = record.line
         data = record.data
         if data["type"] == "probe":
@@ -219,7 +233,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
             problems.append(Problem(path, record.line, "only actions and forfeits have attempts", "attempts"))
             return None
         produced += 1
-    outcome_record = records[-1]
+    outcome_record = records[end]
     cursor.line = outcome_record.line
     if produced < len(state.events):
         missing = state.events[produced]
@@ -236,7 +250,44 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         problems.append(Problem(path, outcome_record.line, f"the claimed outcome differs from the rules: "
                                 f"expected {show(expected)}, found {show(actual)}", where.lstrip(".") or "outcome"))
         return None
+    for record in records[end + 1:]:
+        cursor.line = record.line
+        problem = _check_judge(path, record, state)
+        if problem:
+            problems.append(problem)
+            return None
     return state
+
+
+#: Which optional fields each judge dimension fills (004's EWAVM); the others must be null.
+JUDGE_FIELDS = {"engagement": "score", "wonder": "score", "attraction": "score",
+                "variation": "mentions", "memorability": "highlights"}
+
+
+def _check_judge(path: str, record: Record, state: State) -> Problem | None:
+    """A judge annotation must fill exactly its dimension's field and point at real things."""
+    data = record.data
+    filled = JUDGE_FIELDS[data["dimension"]]
+    for field in ("score", "mentions", "highlights"):
+        if (data[field] is None) == (field == filled):
+            need = "must be given" if field == filled else "must be null"
+            return Problem(path, record.line, f"for the {data['dimension']} dimension this field {need}", field)
+    if data["dimension"] == "variation" and data["round"] is None:
+        return Problem(path, record.line, "a variation judgement names the round it read", "round")
+    players = state.game.players(state.params)
+    for i, mention in enumerate(data["mentions"] or []):
+        where = f"mentions[{i}]"
+        if mention["by"] >= players or mention["about"] >= players:
+            return Problem(path, record.line, f"this game has seats 0 to {players - 1}", where)
+        if mention["by"] == mention["about"]:
+            return Problem(path, record.line, "a mention is about another player", where)
+        if mention["role"] not in state.game.roles:
+            return Problem(path, record.line, f"role must be one of {', '.join(state.game.roles)}", f"{where}.role")
+    spoken = {n for n, ev in enumerate(state.events) if ev["kind"] == "action" and ev["seat"] is not None}
+    for i, n in enumerate(data["highlights"] or []):
+        if n not in spoken:
+            return Problem(path, record.line, f"event {n} is not a player's action", f"highlights[{i}]")
+    return None
 
 
 def _event_difference(path: str, line: int, expected_event: Mapping[str, Any],

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.replay.format import iter_replay_files
-from runner.replay.validate import Checked, check_bytes
+from runner.replay.validate import Checked, check_bytes, outcome_index
 from site_builder.scoring import SCORER_VERSION
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
 
@@ -54,7 +54,12 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     winners = tuple(outcome["winners"])
     events, probes = [], []
     usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0} for _ in header["players"]]
-    for record in checked.records[1:-1]:
+    end = outcome_index(checked.records)
+    judgements = tuple(
+        {"dimension": r.data["dimension"], "judge": agent_key(r.data["judge"]), "round": r.data["round"],
+         "score": r.data["score"], "mentions": r.data["mentions"], "highlights": r.data["highlights"]}
+        for r in checked.records[end + 1:])
+    for record in checked.records[1:end]:
         data = record.data
         for call in (data.get("evidence") or {}).get("calls", []):
             seat = data.get("seat")
@@ -76,6 +81,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
         tournament=header["tournament"], created=header["provenance"]["created"],
         content_hash=content_hash, status=outcome["status"], seats=seats, winners=winners,
         result=outcome["result"], events=tuple(events), probes=tuple(probes), usage=tuple(usage),
+        judgements=judgements,
     )
 
 

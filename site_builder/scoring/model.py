@@ -35,7 +35,8 @@ class ScoredGame:
     `events` are the replay's events without runner evidence: dicts with n, kind, phase, seat,
     data, vis. `probes` are dicts with seat, probe, answer and `after` (how many events came
     before the probe). `usage` sums the LLM evidence per seat: calls, input_tokens,
-    output_tokens, latency_ms (zeros for scripted agents).
+    output_tokens, latency_ms (zeros for scripted agents). `judgements` are the LLM-judge
+    annotations (004's EWAVM): dimension, judge (agent key), round, score, mentions, highlights.
     """
 
     game_id: str
@@ -52,6 +53,7 @@ class ScoredGame:
     events: tuple[Mapping[str, Any], ...]
     probes: tuple[Mapping[str, Any], ...]
     usage: tuple[Mapping[str, float], ...]
+    judgements: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -71,7 +73,7 @@ class ScoredGame:
             "content_hash": self.content_hash, "status": self.status,
             "seats": [s.__dict__ for s in self.seats], "winners": list(self.winners),
             "result": dict(self.result), "events": list(self.events), "probes": list(self.probes),
-            "usage": list(self.usage),
+            "usage": list(self.usage), "judgements": list(self.judgements),
         }
 
     @classmethod
@@ -82,6 +84,7 @@ class ScoredGame:
             status=data["status"], seats=tuple(SeatInfo(**s) for s in data["seats"]),
             winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
             probes=tuple(data["probes"]), usage=tuple(data["usage"]),
+            judgements=tuple(data.get("judgements", ())),
         )
 
 

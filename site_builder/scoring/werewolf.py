@@ -236,8 +236,8 @@ def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentI
 # ---------------------------------------------------------------------------- EWAVM
 
 def judgements(game: ScoredGame) -> tuple[Mapping[str, Any], ...]:
-    """The LLM-judge records of a game (none until the replay format carries them)."""
-    return tuple(getattr(game, "judgements", ()) or ())
+    """The LLM-judge records of a game (judge annotations of the replay)."""
+    return game.judgements
 
 
 def _number(value: Any) -> bool:

@@ -219,8 +219,8 @@ def test_well_formed_records_have_no_schema_problems(record):
 @pytest.mark.parametrize("data, message", [
     ([], "each line must be a JSON object {...}, not a list"),
     ("header", "each line must be a JSON object {...}, not a string"),
-    ({"n": 1}, "missing: every line needs a type (header, event, probe, outcome)"),
-    ({"type": "footer"}, 'must be one of "header", "event", "probe", "outcome"; got "footer"'),
+    ({"n": 1}, "missing: every line needs a type (header, event, probe, outcome, judge)"),
+    ({"type": "footer"}, 'must be one of "header", "event", "probe", "outcome", "judge"; got "footer"'),
 ], ids=["list", "string", "no-type", "unknown-type"])
 def test_lines_that_are_not_records(data, message):
     assert [p.message for p in schema_problems("f.jsonl", Record(1, data))] == [message]

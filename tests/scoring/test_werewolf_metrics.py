@@ -252,16 +252,8 @@ def test_werewolf_metrics_do_not_depend_on_game_order():
 
 # ---------------------------------------------------------------------------- EWAVM
 
-@dataclasses.dataclass(frozen=True)
-class JudgedGame(ScoredGame):
-    """A ScoredGame with the `judgements` field the LLM-judge issue will add."""
-
-    judgements: tuple[Mapping[str, Any], ...] = ()
-
-
-def judged(game: ScoredGame, *records: Mapping[str, Any]) -> JudgedGame:
-    fields = {f.name: getattr(game, f.name) for f in dataclasses.fields(ScoredGame)}
-    return JudgedGame(**fields, judgements=tuple(records))
+def judged(game: ScoredGame, *records: Mapping[str, Any]) -> ScoredGame:
+    return dataclasses.replace(game, judgements=tuple(records))
 
 
 SOLO = llm("solo", "model-s")
@@ -278,7 +270,7 @@ def m(by: int, about: int, role: str) -> dict[str, Any]:
     return {"by": by, "about": about, "role": role}
 
 
-def ewavm_games() -> list[JudgedGame]:
+def ewavm_games() -> list[ScoredGame]:
     g1 = judged(ww(agents=[SOLO] * 8, game_id="ew-1"),
                 rec("engagement", "judge-1", score=8), rec("engagement", "judge-2", score=6),
                 rec("wonder", score=9), rec("attraction", score=None),

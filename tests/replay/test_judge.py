@@ -1,0 +1,91 @@
+"""Judge annotations after the outcome: accepted when well-formed, refused with line and field."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from runner import games
+from runner.agents.builtin import make
+from runner.play import Seating, play, rng_for
+from runner.replay.format import encode
+from runner.replay.validate import check_bytes
+
+JUDGE = {"name": "j", "kind": "llm", "provider": "openai", "model": "judge-model"}
+
+
+@pytest.fixture(scope="module")
+def werewolf_records() -> list[dict]:
+    game = games.get("werewolf")
+    params = game.params({})
+    setup = game.deal(params, rng_for(7, "deal"))
+    agents = [make("werewolf/strategic", {}, rng_for(7, f"agent-{s}"), "w", "werewolf") for s in range(8)]
+    roles = [game.role_of(params, setup, s) for s in range(8)]
+    return asyncio.run(play(game, params, setup, Seating(agents, game.seat_names(params, setup), roles),
+                            seed=7, game_id="judged-1", tournament="t", matchup="m", created="2026-11-21"))
+
+
+def judge(dimension, **fields):
+    record = {"type": "judge", "dimension": dimension, "judge": JUDGE, "round": None, "score": None,
+              "mentions": None, "highlights": None}
+    record.update(fields)
+    return record
+
+
+def statement_numbers(records):
+    return [r["n"] for r in records if r["type"] == "event" and r["kind"] == "action" and r["phase"] == "day"]
+
+
+def test_well_formed_judgements_are_accepted(werewolf_records):
+    spoken = statement_numbers(werewolf_records)
+    extra = [judge("engagement", score=7), judge("wonder", score=1), judge("attraction", score=10, round=3),
+             judge("variation", round=1, mentions=[{"by": 0, "about": 3, "role": "werewolf"}]),
+             judge("variation", round=2, mentions=[]),
+             judge("memorability", highlights=spoken[:3])]
+    checked = check_bytes("g.jsonl", encode([*werewolf_records, *extra]))
+    assert checked.ok, [str(p) for p in checked.problems]
+
+
+@pytest.mark.parametrize("record, field, message", [
+    (judge("engagement"), "score", "must be given"),
+    (judge("engagement", score=5, highlights=[1]), "highlights", "must be null"),
+    (judge("engagement", score=11), "score", ""),
+    (judge("variation", mentions=[]), "round", "names the round"),
+    (judge("variation", round=1, mentions=[{"by": 0, "about": 0, "role": "seer"}]), "mentions[0]", "another player"),
+    (judge("variation", round=1, mentions=[{"by": 0, "about": 9, "role": "seer"}]), "mentions[0]", "seats 0 to 7"),
+    (judge("variation", round=1, mentions=[{"by": 0, "about": 1, "role": "wizard"}]), "mentions[0].role", "one of"),
+    (judge("memorability", highlights=[10_000]), "highlights[0]", "not a player's action"),
+    (judge("popularity", score=3), "dimension", ""),
+    ({**judge("engagement", score=3), "mood": "happy"}, "mood", "unknown field"),
+], ids=["no-score", "extra-field-filled", "score-out-of-range", "variation-without-round", "self-mention",
+        "no-such-seat", "unknown-role", "highlight-not-a-statement", "unknown-dimension", "unknown-key"])
+def test_malformed_judgements_are_refused_with_line_and_field(werewolf_records, record, field, message):
+    raw = encode([*werewolf_records, record])
+    checked = check_bytes("g.jsonl", raw)
+    line = len(werewolf_records) + 1
+    assert not checked.ok
+    problem = checked.problems[0]
+    assert (problem.line, problem.field) == (line, field), str(problem)
+    assert message in problem.message
+
+
+def test_judgements_must_follow_the_outcome(werewolf_records):
+    records = [*werewolf_records[:-1], judge("engagement", score=5), werewolf_records[-1]]
+    checked = check_bytes("g.jsonl", encode(records))
+    assert any("must come after the outcome" in p.message for p in checked.problems)
+    records = [*werewolf_records, judge("engagement", score=5), json.loads(json.dumps(werewolf_records[1]))]
+    checked = check_bytes("g.jsonl", encode(records))
+    assert any("outcome must be the last line" in p.message for p in checked.problems)
+
+
+def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
+    from site_builder.scoring.corpus import load
+    from site_builder.scoring.model import agent_key
+
+    path = tmp_path / "judged-1.jsonl"
+    path.write_bytes(encode([*werewolf_records, judge("engagement", score=7)]))
+    corpus = load([tmp_path])
+    assert corpus.games[0].judgements == ({"dimension": "engagement", "judge": agent_key(JUDGE), "round": None,
+                                           "score": 7, "mentions": None, "highlights": None},)
