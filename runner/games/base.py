@@ -281,6 +281,34 @@ class Game(ABC):
         return [f"Player {i + 1}" for i in range(self.players(params))]
 
 
+class RoundsGame(Game):
+    """A game of a fixed number of seats, one role, no hidden setup, and `rounds` to play.
+
+    Cost Sharing, Prisoner's Dilemma and Public Good share this shape: only the order of
+    simultaneous moves is hidden, which the conformance kit checks separately.
+    """
+
+    seats: ClassVar[int] = 3
+    max_rounds: ClassVar[int] = 50
+
+    def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        check_keys(raw, [], "params", optional=["rounds"])
+        rounds = raw.get("rounds", 5)
+        require(is_int(rounds) and 1 <= rounds <= self.max_rounds, "params.rounds",
+                f"must be an integer from 1 to {self.max_rounds}")
+        return {"rounds": rounds}
+
+    def players(self, params: Mapping[str, Any]) -> int:
+        return self.seats
+
+    def role_of(self, params: Mapping[str, Any], setup: Mapping[str, Any], seat: Seat) -> str:
+        return self.roles[0]
+
+    def counterfactuals(self, params: Mapping[str, Any], setup: Mapping[str, Any], seat: Seat,
+                        rng: random.Random) -> list[dict[str, Any]]:
+        return []
+
+
 def require(condition: bool, field: str, message: str) -> None:
     """Raise SetupError(field, message) unless `condition` holds."""
     if not condition:

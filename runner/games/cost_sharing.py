@@ -8,8 +8,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from runner import content
-from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
-                               action_fields, check_keys, is_int, is_number, require)
+from runner.games.base import (
+    Action,
+    Game,
+    IllegalAction,
+    Pending,
+    RoundsGame,
+    Seat,
+    SetupError,
+    State,
+    action_fields,
+    check_keys,
+    is_int,
+    is_number,
+    require,
+)
 
 PLAYERS = 3
 SEAT_NAMES = ("Airline A", "Airline B", "Airline C")
@@ -173,7 +186,7 @@ def check_profile(profile: Any, field: str) -> None:
             f"{field}.aircraft", "must be a string of 1 to 200 characters")
 
 
-class CostSharing(Game):
+class CostSharing(RoundsGame):
     """Three airlines, a fixed airport fee, up to `rounds` rounds of proposals and votes."""
 
     name = "cost_sharing"
@@ -190,15 +203,6 @@ class CostSharing(Game):
         fees = self._fees if self._fees is not None else shipped["fees"]
         airlines = self._airlines if self._airlines is not None else shipped["airlines"]
         return fees, airlines
-
-    def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(raw, [], "params", optional=["rounds"])
-        rounds = raw.get("rounds", 5)
-        require(is_int(rounds) and 1 <= rounds <= 50, "params.rounds", "must be an integer from 1 to 50")
-        return {"rounds": rounds}
-
-    def players(self, params: Mapping[str, Any]) -> int:
-        return PLAYERS
 
     def deal(self, params: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         fees, airlines = self.content()
@@ -221,14 +225,9 @@ class CostSharing(Game):
         for i, ident in enumerate(ids):
             require(ident not in ids[:i], f"setup.airlines[{i}].id", f"{ident!r} is dealt twice")
 
-    def role_of(self, params: Mapping[str, Any], setup: Mapping[str, Any], seat: Seat) -> str:
-        return "airline"
-
     def start(self, params: Mapping[str, Any], setup: Mapping[str, Any]) -> State:
         return CostSharingState(self, params, setup)
 
-    def counterfactuals(self, params, setup, seat, rng) -> list[dict[str, Any]]:
-        return []  # every airline's data is public; simultaneity is checked separately
 
     def seat_names(self, params: Mapping[str, Any], setup: Mapping[str, Any]) -> list[str]:
         return list(SEAT_NAMES)

@@ -8,8 +8,19 @@ from fractions import Fraction
 from typing import Any
 
 from runner import content
-from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
-                               action_fields, check_keys, is_int, is_number, require)
+from runner.games.base import (
+    Action,
+    Game,
+    IllegalAction,
+    Pending,
+    RoundsGame,
+    Seat,
+    State,
+    action_fields,
+    check_keys,
+    is_number,
+    require,
+)
 
 CHOICES = ("cooperate", "defect")
 PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
@@ -97,21 +108,12 @@ class PrisonersDilemmaState(State):
                 {"choice": 1}, "defect"]
 
 
-class PrisonersDilemma(Game):
+class PrisonersDilemma(RoundsGame):
     """Three players, a fixed number of rounds, a payoff setting dealt per game."""
 
     name = "prisoners_dilemma"
     title = "Prisoner's Dilemma"
     roles = ("player",)
-
-    def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(raw, [], "params", optional=["rounds"])
-        rounds = raw.get("rounds", 5)
-        require(is_int(rounds) and 1 <= rounds <= 50, "params.rounds", "must be an integer from 1 to 50")
-        return {"rounds": rounds}
-
-    def players(self, params: Mapping[str, Any]) -> int:
-        return PLAYERS
 
     def deal(self, params: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         setting = rng.choice(content.load("prisoners_dilemma")["settings"])
@@ -127,14 +129,9 @@ class PrisonersDilemma(Game):
         if "id" in payoffs:
             require(isinstance(payoffs["id"], str), "setup.payoffs.id", "must be a string")
 
-    def role_of(self, params: Mapping[str, Any], setup: Mapping[str, Any], seat: Seat) -> str:
-        return "player"
-
     def start(self, params: Mapping[str, Any], setup: Mapping[str, Any]) -> State:
         return PrisonersDilemmaState(self, params, setup)
 
-    def counterfactuals(self, params, setup, seat, rng) -> list[dict[str, Any]]:
-        return []  # nothing is hidden at the start; simultaneity is checked separately
 
 
 GAME = PrisonersDilemma()

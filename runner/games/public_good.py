@@ -8,8 +8,21 @@ from fractions import Fraction
 from typing import Any
 
 from runner import content
-from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
-                               action_fields, check_keys, is_int, is_number, require)
+from runner.games.base import (
+    Action,
+    Game,
+    IllegalAction,
+    Pending,
+    RoundsGame,
+    Seat,
+    SetupError,
+    State,
+    action_fields,
+    check_keys,
+    is_int,
+    is_number,
+    require,
+)
 
 PLAYERS = 3
 MAX_MULTIPLIER = 100
@@ -109,7 +122,7 @@ class PublicGoodState(State):
                 {}, {"contribution": 0, "note": "x"}, {"choice": "cooperate"}, 5]
 
 
-class PublicGood(Game):
+class PublicGood(RoundsGame):
     """Three players, a fixed number of rounds, one multiplier dealt per game."""
 
     name = "public_good"
@@ -127,15 +140,6 @@ class PublicGood(Game):
         endowment = self._endowment if self._endowment is not None else shipped["endowment"]
         return multipliers, endowment
 
-    def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(raw, [], "params", optional=["rounds"])
-        rounds = raw.get("rounds", 5)
-        require(is_int(rounds) and 1 <= rounds <= 50, "params.rounds", "must be an integer from 1 to 50")
-        return {"rounds": rounds}
-
-    def players(self, params: Mapping[str, Any]) -> int:
-        return PLAYERS
-
     def deal(self, params: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         multipliers, endowment = self.content()
         if not multipliers:
@@ -150,14 +154,9 @@ class PublicGood(Game):
         require(is_int(setup["endowment"]) and 1 <= setup["endowment"] <= MAX_ENDOWMENT, "setup.endowment",
                 f"must be a whole number of points from 1 to {MAX_ENDOWMENT}")
 
-    def role_of(self, params: Mapping[str, Any], setup: Mapping[str, Any], seat: Seat) -> str:
-        return "player"
-
     def start(self, params: Mapping[str, Any], setup: Mapping[str, Any]) -> State:
         return PublicGoodState(self, params, setup)
 
-    def counterfactuals(self, params, setup, seat, rng) -> list[dict[str, Any]]:
-        return []  # nothing is hidden at the start; simultaneity is checked separately
 
 
 GAME = PublicGood()

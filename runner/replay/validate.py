@@ -268,10 +268,10 @@ def _check_judge(path: str, record: Record, state: State) -> Problem | None:
     """A judge annotation must fill exactly its dimension's field and point at real things."""
     data = record.data
     filled = JUDGE_FIELDS[data["dimension"]]
-    for field in ("score", "mentions", "highlights"):
-        if (data[field] is None) == (field == filled):
-            need = "must be given" if field == filled else "must be null"
-            return Problem(path, record.line, f"for the {data['dimension']} dimension this field {need}", field)
+    for name in ("score", "mentions", "highlights"):
+        if (data[name] is None) == (name == filled):
+            need = "must be given" if name == filled else "must be null"
+            return Problem(path, record.line, f"for the {data['dimension']} dimension this field {need}", name)
     if data["dimension"] == "variation" and data["round"] is None:
         return Problem(path, record.line, "a variation judgement names the round it read", "round")
     players = state.game.players(state.params)
