@@ -113,7 +113,7 @@ async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
         decision: Decision = await agent.act(request)
         if decision.evidence:
             calls.extend(decision.evidence.get("calls", []))
-        error = _check_without_applying(state, seat, decision.action)
+        error = decision.error or _check_without_applying(state, seat, decision.action)
         if error is None:
             return decision.action, attempts, ({"calls": calls} if calls else None)
         attempts.append({"action": _jsonable(decision.action), "raw": decision.raw, "error": error})
@@ -162,6 +162,8 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent]) -> list
             if decision is None:
                 continue
             answer = decision.action
+            if decision.error:
+                continue  # an unreadable belief is simply not recorded
             try:
                 state.check_probe(seat, kind, answer)
                 if kind == "suspect_of" and answer["of"] != about:

@@ -46,11 +46,16 @@ class ProbeRequest:
 
 @dataclass
 class Decision:
-    """An agent's answer: the action (checked by the rules), and evidence of how it was made."""
+    """An agent's answer: the action (checked by the rules), and evidence of how it was made.
+
+    An agent that could not even read a move out of its model's reply sets `error` (what was
+    wrong, in words the model can act on) and leaves `action` None; the runner then asks again.
+    """
 
     action: Any
     raw: str | None = None
     evidence: dict[str, Any] | None = None
+    error: str | None = None
 
 
 class Agent(ABC):
