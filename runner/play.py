@@ -56,7 +56,7 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     while (pending := state.pending()) is not None:
         if probes and state.probes() and len(state.events) not in probed_at:
             probed_at.add(len(state.events))
-            body.extend(await _ask_probes(game, state, seating.agents))
+            body.extend(await _ask_probes(game, state, seating.agents, tuple(seating.names)))
         if pending.kind == "chance":
             start = len(state.events)
             state.chance(chance_rng.choice(pending.options))
@@ -66,7 +66,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         # Simultaneous seats all decide from the same observation, before any of them acts.
         requests = [(seat, state.observe(seat), state.legal(seat)) for seat in seats]
         results = await asyncio.gather(*(
-            _decide(game, state, seating.agents[seat], seat, pending.phase, obs, legal, max_attempts)
+            _decide(game, state, seating.agents[seat], seat, pending.phase, obs, legal, max_attempts,
+                    tuple(seating.names))
             for seat, obs, legal in requests))
         for seat, (action, attempts, evidence) in zip(seats, results):
             start = len(state.events)
@@ -97,7 +98,8 @@ def _event_records(state: State, start: int, n0: int) -> list[dict[str, Any]]:
 
 
 async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
-                  observation: Mapping[str, Any], legal: Mapping[str, Any], max_attempts: int
+                  observation: Mapping[str, Any], legal: Mapping[str, Any], max_attempts: int,
+                  names: tuple[str, ...] = ()
                   ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None]:
     """Ask until the rules accept the action or the attempts run out.
 
@@ -108,7 +110,7 @@ async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
     calls: list[Any] = []
     errors: tuple[str, ...] = ()
     for _ in range(max_attempts):
-        request = Request(game.name, seat, phase, observation, legal, errors,
+        request = Request(game.name, seat, phase, observation, legal, errors, names,
                           sample=lambda rng: state.random_action(seat, rng))
         decision: Decision = await agent.act(request)
         if decision.evidence:
@@ -143,7 +145,8 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-async def _ask_probes(game: Game, state: State, agents: Sequence[Agent]) -> list[dict[str, Any]]:
+async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
+                      names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Ask every seat the probes allowed now; keep the well-formed answers."""
     records: list[dict[str, Any]] = []
     kinds = state.probes()
@@ -157,7 +160,7 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent]) -> list
             else:
                 questions.append((kind, None))
         for kind, about in questions:
-            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about)
+            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names)
             decision = await agents[seat].probe(request)
             if decision is None:
                 continue

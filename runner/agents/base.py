@@ -15,7 +15,8 @@ class Request:
 
     `observation` is exactly what the seat may know (see `State.observe`); `legal` describes the
     allowed actions; `errors` lists why earlier tries at this same decision were refused.
-    `sample` draws a legal action uniformly (for random baselines only).
+    `names` are the seats' public display names. `sample` draws a legal action uniformly (for
+    random baselines only).
     """
 
     game: str
@@ -24,6 +25,7 @@ class Request:
     observation: Mapping[str, Any]
     legal: Mapping[str, Any]
     errors: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
     sample: Callable[[random.Random], dict[str, Any]] | None = field(default=None, compare=False)
 
 
@@ -42,6 +44,7 @@ class ProbeRequest:
     roles: tuple[str, ...]
     about: int | None = None
     errors: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
 
 @dataclass
