@@ -35,6 +35,7 @@ class Corpus:
     files: int = 0
     files_read: int = 0  # files whose bytes were read (not answered by the cache index)
     resimulated: int = 0  # replays re-simulated (not answered by the game cache)
+    paths: dict[str, str] = field(default_factory=dict)  # game_id -> the file it was read from
 
     @property
     def replay_set_hash(self) -> str:
@@ -193,7 +194,8 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
     ordered = sorted(games.values(), key=lambda g: g.game_id)
     invalid.sort(key=lambda i: i["path"])
     duplicates.sort(key=lambda d: d["path"])
-    return Corpus(ordered, dict(sorted(agents.items())), invalid, duplicates, files, files_read, resimulated)
+    return Corpus(ordered, dict(sorted(agents.items())), invalid, duplicates, files, files_read, resimulated,
+                  dict(sorted(ids.items())))
 
 
 def _label(descriptions: Sequence[dict[str, Any]]) -> str:
