@@ -14,7 +14,7 @@ from typing import Any
 from runner.agents.associative import Associations
 from site_builder.scoring import posterior as post
 from site_builder.scoring.model import AgentInfo, ScoredGame
-from site_builder.scoring.stats import bootstrap, rate
+from site_builder.scoring.stats import bootstrap_mean, rate
 
 GAME = "chameleon"
 MIXED = "mixed"
@@ -153,7 +153,7 @@ def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo
         points = []
         for m in range(variant["players"]):
             entropies = [curve[m][0] for curve in per_game]
-            interval = bootstrap(entropies, _mean, seed=seed)
+            interval = bootstrap_mean(entropies, seed=seed)
             points.append({
                 "m": m,
                 "entropy": {"value": _mean(entropies), "ci": list(interval) if interval else None, "n": n},

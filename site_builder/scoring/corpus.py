@@ -122,6 +122,7 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
     """Validate and re-simulate every replay under `paths` (answering from the cache if given)."""
     cache = Cache(cache_path) if cache_path else None
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
+    pending: list[tuple[str, bytes, str]] = []  # (path, bytes, hash) still to check
     files = files_read = resimulated = 0
     try:
         for path in iter_replay_files(paths):
@@ -141,15 +142,37 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
                 if raw is None:
                     raw = path.read_bytes()
                     files_read += 1
-                resimulated += 1
-                entry = _entry(name, raw, content_hash)
-                if cache:
-                    cache.store(content_hash, entry)
+                pending.append((name, raw, content_hash))
+            else:
+                entries.append((name, content_hash, entry))
+        resimulated = len(pending)
+        for (name, _, content_hash), entry in zip(pending, _check_all(pending)):
+            if cache:
+                cache.store(content_hash, entry)
             entries.append((name, content_hash, entry))
     finally:
         if cache:
             cache.close()
     return _assemble(entries, files, files_read, resimulated)
+
+
+#: Below this many replays to check, processes cost more than they save.
+PARALLEL_FROM = 64
+
+
+def _check_all(pending: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]]:
+    """Check and re-simulate replays, on every core when there are many (order preserved)."""
+    workers = os.cpu_count() or 1
+    if len(pending) < PARALLEL_FROM or workers < 2:
+        return [_entry(*item) for item in pending]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_entry_of, pending, chunksize=32))
+
+
+def _entry_of(item: tuple[str, bytes, str]) -> dict[str, Any]:
+    return _entry(*item)
 
 
 def _entry(path: str, raw: bytes, content_hash: str) -> dict[str, Any]:

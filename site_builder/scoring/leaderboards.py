@@ -9,13 +9,13 @@ from typing import Any
 
 from runner import games as registry
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
-from site_builder.scoring.stats import bootstrap, rate
+from site_builder.scoring.stats import bootstrap_mean, rate
 
 
 def _mean_with_ci(values: Sequence[float], seed: int) -> dict[str, Any] | None:
     if not values:
         return None
-    ci = bootstrap(list(values), fmean, seed=seed)
+    ci = bootstrap_mean(values, seed=seed)
     return {"value": fmean(values), "ci": list(ci) if ci else None, "n": len(values)}
 
 

@@ -21,6 +21,10 @@ from site_builder.scoring.model import AgentInfo, ScoredGame
 #: openskill's defaults, written out so the results say exactly what was used.
 PARAMS = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "tau": 25.0 / 300.0}
 RESAMPLES = 200
+#: Re-rating every resample costs one model update per game: bound the updates per table so a
+#: 10,000-game corpus stays quick (at least 30 resamples; small corpora get all 200).
+UPDATE_BUDGET = 300_000
+MIN_RESAMPLES = 30
 LEVEL = 0.95
 
 Ranking = list[tuple[str, float]]  # (agent key, score), sorted by agent key
@@ -84,7 +88,7 @@ def rank_upper_bounds(intervals: Mapping[str, Sequence[float] | None]) -> dict[s
 
 
 def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                game: str | None = None, resamples: int = RESAMPLES) -> dict[str, Any]:
+                game: str | None = None, resamples: int | None = None) -> dict[str, Any]:
     """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when None."""
     if game is not None:
         return board(games, agents, seed=seed, game=game, resamples=resamples)
@@ -95,8 +99,11 @@ def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *,
 
 
 def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-          game: str | None = None, resamples: int = RESAMPLES) -> dict[str, Any]:
-    """One rating table: rows sorted by conservative ordinal (mu - 3 sigma), best first."""
+          game: str | None = None, resamples: int | None = None) -> dict[str, Any]:
+    """One rating table: rows sorted by conservative ordinal (mu - 3 sigma), best first.
+
+    `resamples` defaults to RESAMPLES, fewer when that would exceed UPDATE_BUDGET updates.
+    """
     chosen = sorted((g for g in games if game is None or g.game == game), key=lambda g: g.game_id)
     rankings: list[Ranking] = []
     invalid = single = 0
@@ -109,6 +116,8 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
                 invalid += 1
             continue
         rankings.append(ranking)
+    if resamples is None:
+        resamples = max(MIN_RESAMPLES, min(RESAMPLES, UPDATE_BUDGET // max(len(rankings), 1)))
     point = rate(rankings)
     samples: dict[str, list[float]] = {a: [] for a in point}
     if rankings:

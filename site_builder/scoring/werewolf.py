@@ -61,9 +61,9 @@ def composite(items: Iterable[tuple[str, float, float]], *, seed: int) -> Compos
     raws = [r for _, r, _ in ordered]
     scaleds = [min(1.0, max(0.0, s)) for _, _, s in ordered]
     out: Composite = {"raw": _mean(raws), "scaled": _mean(scaleds),
-                      "ci": _interval(stats.bootstrap(scaleds, _mean, seed=seed)), "n": len(ordered)}
+                      "ci": _interval(stats.bootstrap_mean(scaleds, seed=seed)), "n": len(ordered)}
     if raws != scaleds:
-        out["raw_ci"] = _interval(stats.bootstrap(raws, _mean, seed=seed))
+        out["raw_ci"] = _interval(stats.bootstrap_mean(raws, seed=seed))
     return out
 
 
