@@ -12,9 +12,15 @@ def agent_key(description: Mapping[str, Any]) -> str:
     """The identity of an agent on the leaderboard: its full description except the display name.
 
     Two seats are the same agent iff they have the same strategy/model, parameters and design.
+    Design parameters drawn at random per game (listed in `design_params.drawn`, e.g. Big Five
+    trait levels) are the same design playing, so they are left out of the identity.
     """
-    return json.dumps({k: v for k, v in description.items() if k != "name"}, sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":"))
+    identity = {k: v for k, v in description.items() if k != "name"}
+    params = identity.get("design_params")
+    if isinstance(params, Mapping) and isinstance(params.get("drawn"), list):
+        drawn = {str(k) for k in params["drawn"]}
+        identity["design_params"] = {k: v for k, v in params.items() if k != "drawn" and k not in drawn}
+    return json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

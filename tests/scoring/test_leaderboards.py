@@ -69,3 +69,12 @@ def test_usage_sums_llm_evidence_and_ignores_scripted_agents():
     entry = spent[agent_key(model)]
     assert (entry["calls"], entry["input_tokens"], entry["output_tokens"]) == (2, 200, 10)
     assert entry["tokens_per_game"] == 210 and entry["mean_latency_ms"] == 200.0
+
+
+def test_traits_drawn_per_game_are_not_part_of_an_agents_identity():
+    base = {"name": "x", "kind": "llm", "provider": "openai", "model": "m", "design": "b5p"}
+    one = {**base, "design_params": {"openness": 6, "agreeableness": 2, "drawn": ["openness"]}}
+    two = {**base, "design_params": {"openness": 1, "agreeableness": 2, "drawn": ["openness"]}}
+    fixed = {**base, "design_params": {"openness": 6, "agreeableness": 3, "drawn": ["openness"]}}
+    assert agent_key(one) == agent_key(two)
+    assert agent_key(one) != agent_key(fixed)
