@@ -1,0 +1,685 @@
+"""Checking a pull request that submits replays: what it adds and how the leaderboard would change.
+
+Only git objects are read (`git diff-tree`, `git ls-tree`, `git cat-file`): nothing from the
+pull request is checked out, imported or executed. The installed (base branch) code decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from runner.agents.builtin import strategies
+from runner.replay.format import Problem, Record
+from runner.replay.validate import check_bytes
+from site_builder.scoring import ratings
+from site_builder.scoring.corpus import load
+from site_builder.scoring.model import agent_key
+
+# -- limits and layout ------------------------------------------------------------------------
+
+#: Largest replay file a submission may add. The built-in games are under 10 KiB; a Werewolf
+#: game with every prompt and reply of eight language models stays well under 1 MiB.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Most bytes one pull request may add: the corpus lives in git forever, so growth is reviewed.
+MAX_SUBMISSION_BYTES = 100 * 1024 * 1024
+#: Most files one pull request may add or change.
+MAX_SUBMISSION_FILES = 10_000
+REPLAYS = "replays/"
+_SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}"
+#: replays/<tournament>/<game_id>.jsonl: both parts are slugs, as in the replay header.
+REPLAY_PATH = re.compile(rf"replays/(?P<tournament>{_SLUG})/(?P<game_id>{_SLUG})\.jsonl\Z")
+LAYOUT = "replays/<tournament>/<game_id>.jsonl"
+_FILE_MODES = ("100644", "100755")
+_SYMLINK, _SUBMODULE = "120000", "160000"
+
+#: Shapes of credentials that must never be published (the matched text is never echoed). A
+#: pattern with a group counts only when the group looks random, so that prose such as
+#: "sk-learn-compatible-estimators" or "bearer of bad news" is not mistaken for a key.
+SECRET_PATTERNS = {
+    "an OpenAI or Anthropic API key (sk-...)": re.compile(rb"\bsk-([A-Za-z0-9_-]{20,})"),
+    "a bearer token": re.compile(rb"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{20,})"),
+    "an AWS access key": re.compile(rb"\bAKIA[0-9A-Z]{16}\b"),
+    "a GitHub token": re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    "a Hugging Face token": re.compile(rb"\bhf_[A-Za-z0-9]{30,}"),
+    "a Google API key": re.compile(rb"\bAIza[0-9A-Za-z_-]{35}"),
+    "a password in a URL": re.compile(rb"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"']+:[^/\s@\"']+@"),
+}
+
+
+def _looks_random(token: bytes) -> bool:
+    """Digits, capitals and small letters together: a generated token, not a hyphenated phrase."""
+    return any(c in b"0123456789" for c in token) and token.lower() != token != token.upper()
+
+
+def _is_secret(pattern: re.Pattern[bytes], line: bytes) -> bool:
+    return any(not pattern.groups or _looks_random(m.group(1)) for m in pattern.finditer(line))
+
+
+class GitError(Exception):
+    """A git command failed; the message says what could not be read and why."""
+
+
+# -- reading git objects ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Change:
+    """One path changed between two commits (no rename detection: a rename is a delete and an add)."""
+
+    status: str  # A added, M modified, D deleted, T type changed
+    path: str
+    mode: str  # the new mode ("000000" when deleted)
+    oid: str  # the new object id (zeros when deleted)
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    """One file of a commit's tree."""
+
+    path: str
+    mode: str
+    oid: str
+    size: int
+
+
+class Repo:
+    """Read-only access to the objects of a git repository, through git's plumbing commands."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+    def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
+        try:
+            done = subprocess.run(["git", "-C", str(self.path), *args], input=stdin, capture_output=True,
+                                  env=self._env, check=False)
+        except FileNotFoundError:
+            raise GitError("git is not installed (or not on PATH)") from None
+        if done.returncode != 0:
+            reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed in {self.path}: {reason[-1] if reason else 'no message'}")
+        return done.stdout
+
+    def commit(self, revision: str) -> str:
+        """The commit id that `revision` names (a branch, tag, sha, origin/main, HEAD~1, ...)."""
+        if not revision or revision.startswith("-"):
+            raise GitError(f"{revision!r} is not a revision")
+        try:
+            return self._git("rev-parse", "--verify", "--quiet", "--end-of-options",
+                             f"{revision}^{{commit}}").decode().strip()
+        except GitError:
+            raise GitError(f"{revision!r} is not a commit of the repository {self.path} "
+                           "(fetch it first, e.g. `git fetch origin main`)") from None
+
+    def merge_base(self, base: str, head: str) -> str:
+        """The commit the pull request branched from."""
+        try:
+            return self._git("merge-base", base, head).decode().strip()
+        except GitError:
+            raise GitError(f"{base[:12]} and {head[:12]} have no common history here: fetch the "
+                           "full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI)") from None
+
+    def changes(self, old: str, new: str) -> list[Change]:
+        """Every file that differs between two commits."""
+        out = self._git("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new)
+        fields = out.split(b"\0")
+        changes = []
+        for meta, raw_path in zip(fields[0::2], fields[1::2]):
+            if not meta.startswith(b":"):
+                continue
+            _, mode, _, oid, status = meta[1:].decode().split(" ")
+            changes.append(Change(status[:1], raw_path.decode("utf-8", "backslashreplace"), mode, oid))
+        return changes
+
+    def tree(self, commit: str, folder: str) -> list[TreeFile]:
+        """Every file under `folder` (e.g. "replays/") in a commit."""
+        out = self._git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", folder)
+        files = []
+        for entry in filter(None, out.split(b"\0")):
+            meta, _, raw_path = entry.partition(b"\t")
+            mode, kind, oid, size = meta.decode().split()
+            if kind == "blob":
+                files.append(TreeFile(raw_path.decode("utf-8", "backslashreplace"), mode, oid, int(size)))
+        return files
+
+    def sizes(self, oids: Sequence[str]) -> dict[str, int]:
+        """The size in bytes of each blob."""
+        if not oids:
+            return {}
+        out = self._git("cat-file", "--batch-check", stdin="".join(f"{oid}\n" for oid in oids).encode())
+        sizes = {}
+        for line in out.decode().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                sizes[parts[0]] = int(parts[2])
+        return sizes
+
+    def blobs(self, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """The content of each blob, in order, streamed from one `git cat-file --batch`."""
+        if not oids:
+            return
+        try:
+            proc = subprocess.Popen(["git", "-C", str(self.path), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self._env)
+        except FileNotFoundError:
+            raise GitError("git is not installed (or not on PATH)") from None
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
+
+        def feed() -> None:  # a thread, so that a full output pipe can never block our input
+            try:
+                for oid in oids:
+                    stdin.write(f"{oid}\n".encode())
+            except (BrokenPipeError, ValueError):
+                pass
+            finally:
+                try:
+                    stdin.close()
+                except BrokenPipeError:
+                    pass
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        try:
+            for oid in oids:
+                header = stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    raise GitError(f"cannot read object {oid} from {self.path}")
+                data = stdout.read(int(header[2]))
+                stdout.read(1)  # the newline after each object
+                yield oid, data
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            stdout.close()
+            writer.join()
+            proc.wait()
+
+
+# -- what the base branch already holds -------------------------------------------------------
+
+def _header_of(raw: bytes) -> dict[str, Any] | None:
+    """The header object of a replay's first line, if it parses (base files are read leniently)."""
+    first = raw.split(b"\n", 1)[0]
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) and value.get("type") == "header" else None
+
+
+def _has_model_calls(records: Iterable[Mapping[str, Any]]) -> bool:
+    return any(isinstance(r.get("evidence"), dict) and r["evidence"].get("calls") for r in records)
+
+
+def play_fingerprint(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str | None:
+    """A hash of what was played (rules, deal, moves, probes, prompts and replies), ignoring every label.
+
+    Only for games with language-model evidence: two such games with the same fingerprint are one
+    game under two names (agent, model, tournament, ids, timings, reported model ids are left out).
+    Scripted games can legitimately repeat move for move, so they get None.
+    """
+    plays = [r for r in records if r.get("type") in ("event", "probe")]
+    if not _has_model_calls(plays):
+        return None
+    canonical = json.dumps({"game": header.get("game"), "variant": header.get("variant"),
+                            "setup": header.get("setup"), "plays": [_substance(r) for r in plays]},
+                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _substance(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A move or probe with its model calls reduced to what was asked and answered."""
+    out = {k: v for k, v in record.items() if k != "evidence"}
+    evidence = record.get("evidence")
+    calls = evidence.get("calls") if isinstance(evidence, dict) else None
+    if isinstance(calls, list):
+        out["calls"] = [[c.get("messages"), c.get("reply")] if isinstance(c, dict) else c for c in calls]
+    return out
+
+
+def _records_leniently(raw: bytes) -> list[dict[str, Any]]:
+    records = []
+    for line in raw.split(b"\n"):
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    return records
+
+
+@dataclass
+class BaseIndex:
+    """What the corpus at the base revision holds, for the duplicate checks and the summary."""
+
+    by_hash: dict[str, str] = field(default_factory=dict)  # sha256 of the bytes -> path
+    by_game_id: dict[str, str] = field(default_factory=dict)
+    by_play: dict[str, str] = field(default_factory=dict)  # play fingerprint -> path
+    paths: set[str] = field(default_factory=set)
+    agent_games: Counter[str] = field(default_factory=Counter)  # agent key -> games
+    agent_names: dict[str, Counter[str]] = field(default_factory=dict)  # agent key -> display names used
+
+    def label(self, key: str) -> str | None:
+        """The agent's name on the leaderboard: its most used display name (ties: alphabetical)."""
+        names = self.agent_names.get(key)
+        return _most_used(names) if names else None
+
+
+def _most_used(names: Counter[str]) -> str:
+    return min(names, key=lambda name: (-names[name], name))
+
+
+def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseIndex:
+    """Index every replay of the base revision (and copy them to `copy_to` for scoring)."""
+    index = BaseIndex()
+    files = [f for f in repo.tree(commit, REPLAYS) if f.mode in _FILE_MODES]
+    index.paths = {f.path for f in files}
+    by_oid = {f.oid: f for f in files if f.path.endswith(".jsonl")}  # identical files share one blob
+    for oid, raw in repo.blobs(list(by_oid)):
+        path = by_oid[oid].path
+        index.by_hash.setdefault(hashlib.sha256(raw).hexdigest(), path)
+        header = _header_of(raw)
+        game_id = header.get("game_id") if header else None
+        index.by_game_id.setdefault(game_id if isinstance(game_id, str) else Path(path).stem, path)
+        if header:
+            seats = [p.get("agent") for p in header.get("players") or [] if isinstance(p, dict)]
+            agents = [a for a in seats if isinstance(a, dict)]
+            for agent in agents:
+                index.agent_names.setdefault(agent_key(agent), Counter())[str(agent.get("name", ""))] += 1
+            index.agent_games.update({agent_key(a) for a in agents})
+            if b'"evidence"' in raw:
+                fingerprint = play_fingerprint(header, _records_leniently(raw))
+                if fingerprint:
+                    index.by_play.setdefault(fingerprint, path)
+        if copy_to is not None:
+            _copy_replay(copy_to, path, raw, oid)
+    return index
+
+
+def _copy_replay(folder: Path, path: str, raw: bytes, oid: str = "") -> None:
+    """Write a replay below `folder` under its repository path (or its object id if the path is odd)."""
+    safe = path if REPLAY_PATH.match(path) else f"replays/other/{oid}.jsonl"
+    target = folder / safe
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(raw)
+
+
+# -- checking the submission ------------------------------------------------------------------
+
+@dataclass
+class FileCheck:
+    """One path the pull request touches, and what is wrong with it."""
+
+    path: str
+    status: str
+    size: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    header: dict[str, Any] | None = None
+    raw: bytes | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def refuse(self, message: str, line: int = 0, field_name: str = "") -> None:
+        self.problems.append(Problem(self.path, line, message, field_name))
+
+
+@dataclass
+class Submission:
+    """The result of checking a pull request: every file it touches, and submission-wide problems."""
+
+    base: str
+    head: str
+    merge_base: str
+    files: list[FileCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    base_index: BaseIndex = field(default_factory=BaseIndex)
+
+    @property
+    def touches_replays(self) -> bool:
+        """Whether this pull request is a submission at all (it changes something under replays/)."""
+        return any(f.path.startswith(REPLAYS) for f in self.files)
+
+    @property
+    def accepted(self) -> list[FileCheck]:
+        return [f for f in self.files if f.ok and f.header is not None]
+
+    @property
+    def refused(self) -> list[FileCheck]:
+        return [f for f in self.files if not f.ok]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.refused
+
+
+def check_submission(repo: Repo, base_revision: str, head_revision: str,
+                     base_copy: Path | None = None) -> Submission:
+    """Check what `head` adds to `base` (relative to their merge base); copy base replays for scoring."""
+    base, head = repo.commit(base_revision), repo.commit(head_revision)
+    fork_point = repo.merge_base(base, head)
+    submission = Submission(base, head, fork_point)
+    changes = repo.changes(fork_point, head)
+    submission.files = [FileCheck(c.path, c.status) for c in changes]
+    if not submission.touches_replays:
+        return submission
+    submission.base_index = index = index_base(repo, base, base_copy)
+    candidates = []
+    for check, change in zip(submission.files, changes):
+        if _path_allowed(check, change, index):
+            candidates.append((check, change))
+    sizes = repo.sizes([change.oid for _, change in candidates])
+    total = 0
+    for check, change in candidates:
+        check.size = sizes.get(change.oid, 0)
+        total += check.size
+        if check.size > MAX_FILE_BYTES:
+            check.refuse(f"the file is {check.size:,} bytes; a submitted replay may have at most "
+                         f"{MAX_FILE_BYTES:,} bytes")
+    if len(changes) > MAX_SUBMISSION_FILES:
+        submission.problems.append(f"the pull request changes {len(changes):,} files; one submission may add "
+                                   f"at most {MAX_SUBMISSION_FILES:,}: split it into several pull requests")
+    if total > MAX_SUBMISSION_BYTES:
+        submission.problems.append(f"the pull request adds {total:,} bytes of replays; one submission may add "
+                                   f"at most {MAX_SUBMISSION_BYTES:,}: split it into several pull requests")
+    if submission.problems:
+        return submission  # nothing is read when the submission is too large
+    readable: dict[str, list[FileCheck]] = {}  # identical files share one blob
+    for check, change in candidates:
+        if check.ok:
+            readable.setdefault(change.oid, []).append(check)
+    seen = _Seen()
+    for oid, raw in repo.blobs(list(readable)):
+        for check in readable[oid]:
+            check.raw = raw
+            _check_content(check, raw, index, seen)
+    return submission
+
+
+def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
+    """Refuse what a submission may not touch; True if the path is a new replay worth reading."""
+    if not check.path.startswith(REPLAYS):
+        check.refuse("outside replays/: a submission only adds replay files (send changes to code, docs or "
+                     "workflows in a separate pull request)")
+        return False
+    if change.status == "D":
+        check.refuse("deletes a replay: the corpus is append-only, because published ratings and links to "
+                     "replays must stay reproducible (ask a maintainer if a replay is wrong)")
+        return False
+    if change.status != "A" or check.path in index.paths:
+        check.refuse("changes a replay that is already in the corpus: replays are append-only, because "
+                     "published ratings and links to replays must stay reproducible; add new games under "
+                     "new names instead")
+        return False
+    if change.mode == _SYMLINK:
+        check.refuse("is a symbolic link: submit the replay file itself")
+        return False
+    if change.mode == _SUBMODULE or change.mode not in _FILE_MODES:
+        check.refuse("is not a regular file: submit replay files only")
+        return False
+    if not REPLAY_PATH.match(check.path):
+        check.refuse(f"does not follow the layout {LAYOUT} (a tournament folder directly under replays/, "
+                     "one file per game named after its game id; letters, digits, '.', '_' and '-' only)")
+        return False
+    return True
+
+
+@dataclass
+class _Seen:
+    """What the files checked so far in this submission hold, to refuse a game counted twice."""
+
+    by_hash: dict[str, str] = field(default_factory=dict)
+    by_game_id: dict[str, str] = field(default_factory=dict)
+    by_play: dict[str, str] = field(default_factory=dict)
+
+
+def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen) -> None:
+    """Validate one new replay strictly, then the rules a submission adds on top of `gamenight validate`."""
+    checked = check_bytes(check.path, raw)
+    check.problems.extend(checked.problems)
+    check.problems.extend(_secret_problems(check.path, raw))
+    content_hash = hashlib.sha256(raw).hexdigest()
+    if content_hash in index.by_hash:
+        check.refuse(f"has the same bytes as {index.by_hash[content_hash]}, already in the corpus: "
+                     "a game counts once")
+    elif content_hash in seen.by_hash:
+        check.refuse(f"has the same bytes as {seen.by_hash[content_hash]} in this submission: a game counts once")
+    seen.by_hash.setdefault(content_hash, check.path)
+    header = checked.header
+    if header is None:
+        return
+    match = REPLAY_PATH.match(check.path)
+    assert match is not None  # _path_allowed only lets layout-conforming paths through
+    game_id, tournament = header.get("game_id"), header.get("tournament")
+    if isinstance(game_id, str):
+        if match["game_id"] != game_id:
+            check.refuse(f"the file must be named {game_id}.jsonl after its game id", 1, "game_id")
+        if game_id in index.by_game_id:
+            check.refuse(f"game id already used by {index.by_game_id[game_id]}", 1, "game_id")
+        elif game_id in seen.by_game_id:
+            check.refuse(f"game id already used by {seen.by_game_id[game_id]} in this submission", 1, "game_id")
+        seen.by_game_id.setdefault(game_id, check.path)
+    if isinstance(tournament, str) and match["tournament"] != tournament:
+        check.refuse(f"a replay of tournament {tournament!r} goes in replays/{tournament}/", 1, "tournament")
+    if not checked.ok:
+        return  # provenance and copies are judged once the file itself is sound
+    fingerprint = play_fingerprint(header, [r.data for r in checked.records])
+    if fingerprint in index.by_play:
+        check.refuse(f"is the same game as {index.by_play[fingerprint]} (same deal, moves and model "
+                     "replies) under other labels: a game counts once")
+    elif fingerprint in seen.by_play:
+        check.refuse(f"is the same game as {seen.by_play[fingerprint]} in this submission (same deal, "
+                     "moves and model replies) under other labels: a game counts once")
+    if fingerprint:
+        seen.by_play.setdefault(fingerprint, check.path)
+    check.problems.extend(provenance_problems(check.path, header, checked.records))
+    if check.ok:
+        check.header = header
+
+
+#: Credential findings reported per file (one is enough to refuse it).
+MAX_SECRET_PROBLEMS = 10
+
+
+def _secret_problems(path: str, raw: bytes) -> list[Problem]:
+    problems: list[Problem] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        what = next((what for what, pattern in SECRET_PATTERNS.items() if _is_secret(pattern, line)), None)
+        if what:
+            problems.append(Problem(path, number, f"this line seems to hold {what}: remove it, and revoke "
+                                    "the credential, which is already public in your fork"))
+            if len(problems) == MAX_SECRET_PROBLEMS:
+                break
+    return problems
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def provenance_problems(path: str, header: Mapping[str, Any], records: Sequence[Record],
+                        today: date | None = None) -> list[Problem]:
+    """Who played and with what: a submission must say it completely for every language model."""
+    problems = []
+    provenance = header.get("provenance") if isinstance(header.get("provenance"), dict) else {}
+    for name in ("runner", "runner_version"):
+        if not _text(provenance.get(name)):
+            problems.append(Problem(path, 1, "the program and version that played the game are required",
+                                    f"provenance.{name}"))
+    problems.extend(_date_problems(path, provenance.get("created"), today or datetime.now(UTC).date()))
+    builtin = strategies()
+    players = header.get("players") if isinstance(header.get("players"), list) else []
+    for i, player in enumerate(players):
+        agent = player.get("agent") if isinstance(player, dict) else None
+        if not isinstance(agent, dict):
+            continue
+        where = f"players[{i}].agent"
+        if agent.get("kind") == "builtin" and agent.get("strategy") not in builtin:
+            problems.append(Problem(path, 1, f"{agent.get('strategy')!r} is not a built-in strategy of gamenight "
+                                    "(see `gamenight agents`); describe a language model as kind \"llm\"",
+                                    f"{where}.strategy"))
+        elif agent.get("kind") == "llm":
+            own = [r.data for r in records if r.data.get("seat") == i and r.data.get("type") in ("event", "probe")]
+            acted = any(r.get("type") == "event" and r.get("kind") == "action" for r in own)
+            problems.extend(_model_problems(path, 1, where, agent, own, answered=acted))
+    for record in records:
+        judge = record.data.get("judge") if record.data.get("type") == "judge" else None
+        if isinstance(judge, dict):
+            problems.extend(_model_problems(path, record.line, "judge", judge, [record.data], answered=True))
+    return problems
+
+
+def _model_problems(path: str, line: int, where: str, agent: Mapping[str, Any],
+                    records: Sequence[Mapping[str, Any]], *, answered: bool) -> list[Problem]:
+    """A model's provider, model and the model id its API reported (consistent with its calls)."""
+    problems = []
+    for name, why in (("provider", "the API provider (openai, anthropic, openai_compatible, ...)"),
+                      ("model", "the model that was asked")):
+        if not _text(agent.get(name)):
+            problems.append(Problem(path, line, f"missing: {why} is required for every language model",
+                                    f"{where}.{name}"))
+    reported = {call.get("model_reported") for r in records
+                for call in ((r.get("evidence") or {}).get("calls") or []) if isinstance(call, dict)}
+    reported = {m for m in reported if isinstance(m, str) and m}
+    claimed = _text(agent.get("model_reported"))
+    if not claimed and (answered or reported):
+        problems.append(Problem(path, line, "missing: the model id the API reported in its replies is required "
+                                "for every language model that played (gamenight run records it)",
+                                f"{where}.model_reported"))
+    elif claimed and reported and claimed not in reported:
+        problems.append(Problem(path, line, f"says {claimed!r} but the recorded calls report "
+                                f"{', '.join(sorted(map(repr, reported)))}", f"{where}.model_reported"))
+    return problems
+
+
+def _date_problems(path: str, created: Any, today: date) -> list[Problem]:
+    if not isinstance(created, str):
+        return []  # the schema reports a missing or mistyped date
+    try:
+        day = date.fromisoformat(created[:10])
+    except ValueError:
+        return [Problem(path, 1, f"{created[:10]!r} is not a calendar date", "provenance.created")]
+    if day > today + timedelta(days=1):
+        return [Problem(path, 1, f"the game cannot have been played on {day.isoformat()}, after today",
+                        "provenance.created")]
+    return []
+
+
+# -- what the submission adds -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """One agent of the submission: who it is and how many games it gains."""
+
+    key: str
+    label: str
+    description: Mapping[str, Any]
+    games_before: int
+    games_added: int
+
+
+def added_games(submission: Submission) -> Counter[str]:
+    """New games per game (accepted files only)."""
+    return Counter(str(f.header["game"]) for f in submission.accepted if f.header)
+
+
+def submitted_agents(submission: Submission) -> list[AgentSummary]:
+    """Every agent of the accepted files, with its games before and added (new agents first)."""
+    games: Counter[str] = Counter()
+    labels: dict[str, Counter[str]] = {}
+    descriptions: dict[str, Mapping[str, Any]] = {}
+    for check in submission.accepted:
+        assert check.header is not None
+        keys = set()
+        for player in check.header["players"]:
+            agent = player["agent"]
+            key = agent_key(agent)
+            keys.add(key)
+            labels.setdefault(key, Counter())[str(agent.get("name", ""))] += 1
+            descriptions.setdefault(key, {k: v for k, v in agent.items() if k != "name"})
+        games.update(keys)
+    base = submission.base_index
+    summaries = [AgentSummary(key, base.label(key) or _most_used(labels[key]), descriptions[key],
+                              base.agent_games.get(key, 0), added)
+                 for key, added in games.items()]
+    return sorted(summaries, key=lambda a: (a.games_before > 0, a.label, a.key))
+
+
+# -- the effect on the leaderboard ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Standing:
+    """An agent's row in one rating table."""
+
+    games: int
+    rating: float  # the conservative estimate mu - 3 sigma the table is sorted by
+    place: int
+    of: int
+
+
+@dataclass(frozen=True)
+class EffectRow:
+    """One agent in one rating table, before and after the submission (None: not in the table)."""
+
+    board: str  # "overall" or a game name
+    key: str
+    label: str
+    before: Standing | None
+    after: Standing | None
+
+
+@dataclass
+class Effect:
+    """How the rating tables change when the accepted files join the base corpus."""
+
+    rows: list[EffectRow]
+    games_before: int
+    games_after: int
+    resimulated: int  # replays re-simulated by the rules engines
+    cached: int  # replays answered by the scorer's cache
+    seconds: float
+
+
+def standings(games: Sequence[Any], agents: Mapping[str, Any], game: str | None) -> dict[str, Standing]:
+    """Each rated agent's games, rating and place in the overall table (game None) or one game's table."""
+    # Point estimates only: the bootstrap intervals do not change places and would cost minutes.
+    board = ratings.board(games, agents, seed=0, game=game, resamples=0)
+    rows = board["agents"]
+    return {row["agent"]: Standing(row["games"], row["ordinal"], place, len(rows))
+            for place, row in enumerate(rows, start=1)}
+
+
+def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
+    """Score the base corpus and base + accepted files with the scorer; the rows that change."""
+    started = time.perf_counter()
+    for check in submission.accepted:
+        assert check.raw is not None
+        _copy_replay(new_dir, check.path, check.raw)
+    before = load([base_dir], cache_path)
+    after = load([base_dir, new_dir], cache_path)
+    submitted = [a.key for a in submitted_agents(submission)]
+    rows: list[EffectRow] = []
+    for board in ["overall", *sorted(added_games(submission))]:
+        game = None if board == "overall" else board
+        old, new = standings(before.games, before.agents, game), standings(after.games, after.agents, game)
+        moved = [k for k in new if k in old and old[k].place != new[k].place and k not in submitted]
+        for key in [k for k in submitted if k in new or k in old] + sorted(moved, key=lambda k: new[k].place):
+            label = after.agents[key].label if key in after.agents else key
+            rows.append(EffectRow(board, key, label, old.get(key), new.get(key)))
+    resimulated = before.resimulated + after.resimulated
+    return Effect(rows, len(before.games), len(after.games), resimulated,
+                  before.files + after.files - resimulated, time.perf_counter() - started)

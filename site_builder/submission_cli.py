@@ -1,0 +1,261 @@
+"""`gamenight submission-check`: the pull-request check of a replay submission, and its Markdown report.
+
+The checks live in site_builder.submission; this module renders them for GitHub's step summary
+(every string that comes from the submission is escaped) and sets the exit status.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from site_builder.submission import (Effect, GitError, Repo, Standing, Submission, added_games,
+                                     check_submission, leaderboard_effect, submitted_agents)
+
+#: The scorer's cache (the same file `gamenight score` uses by default).
+DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
+#: Exit status when the check itself could not run (a missing revision, no git...).
+CANNOT_CHECK = 2
+
+
+@click.command("submission-check")
+@click.argument("base")
+@click.argument("head")
+@click.option("--repo", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="The git repository that holds both revisions.")
+@click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also append the Markdown report to this file (in CI: $GITHUB_STEP_SUMMARY).")
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
+              show_default=True, help="The scorer's cache of re-simulated replays, keyed by content hash.")
+@click.option("--no-cache", is_flag=True, help="Score without a lasting cache (re-simulate everything).")
+def submission_check(base: str, head: str, repo: Path, summary: Path | None, cache: Path, no_cache: bool) -> None:
+    """Check a replay submission: what HEAD adds to BASE (two git revisions).
+
+    Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
+    new replay under replays/<tournament>/<game_id>.jsonl, within the size limits, valid, not
+    a copy of a game already counted, with complete provenance for every language model. Prints a
+    Markdown report: each file's problems as FILE:LINE: FIELD: MESSAGE, what the submission adds,
+    and how the rating tables would change. Exits with status 1 if anything is refused, 2 if the
+    check could not run.
+    """
+    with tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
+        work = Path(tmp)
+        base_dir, new_dir = work / "base", work / "new"
+        base_dir.mkdir()
+        new_dir.mkdir()
+        try:
+            submission = check_submission(Repo(repo), base, head, base_copy=base_dir)
+        except GitError as exc:
+            _cannot_check(str(exc), summary)
+        effect, effect_error = None, None
+        if submission.accepted:
+            try:
+                effect = leaderboard_effect(submission, base_dir, new_dir, work / "scores.sqlite" if no_cache else cache)
+            except Exception as exc:  # noqa: BLE001 - the effect is information; a failure must not hide the verdict
+                effect_error = f"{type(exc).__name__}: {exc}"
+        report = render(submission, effect, effect_error)
+    click.echo(report, nl=False)
+    if summary is not None:
+        _append(summary, report)
+    if not submission.ok:
+        sys.exit(1)
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the summary {path}: {exc.strerror or exc}") from None
+
+
+def _cannot_check(message: str, summary: Path | None) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    if summary is not None:
+        _append(summary, f"## Replay submission check: could not run\n\n{escape_markdown(message)}\n")
+    sys.exit(CANNOT_CHECK)
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+_NO_LINK = "&#8203;"  # a zero-width space: GitHub then sees no mention, issue reference or web address
+_MARKDOWN_SPECIALS = {"\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "|": "\\|",
+                      "~": "\\~", "$": "\\$", "<": "&lt;", ">": "&gt;", "&": "&amp;",
+                      "@": "@" + _NO_LINK, "#": "#" + _NO_LINK}
+# Line breaks and control characters would end a table row or list item; bidirectional controls
+# could display text in another order than it is stored. All become visible escapes.
+_INVISIBLE = ({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)}
+              | {c: f"\\u{c:04x}" for c in (0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                             *range(0x2066, 0x206A))})
+# What would open a heading, list, quote or rule at the start of a list item.
+_BLOCK_START = re.compile(r"^(?:[#+=-]|\d+(?=[.)]))")
+
+
+def escape_markdown(text: Any) -> str:
+    """`text` as literal text in GitHub-flavoured Markdown, safe in a paragraph, list item or table cell.
+
+    Control characters and newlines become visible escapes (\\x0a), Markdown and HTML specials are
+    escaped, and mentions (@name), issue references (#1) and bare web addresses are broken so that
+    GitHub neither links nor notifies.
+    """
+    text = str(text).translate(_INVISIBLE).encode("utf-8", "backslashreplace").decode("utf-8")
+    body = text.lstrip(" ")
+    indent = "&#32;" * (len(text) - len(body))  # leading spaces could start a code block
+    out = "".join(_MARKDOWN_SPECIALS.get(c, c) for c in body)
+    out = _BLOCK_START.sub(lambda m: m[0] + "\\" if m[0][0].isdigit() else "\\" + m[0], out, count=1)
+    out = re.sub(r"(?i)\b(www)\.", r"\1" + _NO_LINK + ".", out).replace("://", ":" + _NO_LINK + "//")
+    return indent + out
+
+
+def _cell(value: Any) -> str:
+    return escape_markdown(value) if value not in (None, "") else "—"
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB"
+
+
+#: Rows of OK files listed before the rest are only counted (the step summary is limited to 1 MiB).
+MAX_OK_ROWS = 200
+MAX_PROBLEM_LINES = 500
+MAX_REPORT_CHARS = 900_000
+
+
+def render(submission: Submission, effect: Effect | None = None, effect_error: str | None = None) -> str:
+    """The Markdown report for $GITHUB_STEP_SUMMARY (every string from the submission escaped)."""
+    lines = _headline(submission)
+    if submission.touches_replays:
+        lines += _files_section(submission)
+        lines += _adds_section(submission)
+        if effect is not None:
+            lines += _effect_section(effect)
+        elif effect_error:
+            lines += ["", "### Effect on the leaderboard", "", f"Could not be computed: {escape_markdown(effect_error)}"]
+    text = "\n".join(lines) + "\n"
+    if len(text) > MAX_REPORT_CHARS:
+        text = text[:MAX_REPORT_CHARS].rsplit("\n", 1)[0] + "\n\n… (report cut: it is too long to show whole)\n"
+    return text
+
+
+def _headline(submission: Submission) -> list[str]:
+    commits = (f"base `{submission.base[:12]}`, head `{submission.head[:12]}` "
+               f"(branched from `{submission.merge_base[:12]}`)")
+    if not submission.touches_replays:
+        return ["## Replay submission check: nothing to check", "",
+                f"This pull request changes no file under `replays/`, so it is not a replay submission ({commits})."]
+    new = [f for f in submission.files if f.status == "A"]
+    size = sum(f.size for f in new)
+    if submission.ok:
+        verdict = f"✅ accepted: {len(submission.accepted)} new replay(s), every check passed"
+    else:
+        bad = len(submission.refused)
+        verdict = (f"❌ refused: {bad} of {len(submission.files)} file(s) with problems"
+                   if bad else "❌ refused")
+    lines = [f"## Replay submission check: {verdict}", "",
+             f"Compared {commits}: {len(submission.files)} changed file(s), {len(new)} added ({_mib(size)})."]
+    for problem in submission.problems:
+        lines += ["", f"> **{escape_markdown(problem)}**"]
+    if not submission.ok:
+        lines += ["", ("Fix the problems below and push again: each reads *file:line: field: message*. "
+                       "`gamenight validate FILE` and `gamenight submission-check origin/main HEAD` show the same "
+                       "locally (see docs/submit.md).")]
+    return lines
+
+
+def _files_section(submission: Submission) -> list[str]:
+    lines = ["", "### Files", "", "| file | result |", "| --- | --- |"]
+    ordered = submission.refused + [f for f in submission.files if f.ok]
+    shown_ok = 0
+    for check in ordered:
+        if check.ok:
+            if submission.problems:
+                result = "not read (the submission is over its limits)"
+            else:
+                result = "✅ OK"
+            shown_ok += 1
+            if shown_ok > MAX_OK_ROWS:
+                continue
+        else:
+            result = f"❌ {len(check.problems)} problem(s)"
+        lines.append(f"| {escape_markdown(check.path)} | {result} |")
+    if shown_ok > MAX_OK_ROWS:
+        lines.append(f"| … and {shown_ok - MAX_OK_ROWS} more file(s) | ✅ OK |")
+    problems = [str(p) for f in submission.refused for p in f.problems]
+    if problems:
+        lines += ["", "### Problems", ""]
+        lines += [f"- {escape_markdown(p)}" for p in problems[:MAX_PROBLEM_LINES]]
+        if len(problems) > MAX_PROBLEM_LINES:
+            lines.append(f"- … and {len(problems) - MAX_PROBLEM_LINES} more problem(s)")
+    return lines
+
+
+def _adds_section(submission: Submission) -> list[str]:
+    games = added_games(submission)
+    if not games:
+        return []
+    agents = submitted_agents(submission)
+    lines = ["", "### What the submission adds", ""]
+    if not submission.ok:
+        lines += ["Counting only the files that passed every check.", ""]
+    lines += ["| game | new games |", "| --- | ---: |"]
+    lines += [f"| {escape_markdown(g)} | {n} |" for g, n in sorted(games.items())]
+    lines.append(f"| **all** | **{sum(games.values())}** |")
+    new = [a for a in agents if a.games_before == 0]
+    more = [a for a in agents if a.games_before > 0]
+    if new:
+        lines += ["", f"**New agents** ({len(new)}):", "",
+                  "| agent | kind | provider | model | model reported | design | games |",
+                  "| --- | --- | --- | --- | --- | --- | ---: |"]
+        for a in new:
+            d = a.description
+            model = d.get("model") if d.get("kind") == "llm" else d.get("strategy")
+            lines.append(f"| {_cell(a.label)} | {_cell(d.get('kind'))} | {_cell(d.get('provider'))} | "
+                         f"{_cell(model)} | {_cell(d.get('model_reported'))} | {_cell(d.get('design'))} | "
+                         f"{a.games_added} |")
+    if more:
+        lines += ["", f"**Agents with more games** ({len(more)}):", "",
+                  "| agent | games before | games after |", "| --- | ---: | ---: |"]
+        lines += [f"| {_cell(a.label)} | {a.games_before} | {a.games_before + a.games_added} |" for a in more]
+    return lines
+
+
+def _standing(s: Standing | None, what: str) -> str:
+    if s is None:
+        return "—"
+    return f"{s.rating:.2f}" if what == "rating" else f"{s.place} of {s.of}"
+
+
+def _change(before: Standing | None, after: Standing | None, what: str) -> str:
+    text = f"{_standing(before, what)} → {_standing(after, what)}"
+    if before is None or after is None:
+        return text
+    if what == "rating":
+        return f"{text} ({after.rating - before.rating:+.2f})"
+    if before.place != after.place:
+        arrow = "▲" if after.place < before.place else "▼"
+        return f"{text} ({arrow}{abs(before.place - after.place)})"
+    return text
+
+
+def _effect_section(effect: Effect) -> list[str]:
+    lines = ["", "### Effect on the leaderboard", "",
+             ("Rating tables of the scorer (OpenSkill Plackett–Luce; rating = μ − 3σ, the order of the table), "
+              "for the base corpus and for base + the files that passed. Agents of the submission first, then "
+              "other agents whose place changes. Bootstrap intervals are computed by the site build."), ""]
+    if not effect.rows:
+        lines.append("No rated game changes: ratings need valid games between at least two different agents.")
+    else:
+        lines += ["| table | agent | rated games | rating | place |", "| --- | --- | ---: | --- | --- |"]
+        for row in effect.rows:
+            games = f"{row.before.games if row.before else 0} → {row.after.games if row.after else 0}"
+            lines.append(f"| {escape_markdown(row.board)} | {_cell(row.label)} | {games} | "
+                         f"{_change(row.before, row.after, 'rating')} | {_change(row.before, row.after, 'place')} |")
+    lines += ["", (f"_Scored the base corpus ({effect.games_before} games) and base + submission "
+                   f"({effect.games_after} games) in {effect.seconds:.1f} s: {effect.resimulated} replay(s) "
+                   f"re-simulated, {effect.cached} answered by the scorer's cache._")]
+    return lines
