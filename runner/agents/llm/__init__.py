@@ -1,0 +1,44 @@
+"""Language-model agents: prompts per game and role, strict answer parsing, the papers' designs.
+
+`make_llm_agent` builds the agent of one seat from a tournament's agent table (minus secrets)
+and a `ChatModel` from `runner.llm`. Its description follows the replay schema's `llmAgent`
+and records the design, its parameters and the prompt version; never a key.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from runner import games
+from runner.agents.llm.agent import LLMAgent
+from runner.agents.llm.designs import DESIGNS, check_design, make_design
+from runner.agents.llm.render import prompts_digest
+from runner.llm.types import ChatModel
+
+#: Recorded in every description: the prompt generation and a digest of the text that makes the
+#: prompts, so that games played with different prompts are never taken for the same agent.
+PROMPT_VERSION = f"1.{prompts_digest()}"
+#: Settings of the agent table copied into the description when given.
+_SETTINGS = ("base_url", "temperature", "max_tokens", "seed")
+
+
+def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat: int,
+                   rng: random.Random, name: str) -> LLMAgent:
+    """The agent of seat `seat` in `game`; ValueError naming the field if the spec cannot work."""
+    if game not in games.available():
+        raise ValueError(f"game: unknown game {game!r}; known games: {', '.join(games.available())}")
+    for key in ("provider", "model"):
+        if not isinstance(spec.get(key), str) or not spec[key]:
+            raise ValueError(f"{key}: a language-model agent needs a non-empty {key!r}")
+    design_name = spec.get("design") or "vanilla"
+    params = spec.get("design_params") or {}
+    design = make_design(design_name, params, rng)
+    description: dict[str, Any] = {"name": name, "kind": "llm", "provider": spec["provider"], "model": spec["model"]}
+    description.update({key: spec[key] for key in _SETTINGS if spec.get(key) is not None})
+    description.update(design=design.name, design_params=design.params, prompt_version=PROMPT_VERSION)
+    return LLMAgent(model, description, design, game=game, seat=seat)
+
+
+__all__ = ["DESIGNS", "PROMPT_VERSION", "LLMAgent", "check_design", "make_llm_agent"]

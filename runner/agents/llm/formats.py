@@ -1,0 +1,79 @@
+"""The answer line the model is asked for, per decision field: one wording for prompts and errors.
+
+The same text is shown in the prompt ("end your reply with ...") and repeated in every parse
+error, so that a model that got the form wrong is told again exactly what is expected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: What a player is called in an answer: its name as the prompt writes it.
+PLAYER = "<player name>"
+
+
+def quoted(words: Sequence[str]) -> str:
+    """Options as a readable list of JSON strings: "a", "b" or "c"."""
+    items = [json.dumps(w, ensure_ascii=False) for w in words]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def action_format(legal: Mapping[str, Any]) -> str:
+    """The `ANSWER: {...}` line for the decision `legal` describes."""
+    field = legal.get("field")
+    if field == "clue":
+        mode = legal.get("mode")
+        if mode == "subset":
+            return 'ANSWER: {"clue": ["<card word>", "<card word>"]}  (any number of card words, or {"clue": null})'
+        if mode == "sentence":
+            return 'ANSWER: {"clue": "<your clue, one line>"}'
+        return 'ANSWER: {"clue": "<your one-word clue>"}'
+    if field == "vote":
+        return f'ANSWER: {{"vote": "{PLAYER}"}}'
+    if field == "guess":
+        return 'ANSWER: {"guess": "<a word of the card>"}'
+    if field == "split":
+        order = legal.get("order") or ["A", "B", "C"]
+        shares = ", ".join(f"<share of {name}>" for name in order)
+        return f'ANSWER: {{"split": [{shares}]}}  (numbers, summing to 100)'
+    if field == "proposal":
+        return 'ANSWER: {"proposal": "<airline name>"}'
+    if field == "choice":
+        return f'ANSWER: {{"choice": "<{" or ".join(legal.get("options", []))}>"}}'
+    if field == "contribution":
+        return (f'ANSWER: {{"contribution": <whole number from {legal.get("min", 0)} '
+                f'to {legal.get("max")}>}}')
+    if field == "text":
+        return 'ANSWER: {"text": "<your statement>"}'
+    if field == "look":
+        return f'ANSWER: {{"look": ["{PLAYER}", "{PLAYER}"]}}'
+    raise ValueError(f"no answer format for decision field {field!r}")
+
+
+def probe_format(kind: str, roles: Sequence[str] = ()) -> str:
+    """The `ANSWER: {...}` line of a belief probe."""
+    if kind in ("suspect", "suspect_of"):
+        return f'ANSWER: {{"seat": "{PLAYER}"}}'
+    if kind == "self_role":
+        return f'ANSWER: {{"role": "<{" or ".join(roles)}>"}}'
+    raise ValueError(f"unknown probe kind {kind!r}")
+
+
+def strategy_format() -> str:
+    """The `ANSWER: {...}` line of the Strategy Decision call."""
+    return 'ANSWER: {"strategy": "<strategy name>"}'
+
+
+def favor_format(others: Sequence[str]) -> str:
+    """The `ANSWER: {...}` line of the Favor Dynamics call: a rating per other player."""
+    shown = others[:2]
+    pairs = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: <1 to 10>" for name in shown)
+    more = ", ..." if len(others) > len(shown) else ""
+    return f"ANSWER: {{{pairs}{more}}}"
+
+
+__all__ = ["PLAYER", "action_format", "favor_format", "probe_format", "quoted", "strategy_format"]

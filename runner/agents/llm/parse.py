@@ -1,0 +1,263 @@
+"""Strict reading of a model's reply: one `ANSWER: {json}` line, last, with the right fields.
+
+The rules of the form (each broken rule is a `ParseError` whose message tells the model what to
+fix; the agent hands it back to the runner, which asks again):
+
+- A reply cut off by the length limit (finish reason "length") is refused whatever it holds.
+- Exactly one line starts with `ANSWER:` (any case, after optional spaces), and it is the last
+  line of the reply; trailing blank lines and spaces are allowed, nothing else after it (not a
+  closing code fence either). Markdown around the marker (`**ANSWER:**`) is refused.
+- After the marker comes one strict JSON object and nothing else: no duplicate keys, no NaN.
+- The object has exactly the fields asked for, of the right JSON types.
+- Players are named by their name as the prompt writes it, or as "Player N" (N counted from 1
+  in seat order), ignoring case and runs of spaces. A bare number is refused as ambiguous
+  (seat 2 or Player 2?); so is a text that names two different seats.
+- Enumerated values (a Prisoner's Dilemma choice, a card word, a role, a strategy) are matched
+  ignoring case and outer spaces and returned in their canonical spelling; if that finds
+  nothing, spaces, hyphens and underscores are treated as the same character (so
+  "non-chameleon" reads as `non_chameleon`) when that matches exactly one option.
+
+Nothing is ever read from the prose before the ANSWER line, so a legal-looking word in the
+reasoning is never taken as the move. Whether the move is legal is for the rules engine to say.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from runner.agents.llm.formats import quoted
+from runner.replay.format import kind_of, show
+
+#: A line that tries to give the answer (markdown around the word included, to refuse it clearly).
+_MARKER = re.compile(r"^[\s*_`>#~-]*answer[\s*_`]*:", re.IGNORECASE)
+#: The one accepted form of that line.
+_PLAIN_MARKER = re.compile(r"^\s*answer:", re.IGNORECASE)
+_PLAYER_N = re.compile(r"player\s*#?\s*(\d{1,4})")
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+class ParseError(ValueError):
+    """A reply whose answer cannot be read; the message is written for the model."""
+
+
+def answer_object(reply: str | None, finish_reason: str | None, expected: str) -> dict[str, Any]:
+    """The JSON object of the reply's single, final ANSWER line; ParseError otherwise."""
+    ending = f"End your reply with exactly one line of the form {expected}"
+    if finish_reason == "length":
+        raise ParseError("Your reply was cut off by the length limit before it was finished. "
+                         f"Keep your reasoning shorter. {ending}")
+    if reply is None or not reply.strip():
+        raise ParseError(f"Your reply was empty. {ending}")
+    lines = reply.rstrip().splitlines()
+    marked = [i for i, line in enumerate(lines) if _MARKER.match(line)]
+    if not marked:
+        raise ParseError(f"Your reply has no ANSWER line, so no move could be read from it. {ending}")
+    if len(marked) > 1:
+        raise ParseError(f"Your reply has {len(marked)} lines starting with ANSWER:, so it is unclear "
+                         f"which one is your move. Give exactly one. {ending}")
+    if marked[0] != len(lines) - 1:
+        if _spread_json("\n".join(lines[marked[0]:])):
+            raise ParseError("Write the whole JSON object on the ANSWER line itself, on one line, as "
+                             "the last line of your reply (write a line break inside a string as \\n). "
+                             f"{ending}")
+        raise ParseError("The ANSWER line must be the very last line of your reply; nothing may "
+                         f"follow it (not even a closing code fence). {ending}")
+    line = lines[-1]
+    if not _PLAIN_MARKER.match(line):
+        raise ParseError("Write the ANSWER line as plain text: it must start with ANSWER: (no "
+                         f"markdown, quotes or space before the colon). {ending}")
+    payload = line.split(":", 1)[1].strip()
+    if not payload:
+        raise ParseError(f"Nothing follows ANSWER:. {ending}")
+    value = _strict_json(payload, expected)
+    if not isinstance(value, dict):
+        raise ParseError(f"After ANSWER: there must be a JSON object in braces, got {kind_of(value)}. "
+                         f"{ending}")
+    return value
+
+
+def _spread_json(tail: str) -> bool:
+    """Whether an ANSWER line and the lines after it hold one JSON object spread over lines."""
+    try:
+        return isinstance(json.loads(tail.split(":", 1)[1], strict=False), dict)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+
+
+def _strict_json(text: str, expected: str) -> Any:
+    """`text` as one strict JSON value, or a ParseError that says what is wrong with it."""
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ParseError(f"The JSON object repeats the field(s) {quoted(repeated)}. "
+                             f"Answer again with {expected}")
+        return dict(pairs)
+
+    def no_constant(name: str) -> Any:
+        raise ParseError(f"{name} is not a JSON number. Answer again with {expected}")
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            raise ParseError("After ANSWER: write one JSON object and nothing else: no words, "
+                             f"quotes or backticks after it. Answer again with {expected}") from None
+        raise ParseError(f"The text after ANSWER: is not valid JSON ({exc.msg} at character "
+                         f"{exc.pos + 1}). Use double quotes around strings, write line breaks inside a string "
+                         f"as \\n, and put no words, quotes or backticks around the object. "
+                         f"Answer again with {expected}") from None
+    except RecursionError:
+        raise ParseError(f"The JSON after ANSWER: is nested too deeply. Answer again with {expected}") from None
+
+
+def exact_fields(obj: Mapping[str, Any], fields: Sequence[str], expected: str) -> None:
+    """ParseError unless `obj` has exactly `fields`."""
+    missing = [f for f in fields if f not in obj]
+    extra = [k for k in obj if k not in fields]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"it lacks {quoted(missing)}")
+        if extra:
+            parts.append(f"it has the unexpected field(s) {quoted(extra)}")
+        raise ParseError(f"The answer object must have exactly the field(s) {quoted(list(fields))}, but "
+                         f"{' and '.join(parts)}. Answer again with {expected}")
+
+
+def seat_of(value: Any, names: Sequence[str], field: str, expected: str) -> int:
+    """The seat a player reference names: its name or "Player N", ignoring case and spacing."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ParseError(f'"{field}" must be a player\'s name in quotes, e.g. {json.dumps(names[0])}; '
+                         f"a bare number such as {show(value)} is ambiguous. Answer again with {expected}")
+    if not isinstance(value, str):
+        raise ParseError(f'"{field}" must be a player\'s name as a string, got {kind_of(value)}. '
+                         f"Answer again with {expected}")
+    text = " ".join(value.split()).casefold()
+    hits = {s for s, name in enumerate(names) if " ".join(name.split()).casefold() == text}
+    numbered = _PLAYER_N.fullmatch(text)
+    if numbered and 1 <= int(numbered.group(1)) <= len(names):
+        hits.add(int(numbered.group(1)) - 1)
+    if len(hits) > 1:
+        both = quoted([names[s] for s in sorted(hits)])
+        raise ParseError(f'"{field}": {show(value)} could mean {both}; write the name exactly. '
+                         f"Answer again with {expected}")
+    if not hits:
+        raise ParseError(f'"{field}": {show(value)} is not a player. The players are {quoted(list(names))}. '
+                         f"Answer again with {expected}")
+    return hits.pop()
+
+
+def canonical(value: Any, options: Sequence[str], field: str, expected: str) -> str:
+    """The option `value` spells, ignoring case and outer spaces (then separators); ParseError."""
+    if isinstance(value, str):
+        text = value.strip().casefold()
+        exact = [o for o in options if o.strip().casefold() == text]
+        if len(exact) == 1:
+            return exact[0]
+        loose = [o for o in options if _SEPARATORS.sub("_", o.strip().casefold()) == _SEPARATORS.sub("_", text)]
+        if len(loose) == 1:
+            return loose[0]
+    listed = quoted(list(options)) if len(options) <= 30 else f"one of the {len(options)} listed options"
+    raise ParseError(f'"{field}" must be {listed}; got {show(value)}. Answer again with {expected}')
+
+
+def text_of(value: Any, field: str, expected: str) -> str:
+    """A string field as given (the rules check its content)."""
+    if not isinstance(value, str):
+        raise ParseError(f'"{field}" must be a string in double quotes, got {kind_of(value)}. '
+                         f"Answer again with {expected}")
+    return value
+
+
+def read_action(obj: Mapping[str, Any], legal: Mapping[str, Any], names: Sequence[str],
+                expected: str) -> dict[str, Any]:
+    """The action an answer object states for the decision `legal` describes."""
+    field = legal.get("field")
+    if field is None:
+        raise ValueError(f"the decision names no answer field: {legal!r}")
+    exact_fields(obj, [field], expected)
+    value = obj[field]
+    if field in ("vote", "proposal"):
+        return {field: seat_of(value, names, field, expected)}
+    if field == "look":
+        if not isinstance(value, list) or len(value) != legal.get("count", 2):
+            raise ParseError(f'"look" must be a list of {legal.get("count", 2)} player names, got '
+                             f"{show(value)}. Answer again with {expected}")
+        return {"look": [seat_of(v, names, "look", expected) for v in value]}
+    if field in ("choice", "guess"):
+        return {field: canonical(value, list(legal.get("options", [])), field, expected)}
+    if field == "clue":
+        return {"clue": _clue(value, legal, expected)}
+    if field == "text":
+        return {"text": text_of(value, field, expected)}
+    if field == "split":
+        return {"split": _split(value, len(legal.get("order", [])) or 3, expected)}
+    if field == "contribution":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParseError(f'"contribution" must be a whole number written without quotes or a '
+                             f"decimal point, got {show(value)}. Answer again with {expected}")
+        return {"contribution": value}
+    raise ValueError(f"no reader for decision field {field!r}")
+
+
+def _clue(value: Any, legal: Mapping[str, Any], expected: str) -> Any:
+    if legal.get("mode") != "subset":
+        return text_of(value, "clue", expected)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ParseError(f'"clue" must be a list of card words in quotes, or null; got {kind_of(value)}. '
+                         f"Answer again with {expected}")
+    return [canonical(v, list(legal.get("words", [])), "clue", expected) for v in value]
+
+
+def _split(value: Any, size: int, expected: str) -> list[int | float]:
+    if not isinstance(value, list) or len(value) != size:
+        raise ParseError(f'"split" must be a list of {size} numbers (percentages in seat order), got '
+                         f"{show(value)}. Answer again with {expected}")
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise ParseError(f'every share of "split" must be a plain number (no quotes or % sign), got '
+                             f"{show(item)}. Answer again with {expected}")
+    return list(value)
+
+
+def read_probe(obj: Mapping[str, Any], kind: str, about: int | None, roles: Sequence[str],
+               names: Sequence[str], expected: str) -> dict[str, Any]:
+    """A probe answer in the replay's shape: {"seat"}, {"of", "seat"} or {"role"}."""
+    if kind == "self_role":
+        exact_fields(obj, ["role"], expected)
+        return {"role": canonical(obj["role"], list(roles), "role", expected)}
+    exact_fields(obj, ["seat"], expected)
+    seat = seat_of(obj["seat"], names, "seat", expected)
+    if kind == "suspect_of":
+        if about is None:
+            raise ValueError("a suspect_of probe needs the player it is about")
+        return {"of": about, "seat": seat}
+    return {"seat": seat}
+
+
+def read_strategy(obj: Mapping[str, Any], options: Sequence[str], expected: str) -> str:
+    """The strategy name an answer chooses, in its canonical spelling."""
+    exact_fields(obj, ["strategy"], expected)
+    return canonical(obj["strategy"], list(options), "strategy", expected)
+
+
+def read_ratings(obj: Mapping[str, Any], names: Sequence[str], me: int, expected: str) -> dict[int, int]:
+    """Favor ratings 1..10 by seat; players left out are simply not rated (as in 004)."""
+    ratings: dict[int, int] = {}
+    for key, value in obj.items():
+        seat = seat_of(key, names, "player", expected)
+        if seat == me:
+            raise ParseError(f"Rate only the other players, not yourself. Answer again with {expected}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
+            raise ParseError(f"The rating of {json.dumps(names[seat])} must be a whole number from 1 to 10, "
+                             f"got {show(value)}. Answer again with {expected}")
+        if seat in ratings:
+            raise ParseError(f"{json.dumps(names[seat])} is rated twice. Answer again with {expected}")
+        ratings[seat] = value
+    return ratings

@@ -1,0 +1,21 @@
+"""Language-model providers: OpenAI, Anthropic and OpenAI-compatible servers behind one small interface.
+
+`Connections` is a run's registry of endpoints; `Connections.model(settings)` gives a
+`ChatModel` whose `complete(messages)` returns a `Completion` (the reply, or the final error
+after retries, never raising for provider trouble), within the endpoint's shared limits.
+"""
+
+from runner.llm.connections import Connections
+from runner.llm.redact import redact
+from runner.llm.types import (
+    PROVIDERS,
+    ChatModel,
+    Completion,
+    ConfigError,
+    Message,
+    ModelSettings,
+    ProviderLimits,
+)
+
+__all__ = ["PROVIDERS", "ChatModel", "Completion", "ConfigError", "Connections", "Message",
+           "ModelSettings", "ProviderLimits", "redact"]

@@ -1,0 +1,192 @@
+"""The per-run registry of provider endpoints: one shared, rate-limited client per endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import random
+import time
+from collections.abc import Mapping
+from typing import Self
+
+from runner.llm.anthropic_api import AnthropicChat
+from runner.llm.budget import Clock, Sleep
+from runner.llm.endpoint import Endpoint, Transport
+from runner.llm.model import LimitedChatModel
+from runner.llm.openai_api import OpenAIChat
+from runner.llm.types import PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
+
+#: The key variable read when a tournament names none.
+DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+#: Sent to an OpenAI-compatible server that needs no key (the SDK insists on some value).
+NO_KEY = "no-key-needed"
+
+EndpointKey = tuple[str, str | None, str | None]
+
+
+class Connections:
+    """Every model endpoint of one run, created on first use and shared by all its games.
+
+    `limits` maps an endpoint's `base_url`, or else its provider name, to its ProviderLimits
+    (defaults otherwise). `environ` is where key variables are read (the process environment
+    by default). `jitter`, `clock` and `sleep` make backoff and budgets reproducible in tests.
+    Use one Connections per event loop, and `aclose()` it (or `async with`) at the end.
+    """
+
+    def __init__(self, limits: Mapping[str, ProviderLimits] | None = None,
+                 environ: Mapping[str, str] | None = None, *,
+                 jitter: random.Random | None = None, clock: Clock = time.monotonic,
+                 sleep: Sleep = asyncio.sleep):
+        self._limits = dict(limits or {})
+        for name, item in self._limits.items():
+            check_limits(name, item)
+        self._environ = os.environ if environ is None else environ
+        self._jitter = jitter if jitter is not None else random.Random()
+        self._clock = clock
+        self._sleep = sleep
+        self._secrets: set[str] = set()
+        self._endpoints: dict[EndpointKey, Endpoint] = {}
+        self._models: dict[ModelSettings, LimitedChatModel] = {}
+
+    def model(self, settings: ModelSettings) -> ChatModel:
+        """The ChatModel for these settings; raises ConfigError for settings that cannot work."""
+        if settings in self._models:
+            return self._models[settings]
+        check_settings(settings)
+        variable = key_variable(settings)
+        key = endpoint_key(settings)
+        endpoint = self._endpoints.get(key)
+        if endpoint is None:
+            endpoint = self._open(settings, variable)
+            self._endpoints[key] = endpoint
+        model = LimitedChatModel(settings, endpoint, variable)
+        self._models[settings] = model
+        return model
+
+    def limits_for(self, settings: ModelSettings) -> ProviderLimits:
+        """The limits of the endpoint these settings use: by base_url, else by provider."""
+        url = _normal_url(settings.base_url)
+        for name, limits in self._limits.items():
+            if url is not None and _normal_url(name) == url:
+                return limits
+        return self._limits.get(settings.provider, ProviderLimits())
+
+    def _open(self, settings: ModelSettings, variable: str | None) -> Endpoint:
+        api_key = self._read_key(settings, variable)
+        if api_key != NO_KEY:
+            self._secrets.add(api_key)
+        transport: Transport
+        if settings.provider == "anthropic":
+            transport = AnthropicChat(settings.base_url, api_key)
+        else:
+            transport = OpenAIChat(settings.provider, settings.base_url, api_key)
+        return Endpoint(transport, self.limits_for(settings), secrets=self._secrets,
+                        rng=self._jitter, clock=self._clock, sleep=self._sleep)
+
+    def _read_key(self, settings: ModelSettings, variable: str | None) -> str:
+        if variable is None:
+            return NO_KEY
+        value = self._environ.get(variable)
+        if value is None:
+            raise ConfigError(f"environment variable {variable} is not set: it must hold the API key "
+                              f"for {settings.provider} model {settings.model!r}")
+        if not value.strip():
+            raise ConfigError(f"environment variable {variable} is empty: it must hold the API key "
+                              f"for {settings.provider} model {settings.model!r}")
+        return value.strip()
+
+    async def aclose(self) -> None:
+        """Close every SDK client (their HTTP connection pools)."""
+        endpoints, self._endpoints = list(self._endpoints.values()), {}
+        self._models.clear()
+        for endpoint in endpoints:
+            await endpoint.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def key_variable(settings: ModelSettings) -> str | None:
+    """The environment variable holding this endpoint's key (None: an open OpenAI-compatible server)."""
+    if settings.api_key_env:
+        return settings.api_key_env
+    return DEFAULT_KEY_VARIABLES.get(settings.provider)
+
+
+def endpoint_key(settings: ModelSettings) -> EndpointKey:
+    """Models sharing provider, base_url and key variable share one client and its limits."""
+    return (settings.provider, _normal_url(settings.base_url), key_variable(settings))
+
+
+def check_settings(settings: ModelSettings) -> None:
+    """Refuse settings no provider could serve, naming the field."""
+    where = f"model {settings.model!r}"
+    if settings.provider not in PROVIDERS:
+        raise ConfigError(f"{where}: provider must be one of {', '.join(PROVIDERS)}, "
+                          f"not {settings.provider!r}")
+    if not isinstance(settings.model, str) or not settings.model.strip():
+        raise ConfigError("model: a model name is required")
+    if settings.provider == "openai_compatible" and not settings.base_url:
+        raise ConfigError(f"{where}: base_url is required for provider openai_compatible "
+                          "(e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama)")
+    if settings.base_url is not None and not settings.base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: base_url must start with http:// or https://, "
+                          f"not {settings.base_url!r}")
+    if settings.api_key_env is not None and not settings.api_key_env.strip():
+        raise ConfigError(f"{where}: api_key_env must name an environment variable")
+    if not _positive(settings.timeout_s):
+        raise ConfigError(f"{where}: timeout_s must be a positive number of seconds, "
+                          f"not {settings.timeout_s!r}")
+    if settings.max_tokens is not None and (not isinstance(settings.max_tokens, int)
+                                            or isinstance(settings.max_tokens, bool)
+                                            or settings.max_tokens < 1):
+        raise ConfigError(f"{where}: max_tokens must be a whole number of at least 1, "
+                          f"not {settings.max_tokens!r}")
+    if settings.temperature is not None and not (_number(settings.temperature)
+                                                 and settings.temperature >= 0):
+        raise ConfigError(f"{where}: temperature must be a number of at least 0, "
+                          f"not {settings.temperature!r}")
+    if settings.provider == "anthropic" and settings.temperature is not None:
+        raise ConfigError(f"{where}: temperature cannot be set for provider anthropic: the "
+                          "Anthropic Messages API (version 2026-10-21, used by the anthropic SDK 2.x) "
+                          "rejects sampling parameters; remove temperature from this agent")
+    if settings.seed is not None and (not isinstance(settings.seed, int) or isinstance(settings.seed, bool)):
+        raise ConfigError(f"{where}: seed must be a whole number, not {settings.seed!r}")
+
+
+def check_limits(name: str, limits: ProviderLimits) -> None:
+    """Refuse limits that would stall or break a run, naming the provider entry and field."""
+    where = f"providers.{name}"
+    if (not isinstance(limits.max_concurrency, int) or isinstance(limits.max_concurrency, bool)
+            or limits.max_concurrency < 1):
+        raise ConfigError(f"{where}: max_concurrency must be a whole number of at least 1, "
+                          f"not {limits.max_concurrency!r}")
+    for field in ("requests_per_minute", "tokens_per_minute"):
+        value = getattr(limits, field)
+        if value is not None and not _positive(value):
+            raise ConfigError(f"{where}: {field} must be a positive number, not {value!r}")
+    if (not isinstance(limits.max_retries, int) or isinstance(limits.max_retries, bool)
+            or limits.max_retries < 0):
+        raise ConfigError(f"{where}: max_retries must be a whole number of at least 0, "
+                          f"not {limits.max_retries!r}")
+    for field in ("backoff_base_s", "backoff_max_s"):
+        value = getattr(limits, field)
+        if not (_number(value) and value >= 0):
+            raise ConfigError(f"{where}: {field} must be a number of seconds of at least 0, "
+                              f"not {value!r}")
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _positive(value: object) -> bool:
+    return _number(value) and value > 0  # type: ignore[operator]
+
+
+def _normal_url(url: str | None) -> str | None:
+    return url.rstrip("/") if url else None

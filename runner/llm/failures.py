@@ -1,0 +1,127 @@
+"""What went wrong in one attempt, whether to try again, and how long the server asked us to wait."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+import openai
+
+#: HTTP statuses worth another try: rate limits, request timeouts, conflicts, server trouble.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+_STATUS_WORDS = {
+    400: "bad request", 401: "authentication failed", 403: "permission denied",
+    404: "not found", 408: "request timeout",
+    409: "conflict", 413: "request too large", 422: "unprocessable request",
+    429: "rate limited", 500: "server error", 502: "bad gateway", 503: "service unavailable",
+    504: "gateway timeout", 529: "overloaded",
+}
+
+_TIMEOUTS = (openai.APITimeoutError, anthropic.APITimeoutError)
+_CONNECTION = (openai.APIConnectionError, anthropic.APIConnectionError)
+_STATUS = (openai.APIStatusError, anthropic.APIStatusError)
+_INVALID_BODY = (openai.APIResponseValidationError, anthropic.APIResponseValidationError)
+
+
+class MalformedReply(Exception):
+    """A response that parsed as JSON but is not the shape the API promises."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt: a message for people, and what the retry loop should do."""
+
+    message: str
+    retryable: bool
+    retry_after_s: float | None = None
+
+
+def classify(exc: BaseException, *, timeout_s: float) -> Failure:
+    """Turn an SDK exception into a Failure (the message is not yet scrubbed of secrets)."""
+    if isinstance(exc, _TIMEOUTS):
+        return Failure(f"timed out after {timeout_s:g} s", retryable=True)
+    if isinstance(exc, _CONNECTION):
+        cause = exc.__cause__ or exc.__context__
+        detail = f" ({type(cause).__name__})" if cause is not None else ""
+        return Failure(f"connection error{detail}", retryable=True)
+    if isinstance(exc, _STATUS):
+        status = exc.status_code
+        words = _STATUS_WORDS.get(status, "server error" if status >= 500 else "client error")
+        detail = error_detail(exc.body)
+        message = f"HTTP {status} {words}" + (f": {detail}" if detail else "")
+        if status == 404:
+            message += " (check the model name and base_url)"
+        retryable = status in RETRYABLE_STATUSES or status >= 500
+        return Failure(message, retryable, retry_after(exc.response.headers) if retryable else None)
+    if isinstance(exc, (json.JSONDecodeError, *_INVALID_BODY)):
+        return Failure("the response body is not valid JSON", retryable=True)
+    if isinstance(exc, MalformedReply):
+        return Failure(f"malformed response: {exc}", retryable=True)
+    return Failure(f"unexpected error: {type(exc).__name__}: {exc}", retryable=False)
+
+
+def error_detail(body: Any, limit: int = 300) -> str:
+    """The human part of an API error body, in either provider's shape, or a short raw excerpt."""
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return inner["message"][:limit]
+        if isinstance(body.get("message"), str):
+            return body["message"][:limit]
+        return ""
+    if isinstance(body, str):
+        return " ".join(body.split())[:limit]
+    return ""
+
+
+def retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait: `retry-after-ms`, else `retry-after` (seconds or a date)."""
+    millis = _number(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000.0
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def _number(value: str | None) -> float | None:
+    """A finite, non-negative number from a header value, or None."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+@dataclass
+class Backoff:
+    """Exponential backoff with jitter: retry k waits between half and all of base * 2**k (capped)."""
+
+    base_s: float
+    max_s: float
+    rng: random.Random
+
+    def delay(self, retry: int, server_asked_s: float | None = None) -> float:
+        """The wait before retry number `retry` (0-based); a server's retry-after wins, capped."""
+        if server_asked_s is not None:
+            return min(server_asked_s, self.max_s)
+        ceiling = min(self.max_s, self.base_s * 2.0 ** retry)
+        return ceiling * (0.5 + 0.5 * self.rng.random())

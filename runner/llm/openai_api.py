@@ -1,0 +1,78 @@
+"""Chat completions through the official `openai` SDK (OpenAI itself and OpenAI-compatible servers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+
+from runner.llm.answer import Answer, normalise_finish, token_count
+from runner.llm.failures import MalformedReply
+from runner.llm.types import Message, ModelSettings
+
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+class OpenAIChat:
+    """One SDK client for one endpoint; `send` makes exactly one HTTP attempt."""
+
+    def __init__(self, provider: str, base_url: str | None, api_key: str):
+        self.provider = provider
+        # The URL is always passed, so an OPENAI_BASE_URL in the environment cannot silently
+        # send games somewhere the replay does not say.
+        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url or OPENAI_URL,
+                                         max_retries=0)
+
+    def request(self, settings: ModelSettings, messages: Sequence[Message]) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for these settings."""
+        args: dict[str, Any] = {
+            "model": settings.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "timeout": settings.timeout_s,
+        }
+        if settings.temperature is not None:
+            args["temperature"] = settings.temperature
+        if settings.seed is not None:
+            args["seed"] = settings.seed
+        if settings.max_tokens is not None:
+            # OpenAI's current name for the output cap (reasoning models refuse `max_tokens`);
+            # vLLM, Ollama and llama.cpp servers all understand the older `max_tokens`.
+            key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
+            args[key] = settings.max_tokens
+        return args
+
+    async def send(self, settings: ModelSettings, messages: Sequence[Message]) -> Answer:
+        response = await self.client.chat.completions.create(**self.request(settings, messages))
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise MalformedReply("the reply has no choices")
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise MalformedReply("the reply's choice has no message")
+        text = _text_of(message)
+        usage = getattr(response, "usage", None)
+        return Answer(
+            text=text,
+            finish_reason=normalise_finish(getattr(choice, "finish_reason", None)),
+            model_reported=getattr(response, "model", None) or None,
+            input_tokens=token_count(getattr(usage, "prompt_tokens", None)),
+            output_tokens=token_count(getattr(usage, "completion_tokens", None)),
+        )
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _text_of(message: Any) -> str:
+    """The reply text: the content, a refusal if that is all there is, or joined text parts."""
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return getattr(message, "refusal", None) or ""
+    if isinstance(content, list):  # some compatible servers answer with content parts
+        parts = [p.get("text") if isinstance(p, dict) else getattr(p, "text", None) for p in content]
+        return "".join(p for p in parts if isinstance(p, str))
+    raise MalformedReply(f"the reply's content is {type(content).__name__}, not text")

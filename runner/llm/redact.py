@@ -1,0 +1,28 @@
+"""Scrubbing secrets out of any text that may be shown or recorded (errors above all)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+MASK = "[redacted]"
+
+# Credentials that may hide in an SDK's or a server's error text, whatever the key is.
+_PATTERNS = (
+    # "Authorization: Bearer abc", "x-api-key=abc", "'api_key': 'abc'"...: keep the name, hide the value
+    re.compile(r"(?i)\b(authorization|proxy-authorization|x-api-key|api[-_]?key)"
+               r"(['\"]?\s*[:=]\s*['\"]?)(?:bearer\s+|basic\s+)?[^\s'\",;&}]+"),
+    re.compile(r"(?i)\b(cookie|set-cookie)(['\"]?\s*[:=]\s*['\"]?)[^\r\n'\"}]+"),
+    re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=*-]{4,}"),
+    # key shapes of the big providers (sk-..., sk-ant-..., sk-proj-...), masked or not
+    re.compile(r"\b()()sk-[A-Za-z0-9_*-]{4,}"),
+)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with every given secret and anything shaped like a credential replaced by a mask."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    return text

@@ -1,0 +1,93 @@
+"""In-process fake chat models for the LLM agent's tests: scripted replies, or legal answers read
+from the prompt the way a model would (the answer format line and the "Choose one of:" options)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Sequence
+
+from runner.llm.types import Completion, Message, ModelSettings
+
+SETTINGS = ModelSettings(provider="openai", model="fake-model", temperature=0.0, max_tokens=400, seed=7)
+#: Clue words the legal fake picks from: none of them is a word of the shipped content it avoids.
+FILLERS = ("zephyr", "quixotic", "marmalade", "bramble", "lantern", "velvet", "cobalt", "meadow",
+           "thimble", "saffron", "gondola", "nimbus")
+
+
+def reply(text: str | None, *, finish: str = "stop", model: str = "fake-model-2025", error: str | None = None,
+          tokens: tuple[int, int] = (100, 20)) -> Completion:
+    """A Completion as the provider layer would return it."""
+    if error is not None:
+        return Completion(None, None, None, None, None, latency_ms=5.0, error=error, retries=2)
+    return Completion(text, finish, model, tokens[0], tokens[1], latency_ms=12.5)
+
+
+class FakeModel:
+    """A ChatModel whose replies come from `script(messages, call_index)`; it records every call."""
+
+    def __init__(self, script: Callable[[list[Message], int], Completion | str], settings: ModelSettings = SETTINGS):
+        self.script = script
+        self.settings = settings
+        self.calls: list[list[Message]] = []
+
+    async def complete(self, messages: Sequence[Message]) -> Completion:
+        self.calls.append(list(messages))
+        out = self.script(list(messages), len(self.calls) - 1)
+        return reply(out) if isinstance(out, str) else out
+
+
+def scripted(*outputs: Completion | str) -> FakeModel:
+    """A fake that returns `outputs` in order."""
+    queue = list(outputs)
+    return FakeModel(lambda messages, i: queue[i])
+
+
+def legal_model(rng: random.Random | None = None) -> FakeModel:
+    """A fake that answers every gamenight prompt with a well-formed, legal-looking answer."""
+    draw = rng or random.Random(0)
+    return FakeModel(lambda messages, i: legal_reply(messages, draw))
+
+
+_FORMAT = re.compile(r"^ANSWER: (\{.*\})", re.MULTILINE)
+_CHOOSE = re.compile(r"Choose (one|two) of(?: the card's words)?: (.*)\.\s*$", re.MULTILINE)
+
+
+def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
+    """What a cooperative model would answer to the last question in `messages`."""
+    prompt = next(m.content for m in reversed(messages) if m.role == "user")
+    formats = _FORMAT.findall(prompt)
+    if not formats:
+        return "As I see it, nobody has shown their hand yet; I will keep watching everyone."
+    shape = formats[-1]
+    choose = _CHOOSE.findall(prompt)
+    options = json.loads("[" + choose[-1][1].split(". ")[0] + "]") if choose else []
+    key = shape.split('"')[1]
+    if key in ("vote", "proposal", "seat", "choice", "guess", "role", "strategy"):
+        value: object = rng.choice(options)
+    elif key == "look":
+        value = rng.sample(options, 2)
+    elif key == "clue" and '["' in shape:
+        value = None
+    elif key == "clue":
+        words = set(re.findall(r"\w+", " ".join(m.content for m in messages).casefold()))
+        value = next(w for w in FILLERS if w not in words)
+        if "one line" in shape:
+            value = f"It makes me think of {value}"
+    elif key == "text":
+        value = "I am a simple villager and I will listen carefully before I vote."
+    elif key == "split":
+        value = [34, 33, 33]
+    elif key == "contribution":
+        top = int(re.search(r"to (\d+)>", shape).group(1))
+        value = rng.randint(0, top)
+    else:  # the favor ratings: rate the players the format line names
+        names = re.findall(r'"([^"]+)": <1 to 10>', shape)
+        return "They seem fair so far.\nANSWER: " + json.dumps({n: rng.randint(1, 10) for n in names})
+    return f"Let me think about this briefly.\nANSWER: {json.dumps({key: value})}"
+
+
+def prompts_of(model: FakeModel) -> list[str]:
+    """Every message text the fake was sent."""
+    return [m.content for call in model.calls for m in call]

@@ -1,0 +1,299 @@
+"""The LLM agent's conversations: one call per vanilla decision, the designs' extra calls in
+order, re-asks that carry the refused reply and its reason, provider failures, descriptions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+from llm_fakes import FakeModel, legal_reply, reply, scripted
+
+from runner import games
+from runner.agents.base import ProbeRequest, Request
+from runner.agents.builtin import make
+from runner.agents.llm import PROMPT_VERSION, make_llm_agent
+from runner.agents.llm.persona import _ADJECTIVES
+from runner.play import Seating, play
+from runner.replay.format import encode, schema
+from runner.replay.validate import check_bytes
+
+SPEC = {"provider": "openai", "model": "gpt-test", "temperature": 0.2, "max_tokens": 300, "seed": 11}
+PAYOFFS = {"cooperate": 3, "defect": 1, "one_defect": 5, "two_defect": 2}
+CARD = {"id": "sports-4", "topic": "Sports", "words": ["golf", "tennis", "rugby", "polo"]}
+
+
+def agent(model, design="vanilla", params=None, game="prisoners_dilemma", seat=0, seed=5):
+    spec = {**SPEC, "design": design, **({"design_params": params} if params is not None else {})}
+    return make_llm_agent(spec, model, game=game, seat=seat, rng=random.Random(seed), name="tester")
+
+
+def dilemma(rounds=2):
+    game = games.get("prisoners_dilemma")
+    params = game.params({"rounds": rounds})
+    return game.start(params, {"payoffs": PAYOFFS})
+
+
+def chameleon(clues=0):
+    """A 3-player Chameleon where Player 1 (seat 0) is the chameleon, after `clues` clues."""
+    game = games.get("chameleon")
+    state = game.start(game.params({"players": 3, "words": 4}),
+                       {"card": CARD, "secret": "tennis", "chameleon": 0, "order": [1, 2, 0]})
+    for word in ("racket", "court", "ball")[:clues]:
+        state.act(state.pending().seats[0], {"clue": word})
+    return state
+
+
+def ask(state, seat, errors=()):
+    pending = state.pending()
+    names = tuple(state.game.seat_names(state.params, state.setup))
+    return Request(state.game.name, seat, pending.phase, state.observe(seat), state.legal(seat), tuple(errors),
+                   names=names)
+
+
+def probe_of(state, seat, kind, about=None):
+    names = tuple(state.game.seat_names(state.params, state.setup))
+    return ProbeRequest(state.game.name, seat, kind, state.observe(seat), state.game.roles, about, names=names)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def roles(call):
+    return [m.role for m in call]
+
+
+def test_vanilla_makes_one_call_per_decision_and_records_it_as_evidence():
+    model = scripted("Mutual cooperation pays 3 each.\nANSWER: {\"choice\": \"Cooperate\"}")
+    llm = agent(model)
+    decision = run(llm.act(ask(dilemma(), 0)))
+    assert decision.action == {"choice": "cooperate"} and decision.error is None
+    assert decision.raw.endswith('"Cooperate"}')
+    assert len(model.calls) == 1 and roles(model.calls[0]) == ["system", "user"]
+    [call] = decision.evidence["calls"]
+    assert call["reply"] == decision.raw and call["finish_reason"] == "stop"
+    assert call["input_tokens"] == 100 and call["output_tokens"] == 20 and call["latency_ms"] == 12.5
+    assert call["messages"][1]["content"] == model.calls[0][1].content
+    assert 'ANSWER: {"choice": "<cooperate or defect>"}' in call["messages"][1]["content"]
+    assert llm.description["model_reported"] == "fake-model-2025"
+
+
+def test_an_unreadable_reply_is_reported_and_the_reask_repeats_it_with_the_reason():
+    model = scripted("I will defect, obviously.", "Sorry.\nANSWER: {\"choice\": \"defect\"}")
+    llm = agent(model)
+    state = dilemma()
+    first = run(llm.act(ask(state, 0)))
+    assert first.action is None and first.raw == "I will defect, obviously."
+    assert "no ANSWER line" in first.error and len(first.evidence["calls"]) == 1
+    second = run(llm.act(ask(state, 0, errors=[first.error])))
+    assert second.action == {"choice": "defect"}
+    call = model.calls[1]
+    assert roles(call) == ["system", "user", "assistant", "user"]
+    assert call[:2] == model.calls[0]
+    assert call[2].content == "I will defect, obviously."
+    assert first.error in call[3].content and 'ANSWER: {"choice"' in call[3].content
+
+
+def test_a_move_the_rules_refuse_is_asked_again_with_the_rules_reason_through_the_runner():
+    game = games.get("public_good")
+    params = game.params({"rounds": 1})
+    setup = {"multiplier": 1.5, "endowment": 100}
+    model = scripted("All in, and more!\nANSWER: {\"contribution\": 500}", "Fine.\nANSWER: {\"contribution\": 100}")
+    llm = agent(model, game="public_good")
+    others = [make("public_good/free_rider", {}, random.Random(s), f"b{s}", "public_good") for s in (1, 2)]
+    records = run(play(game, params, setup, Seating([llm, *others], game.seat_names(params, setup), ["player"] * 3),
+                       seed=1, game_id="t-public_good-000000000001", tournament="t", matchup="m",
+                       created="2026-11-21"))
+    assert check_bytes("x.jsonl", encode(records)).ok
+    move = next(r for r in records if r["type"] == "event" and r["seat"] == 0)
+    assert move["data"] == {"contribution": 100}
+    [refused] = move["attempts"]
+    assert refused["action"] == {"contribution": 500} and refused["raw"].startswith("All in")
+    assert "100 points you have left" in refused["error"]
+    assert len(move["evidence"]["calls"]) == 2
+    assert refused["error"] in model.calls[1][3].content
+    assert records[0]["players"][0]["agent"]["model_reported"] == "fake-model-2025"
+
+
+def test_a_provider_failure_is_an_error_and_the_reask_sends_the_same_messages():
+    model = scripted(reply(None, error="HTTP 503 from the provider after 2 retries"),
+                     "ANSWER: {\"choice\": \"cooperate\"}")
+    llm = agent(model)
+    state = dilemma()
+    failed = run(llm.act(ask(state, 0)))
+    assert failed.action is None and failed.raw is None
+    assert failed.error == "the model call failed: HTTP 503 from the provider after 2 retries"
+    assert failed.evidence["calls"][0]["error"].startswith("HTTP 503") and failed.evidence["calls"][0]["reply"] is None
+    assert "model_reported" not in llm.description  # nothing answered yet
+    again = run(llm.act(ask(state, 0, errors=[failed.error])))
+    assert again.action == {"choice": "cooperate"}
+    assert model.calls[1] == model.calls[0]
+
+
+def test_model_reported_comes_from_the_first_successful_reply():
+    model = scripted(reply("ANSWER: {\"choice\": \"defect\"}", model="model-a"),
+                     reply("ANSWER: {\"choice\": \"defect\"}", model="model-b"))
+    llm = agent(model)
+    state = dilemma()
+    run(llm.act(ask(state, 0)))
+    run(llm.act(ask(state, 0)))
+    assert llm.description["model_reported"] == "model-a"
+
+
+def test_pgm_asks_for_a_two_hop_analysis_once_per_point_and_uses_it_for_probes_and_the_decision():
+    analysis = "As Player 1, I think: Player 2 is suspicious, because 'racket' is vague."
+    model = scripted(analysis, "ANSWER: {\"seat\": \"Player 2\"}", "ANSWER: {\"vote\": \"Player 2\"}",
+                     "Now I see more.", "ANSWER: {\"guess\": \"Tennis\"}")
+    llm = agent(model, "pgm", game="chameleon")
+    state = chameleon(clues=3)
+    belief = run(llm.probe(probe_of(state, 0, "suspect")))
+    assert belief.action == {"seat": 1} and len(belief.evidence["calls"]) == 1
+    belief_prompt = model.calls[0][1].content
+    assert "Your own view" in belief_prompt and "Their views" in belief_prompt
+    assert "I think <player> thinks:" in belief_prompt
+    assert analysis in model.calls[1][1].content  # the probe sees the analysis
+    vote = run(llm.act(ask(state, 0)))
+    assert vote.action == {"vote": 1}
+    assert len(model.calls) == 3  # no second analysis at the same point
+    assert [c["reply"] for c in vote.evidence["calls"]] == [analysis, "ANSWER: {\"vote\": \"Player 2\"}"]
+    assert analysis in model.calls[2][1].content and "Use your analysis" in model.calls[2][1].content
+    for seat, target in ((0, 1), (1, 0), (2, 0)):
+        state.act(seat, {"vote": target})
+    guess = run(llm.act(ask(state, 0)))  # a new point of the game: a new analysis first
+    assert guess.action == {"guess": "tennis"}
+    assert len(model.calls) == 5 and guess.evidence["calls"][0]["reply"] == "Now I see more."
+
+
+def test_a_failed_belief_call_ends_the_decision_with_an_error():
+    model = scripted(reply(None, error="timed out after 60 s"))
+    decision = run(agent(model, "pgm").act(ask(dilemma(), 0)))
+    assert decision.action is None and "belief analysis failed: timed out" in decision.error
+    assert len(decision.evidence["calls"]) == 1
+
+
+def test_b5p_puts_a_persona_from_the_trait_levels_in_every_system_prompt():
+    levels = {"openness": 7, "conscientiousness": 4, "extraversion": 1}
+    model = scripted("ANSWER: {\"choice\": \"cooperate\"}")
+    llm = agent(model, "b5p", levels, seed=3)
+    params = llm.description["design_params"]
+    assert {k: params[k] for k in levels} == levels
+    assert params["drawn"] == ["agreeableness", "neuroticism"]
+    assert all(1 <= params[t] <= 7 for t in params["drawn"])
+    run(llm.act(ask(dilemma(), 0)))
+    assert len(model.calls) == 1
+    system = model.calls[0][0].content
+    persona = system.split("Your personality")[1].split("How to answer")[0]
+    assert sum(word in persona for word in _ADJECTIVES["openness"][0]) == 3  # strength 3: three adjectives
+    assert sum(word in persona for word in _ADJECTIVES["extraversion"][1]) == 3
+    assert not any(word in persona for pole in _ADJECTIVES["conscientiousness"] for word in pole)  # neutral
+    again = agent(scripted(), "b5p", levels, seed=3)
+    assert again.description["design_params"] == params and again.design.persona() == llm.design.persona()
+
+
+def test_favor_rates_the_others_after_each_turn_and_tells_the_levels_in_words():
+    model = scripted("ANSWER: {\"choice\": \"cooperate\"}",
+                     "Player 2 kept faith, Player 3 betrayed us.\nANSWER: {\"Player 2\": 10, \"Player 3\": 1}",
+                     "ANSWER: {\"choice\": \"defect\"}", "ANSWER: {\"choice\": \"defect\"}")
+    llm = agent(model, "favor")
+    state = dilemma()
+    run(llm.act(ask(state, 0)))
+    assert len(model.calls) == 1  # nothing has happened yet: no rating call
+    assert "You feel neutral about Player 2." in model.calls[0][1].content
+    for seat, choice in ((0, "cooperate"), (1, "cooperate"), (2, "defect")):
+        state.act(seat, {"choice": choice})
+    decision = run(llm.act(ask(state, 0)))
+    assert len(model.calls) == 3 and len(decision.evidence["calls"]) == 2
+    rating_prompt = model.calls[1][1].content
+    assert "(new) Round 1:" in rating_prompt
+    assert 'ANSWER: {"Player 2": <1 to 10>, "Player 3": <1 to 10>}' in rating_prompt
+    prompt = model.calls[2][1].content
+    assert "You rather like Player 2." in prompt and "You strongly dislike and distrust Player 3." in prompt
+    run(llm.act(ask(state, 0)))  # asked again at the same point: nothing new, no rating call
+    assert len(model.calls) == 4
+    assert llm.description["design_params"] == {"initial": 50.0, "swing": 30.0}
+
+
+def test_an_unreadable_favor_rating_keeps_the_levels():
+    model = scripted("I like them all.", "ANSWER: {\"choice\": \"cooperate\"}")
+    llm = agent(model, "favor", {"initial": 90})
+    state = dilemma()
+    for seat in range(3):
+        state.act(seat, {"choice": "cooperate"})
+    decision = run(llm.act(ask(state, 0)))
+    assert decision.action == {"choice": "cooperate"} and len(decision.evidence["calls"]) == 2
+    assert "You like and trust Player 2 a great deal." in model.calls[1][1].content
+
+
+def test_strategy_picks_a_strategy_before_speaking_or_voting_only():
+    model = scripted("Echoing is safest.\nANSWER: {\"strategy\": \"ECHO\"}", "ANSWER: {\"clue\": \"match\"}",
+                     "ANSWER: {\"seat\": \"Player 2\"}", "gibberish", "ANSWER: {\"vote\": \"Player 3\"}",
+                     "ANSWER: {\"guess\": \"golf\"}")
+    llm = agent(model, "strategy", game="chameleon")
+    state = chameleon(clues=2)
+    clue = run(llm.act(ask(state, 0)))
+    assert clue.action == {"clue": "match"} and len(clue.evidence["calls"]) == 2
+    menu = model.calls[0][1].content
+    assert "- echo:" in menu and "- broad:" in menu and "- commit:" in menu and "- subtle:" not in menu
+    assert "Your strategy for this move: echo:" in model.calls[1][1].content
+    state.act(0, {"clue": "match"})
+    run(llm.probe(probe_of(state, 0, "suspect")))
+    assert len(model.calls) == 3  # probes get no strategy call
+    vote = run(llm.act(ask(state, 0)))
+    assert vote.action == {"vote": 2} and len(vote.evidence["calls"]) == 2
+    assert "Your strategy for this move" not in model.calls[4][1].content  # the choice was unreadable
+    for seat, target in ((0, 2), (1, 0), (2, 0)):
+        state.act(seat, {"vote": target})
+    guess = run(llm.act(ask(state, 0)))
+    assert guess.action == {"guess": "golf"} and len(guess.evidence["calls"]) == 1  # a guess is not a vote
+
+
+def test_an_unreadable_probe_is_not_recorded_but_the_game_goes_on():
+    def script(messages, i):
+        if "A question about what you believe" in messages[-1].content:
+            return "Hard to say."
+        return legal_reply(messages, random.Random(i))
+
+    game = games.get("chameleon")
+    params = game.params({"players": 3, "words": 4})
+    setup = {"card": CARD, "secret": "tennis", "chameleon": 0, "order": [1, 2, 0]}
+    agents = [agent(FakeModel(script), game="chameleon", seat=s) for s in range(3)]
+    records = run(play(game, params, setup, Seating(agents, game.seat_names(params, setup),
+                                                    ["chameleon", "non_chameleon", "non_chameleon"]),
+                       seed=2, game_id="t-chameleon-000000000002", tournament="t", matchup="m", created="2026-11-21"))
+    assert check_bytes("x.jsonl", encode(records)).ok
+    assert not [r for r in records if r["type"] == "probe"]
+
+
+def test_the_description_follows_the_schema_and_holds_no_secret():
+    spec = {**SPEC, "base_url": "http://127.0.0.1:8000/v1", "api_key_env": "OPENAI_API_KEY", "timeout_s": 30,
+            "design": "strategy"}
+    llm = make_llm_agent(spec, scripted(), game="werewolf", seat=3, rng=random.Random(1), name="gpt-strat")
+    allowed = set(schema()["$defs"]["llmAgent"]["properties"])
+    assert set(llm.description) <= allowed
+    assert llm.description == {"name": "gpt-strat", "kind": "llm", "provider": "openai", "model": "gpt-test",
+                               "base_url": "http://127.0.0.1:8000/v1", "temperature": 0.2, "max_tokens": 300,
+                               "seed": 11, "design": "strategy", "design_params": {},
+                               "prompt_version": PROMPT_VERSION}
+    assert "OPENAI_API_KEY" not in json.dumps(llm.description)
+    default = make_llm_agent({"provider": "anthropic", "model": "claude-test"}, scripted(), game="undercover",
+                             seat=0, rng=random.Random(1), name="c")
+    assert default.description["design"] == "vanilla" and "temperature" not in default.description
+
+
+@pytest.mark.parametrize("spec, game, message", [
+    ({"design": "tree_of_thought"}, "chameleon", "design: must be one of"),
+    ({"design": "b5p", "design_params": {"openness": 9}}, "chameleon",
+     "design_params.openness: must be a whole number"),
+    ({"design": "b5p", "design_params": {"humour": 5}}, "chameleon", "unknown field(s) ['humour']"),
+    ({"design": "pgm", "design_params": {"depth": 2}}, "chameleon", "design 'pgm' takes no parameters"),
+    ({"design": "favor", "design_params": {"swing": 0}}, "chameleon", "design_params.swing"),
+    ({"design": "favor", "design_params": [1, 2]}, "chameleon", "design_params: must be a table"),
+    ({"model": ""}, "chameleon", "model: a language-model agent needs"),
+    ({}, "poker", "game: unknown game 'poker'"),
+])
+def test_bad_agent_tables_are_refused_naming_the_field(spec, game, message):
+    with pytest.raises(ValueError) as caught:
+        make_llm_agent({**SPEC, **spec}, scripted(), game=game, seat=0, rng=random.Random(0), name="x")
+    assert message in str(caught.value)

@@ -1,0 +1,454 @@
+"""Local HTTP servers speaking the OpenAI and Anthropic wire protocols, driven by a script.
+
+A script is a callable `(request_json, call_index) -> str | Reply | Fault`: a plain string is a
+normal reply ending with "stop"; a `Reply` sets the finish, usage, model id or a delay (see
+`too_slow`, `length_cut`); a `Fault` is an HTTP error with the API's error body or a broken
+body (see `rate_limited`, `server_error`, `unauthorized`, `malformed_json`). `latency_s` adds a
+fixed delay to every answer. `answering(decide)` replies in gamenight's `ANSWER: <json>` form
+with whatever action `decide` picks from the conversation. Every request is recorded with its
+headers, and the servers count requests in flight so tests can check concurrency limits.
+
+    with FakeOpenAI(sequence(rate_limited(0.2), "hello")) as server:
+        settings = ModelSettings("openai_compatible", "m", base_url=server.base_url)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful answer. Unset token counts are estimated from the text (about 4 chars/token)."""
+
+    text: str
+    finish: str = "stop"              # "stop" or "length"; each fake writes its own API's word
+    model: str | None = None          # the model id to report; default: the requested one
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    delay_s: float = 0.0              # wait before answering
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A failed answer: an HTTP error status with the API's error body, or a raw broken body."""
+
+    status: int = 500
+    message: str = "The server had an error while processing your request."
+    headers: Mapping[str, str] = field(default_factory=dict)
+    raw_body: bytes | None = None     # sent verbatim instead of the API's error JSON
+    delay_s: float = 0.0
+
+
+Answer = str | Reply | Fault
+Script = Callable[[dict[str, Any], int], Answer]
+
+
+def rate_limited(retry_after_s: float = 0.2, *, header: str = "retry-after") -> Fault:
+    """HTTP 429 asking to wait; `header` is "retry-after" (seconds) or "retry-after-ms"."""
+    value = retry_after_s * 1000 if header == "retry-after-ms" else retry_after_s
+    return Fault(429, "Rate limit reached for requests.", headers={header: f"{value:g}"})
+
+
+def server_error(status: int = 500) -> Fault:
+    """An HTTP 5xx from the API."""
+    return Fault(status, "The server had an error while processing your request.")
+
+
+def unauthorized(message: str = "Incorrect API key provided.") -> Fault:
+    """HTTP 401: a bad key, which must never be retried."""
+    return Fault(401, message)
+
+
+def malformed_json() -> Fault:
+    """HTTP 200 with a body cut in the middle of the JSON."""
+    return Fault(200, raw_body=b'{"id": "broken", "choices": [{"index": 0, "mess')
+
+
+def too_slow(delay_s: float, then: Answer = "late") -> Reply:
+    """An answer that only comes after `delay_s` (longer than the client's timeout)."""
+    reply = then if isinstance(then, Reply) else Reply(str(then))
+    return Reply(reply.text, reply.finish, reply.model, reply.input_tokens, reply.output_tokens,
+                 delay_s=delay_s)
+
+
+def length_cut(text: str) -> Reply:
+    """A reply cut short by the token limit."""
+    return Reply(text, finish="length")
+
+
+def sequence(*answers: Answer) -> Script:
+    """A script giving `answers` in order, then repeating the last one."""
+    if not answers:
+        raise ValueError("sequence() needs at least one answer")
+    return lambda body, n: answers[min(n, len(answers) - 1)]
+
+
+def always(answer: Answer) -> Script:
+    """A script giving the same answer to every call."""
+    return lambda body, n: answer
+
+
+def chat_messages(body: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The conversation of an OpenAI or Anthropic request body as `[{"role", "content"}]`.
+
+    Anthropic's `system` parameter becomes a leading system message and content blocks are
+    joined, so a script can read both wire formats the same way.
+    """
+    out: list[dict[str, str]] = []
+    system = body.get("system")
+    if system:
+        out.append({"role": "system", "content": _flatten(system)})
+    for message in body.get("messages", []):
+        out.append({"role": str(message.get("role")), "content": _flatten(message.get("content"))})
+    return out
+
+
+def answering(decide: Callable[[list[dict[str, str]]], Any], *,
+              reasoning: str = "I weighed what I know and chose.") -> Script:
+    """A script that replies like a model following gamenight's answer format.
+
+    `decide` gets the conversation (see `chat_messages`) and returns the action as a JSON
+    object (a dict); the reply is a line of reasoning, then a last line `ANSWER: <json>`.
+    `decide` may instead return a `Reply` or `Fault` to misbehave on purpose.
+    """
+    def script(body: dict[str, Any], n: int) -> Answer:
+        action = decide(chat_messages(body))
+        if isinstance(action, (Reply, Fault)):
+            return action
+        if not isinstance(action, Mapping):
+            raise TypeError(f"decide() must return a dict, a Reply or a Fault, not {type(action).__name__}")
+        return answer_text(action, reasoning)
+    return script
+
+
+def answer_text(action: Mapping[str, Any], reasoning: str = "I weighed what I know and chose.") -> str:
+    """A reply in gamenight's answer format: reasoning, then a last line `ANSWER: <json>`."""
+    return f"{reasoning}\nANSWER: {json.dumps(dict(action), ensure_ascii=False)}"
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]           # lower-cased names
+    body: Any                         # parsed JSON, or the raw text if it was not JSON
+    raw: bytes
+    call: int                         # 0, 1, 2... in arrival order
+    arrived: float                    # time.monotonic() on arrival
+
+
+class _FakeServer(ABC):
+    """Shared machinery: the thread, the recording, the in-flight count."""
+
+    path = ""
+
+    def __init__(self, script: Script, *, latency_s: float = 0.0):
+        self.script = script
+        self.latency_s = latency_s
+        self.requests: list[Recorded] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.script_errors: list[str] = []  # exceptions raised by the script (answered with a 500)
+        self._counter = itertools.count()
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Listen on 127.0.0.1 at a port the OS picks, serving from a background thread."""
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out at once: no 40 ms stalls
+
+            def do_POST(self) -> None:
+                server._handle(self)
+
+            def do_GET(self) -> None:
+                server._send_json(self, 404, server.error_body(404, "not found", {}), {})
+
+            def log_message(self, *args: Any) -> None:
+                pass  # keep test output clean
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # a burst of connections must not wait for SYN retries
+            daemon_threads = True
+            block_on_close = False
+
+        httpd = Server(("127.0.0.1", 0), Handler)
+        self._httpd = httpd
+        # A short poll interval makes `stop` quick (the stdlib default is half a second).
+        self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,),
+                                        name=type(self).__name__, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving; answers still waiting on a delay are abandoned."""
+        self._closing.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "the server is not running"
+        return self._httpd.server_address[1]
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    @abstractmethod
+    def base_url(self) -> str:
+        """The base URL to give the SDK."""
+
+    # -- what was seen ---------------------------------------------------------------------
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def arrivals(self) -> list[float]:
+        """Arrival times (time.monotonic) of the requests, in order."""
+        return [r.arrived for r in self.requests]
+
+    # -- serving ---------------------------------------------------------------------------
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        arrived = time.monotonic()
+        length = int(handler.headers.get("content-length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        with self._lock:
+            call = next(self._counter)
+            self.requests.append(Recorded("POST", handler.path,
+                                          {k.lower(): v for k, v in handler.headers.items()},
+                                          body, raw, call, arrived))
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        handler.counted = True  # type: ignore[attr-defined]
+        try:
+            self._answer(handler, body, call)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout): nothing left to answer
+        finally:
+            self._leave(handler)
+
+    def _leave(self, handler: BaseHTTPRequestHandler) -> None:
+        """Stop counting a request as in flight (once), just before its answer goes out.
+
+        Counting until after the write would race with the client, which may send its next
+        request as soon as it has read this answer.
+        """
+        if getattr(handler, "counted", False):
+            handler.counted = False  # type: ignore[attr-defined]
+            with self._lock:
+                self.in_flight -= 1
+
+    def _answer(self, handler: BaseHTTPRequestHandler, body: Any, call: int) -> None:
+        if handler.path.split("?")[0] != self.path:
+            self._send_json(handler, 404, self.error_body(404, f"no route {handler.path}", {}), {})
+            return
+        if not isinstance(body, dict):
+            self._send_json(handler, 400, self.error_body(400, "body is not JSON", {}), {})
+            return
+        try:
+            answer = self.script(body, call)
+        except Exception as exc:  # noqa: BLE001 - a broken script must show up, not hang the client
+            self.script_errors.append(f"call {call}: {type(exc).__name__}: {exc}")
+            answer = Fault(500, f"the fake server's script failed: {exc}")
+        if isinstance(answer, str):
+            answer = Reply(answer)
+        self._closing.wait(self.latency_s + answer.delay_s)
+        if self._closing.is_set():
+            return
+        if isinstance(answer, Fault):
+            if answer.raw_body is not None:
+                self._send(handler, answer.status, answer.raw_body, answer.headers)
+            else:
+                self._send_json(handler, answer.status,
+                                self.error_body(answer.status, answer.message, body),
+                                answer.headers)
+        else:
+            self._send_json(handler, 200, self.reply_body(answer, body, call), {})
+
+    def _send_json(self, handler: BaseHTTPRequestHandler, status: int, payload: Any,
+                   headers: Mapping[str, str]) -> None:
+        self._send(handler, status, json.dumps(payload).encode(), headers)
+
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, data: bytes,
+              headers: Mapping[str, str]) -> None:
+        self._leave(handler)
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        for name, value in {**self.extra_headers(), **headers}.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+        handler.wfile.flush()
+
+    # -- the wire format (per API) ---------------------------------------------------------
+    @abstractmethod
+    def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
+        """The API's JSON for a successful reply."""
+
+    @abstractmethod
+    def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
+        """The API's JSON for an error."""
+
+    def extra_headers(self) -> dict[str, str]:
+        return {}
+
+
+_OPENAI_ERROR_CODES = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
+_ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                          403: "permission_error", 404: "not_found_error", 408: "timeout_error",
+                          413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
+                          529: "overloaded_error"}
+
+
+class FakeOpenAI(_FakeServer):
+    """`POST /v1/chat/completions` answering like the OpenAI API (also what vLLM/Ollama speak)."""
+
+    path = "/v1/chat/completions"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.root}/v1"
+
+    def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
+        prompt_tokens = _estimate(request) if reply.input_tokens is None else reply.input_tokens
+        completion_tokens = (_tokens(reply.text) if reply.output_tokens is None
+                             else reply.output_tokens)
+        return {
+            "id": f"chatcmpl-fake{call:08d}",
+            "object": "chat.completion",
+            "created": 1_700_000_000 + call,
+            "model": reply.model or str(request.get("model")),
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text, "refusal": None,
+                            "annotations": []},
+                "logprobs": None,
+                "finish_reason": reply.finish,
+            }],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                              "accepted_prediction_tokens": 0,
+                                              "rejected_prediction_tokens": 0},
+            },
+            "service_tier": "default",
+            "system_fingerprint": "fp_fake",
+        }
+
+    def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        kind = "requests" if status == 429 else kind
+        return {"error": {"message": message, "type": kind, "param": None,
+                          "code": _OPENAI_ERROR_CODES.get(status)}}
+
+    def extra_headers(self) -> dict[str, str]:
+        return {"x-request-id": "req_fake"}
+
+
+class FakeAnthropic(_FakeServer):
+    """`POST /v1/messages` answering like the Anthropic Messages API."""
+
+    path = "/v1/messages"
+
+    @property
+    def base_url(self) -> str:
+        return self.root  # the SDK appends /v1/messages itself
+
+    def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
+        stop = {"stop": "end_turn", "length": "max_tokens"}.get(reply.finish, reply.finish)
+        return {
+            "id": f"msg_fake{call:08d}",
+            "type": "message",
+            "role": "assistant",
+            "model": reply.model or str(request.get("model")),
+            "content": [{"type": "text", "text": reply.text}],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": _estimate(request) if reply.input_tokens is None else reply.input_tokens,
+                "output_tokens": (_tokens(reply.text) if reply.output_tokens is None
+                                  else reply.output_tokens),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
+
+    def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
+        kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message},
+                "request_id": "req_fake"}
+
+    def extra_headers(self) -> dict[str, str]:
+        return {"request-id": "req_fake"}
+
+
+def _flatten(content: Any) -> str:
+    """Message content as text, whether a string or a list of content blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+    return ""
+
+
+def _tokens(text: str) -> int:
+    """A crude, deterministic token count: one per started group of four characters."""
+    return max(1, (len(text) + 3) // 4)
+
+
+def _estimate(request: Mapping[str, Any]) -> int:
+    """Prompt tokens of a request body, counted like `_tokens` plus a little per message."""
+    return sum(_tokens(m["content"]) + 3 for m in chat_messages(request))
+
+
+def find_secret(server: _FakeServer, secrets: Sequence[str]) -> list[str]:
+    """Where any of `secrets` appears in a recorded request, e.g. `["call 0 header x-foo"]`."""
+    places = []
+    for r in server.requests:
+        for name, value in r.headers.items():
+            if any(s in value for s in secrets):
+                places.append(f"call {r.call} header {name}")
+        if any(s.encode() in r.raw for s in secrets):
+            places.append(f"call {r.call} body")
+    return places
+
+
+__all__ = ["Answer", "FakeAnthropic", "FakeOpenAI", "Fault", "Recorded", "Reply", "Script",
+           "always", "answer_text", "answering", "chat_messages", "find_secret", "length_cut", "malformed_json",
+           "rate_limited", "sequence", "server_error", "too_slow", "unauthorized"]
+
