@@ -77,6 +77,7 @@ class Completion:
             "output_tokens": _count(self.output_tokens),
             "latency_ms": round(max(0.0, float(self.latency_ms)), 1),
             "error": _clip(self.error, _CALL_ERROR_MAX),
+            "retries": max(0, int(self.retries)),
         }
 
 
