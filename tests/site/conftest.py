@@ -40,9 +40,13 @@ def serve():
         server.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """A headless Chromium. Outside CI a missing Chromium skips (CI installs it: .ci/run)."""
+    """A headless Chromium. Outside CI a missing Chromium skips (CI installs it: .ci/run).
+
+    Module-scoped: Playwright's synchronous API keeps an event loop marked as running in this
+    thread while it is open, which would break `asyncio.run` in the tests of other modules.
+    """
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         if os.environ.get("CI"):
             pytest.fail(f"Chromium not found at {CHROMIUM}; .ci/run installs Debian's chromium")
