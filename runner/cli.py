@@ -5,17 +5,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import textwrap
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import click
 
 from runner import __version__, games
 from runner.agents.builtin import strategies
+from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
+from runner.judge import JudgeReport
 from runner.replay.format import Problem, iter_replay_files
 from runner.replay.validate import check_file
-from runner.run import Summary, run
-from runner.tournament import PlanError, Tournament, from_flags, load
+from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
+                        Summary, Usage, estimate, run)
+from runner.tournament import AgentSpec, PlanError, Price, Tournament, from_flags, load
 
 BUILTIN_TOURNAMENT = "builtin.toml"
 
@@ -83,12 +89,16 @@ def _parse_rules(items: tuple[str, ...]) -> dict:
 @click.option("--seed", type=click.IntRange(0), help="Tournament seed (overrides the file).")
 @click.option("--parallel", type=click.IntRange(1, 256), default=4, show_default=True,
               help="Games played concurrently.")
-def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel):
+@click.option("--dry-run", is_flag=True,
+              help="Print the games, expected model calls, tokens and cost per matchup; play nothing "
+                   "(no API key needed).")
+def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
     API key needed). Finished games already in the output folder are kept and not replayed, so an
-    interrupted run resumes where it stopped.
+    interrupted run resumes where it stopped. Language-model agents read their keys from the
+    environment variables their tournament file names (docs/llm.md).
     """
     try:
         if game_name:
@@ -104,11 +114,18 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
                 tournament = _override(tournament, count, seed)
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
+    if dry_run:
+        _print_estimate(tournament)
+        return
     out = out or Path("replays") / tournament.name
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
-    summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan)))
+    try:
+        summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan)))
+    except CannotStart as exc:  # a missing key variable, an unusable endpoint...
+        raise click.ClickException(f"cannot start: {exc}") from None
     _print_summary(summary)
+    _print_usage(summary.usage, tournament.prices)
     if not summary.ok:
         for failure in summary.failures:
             click.echo(f"failed: {failure}", err=True)
@@ -122,13 +139,18 @@ def _override(tournament: Tournament, count: int | None, seed: int | None) -> To
     return replace(tournament, matchups=matchups, seed=tournament.seed if seed is None else seed)
 
 
-async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int) -> Summary:
+def _progress() -> Any:
+    """A progress bar on stderr, shown only on a terminal."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=console, disable=not console.is_terminal) as progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), console=console, disable=not console.is_terminal)
+
+
+async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int) -> Summary:
+    with _progress() as progress:
         task = progress.add_task("playing", total=total)
         return await run(tournament, out, parallel, lambda planned, status: progress.advance(task))
 
@@ -145,6 +167,91 @@ def _print_summary(summary: Summary) -> None:
         for (game, agent), seats in sorted(summary.appearances.items(), key=lambda kv: (_game_order(kv[0][0]), kv[0][1])):
             won = summary.wins[(game, agent)]
             click.echo(f"  {game:<20}{agent:<34}{won:>5} / {seats:<5} ({won / seats:.0%})")
+
+
+def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> None:
+    """Calls, tokens and (where a price is known) cost per model, summed from the evidence."""
+    if not usage:
+        return
+    click.echo("\nmodel calls made now:")
+    click.echo(f"  {'model':<36}{'calls':>8}{'failed':>8}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    total, costs, unpriced = Usage(), [], []
+    for model in sorted(usage):
+        used = usage[model]
+        cost = used.cost(prices.get(model))
+        costs.append(cost)
+        if cost is None:
+            unpriced.append(model)
+        click.echo(f"  {_cell(model, 35):<36}{used.calls:>8,}{used.failed_calls:>8,}{used.input_tokens:>13,}"
+                   f"{used.output_tokens:>13,}{_money(cost):>11}")
+        total.calls += used.calls
+        total.failed_calls += used.failed_calls
+        total.input_tokens += used.input_tokens
+        total.output_tokens += used.output_tokens
+    known = sum(c for c in costs if c is not None)
+    click.echo(f"  {'total':<36}{total.calls:>8,}{total.failed_calls:>8,}{total.input_tokens:>13,}"
+               f"{total.output_tokens:>13,}{_money(known if costs and not unpriced else None, known):>11}")
+    if unpriced:
+        click.echo(f"  no [prices] table for: {', '.join(_cell(m, 60) for m in unpriced)} (the total cost leaves them out)")
+
+
+def _print_estimate(tournament: Tournament) -> None:
+    """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
+    try:
+        estimates = asyncio.run(estimate(tournament))
+    except EstimateError as exc:
+        raise click.ClickException(str(exc)) from None
+    games_total = sum(m.games for m in estimates)
+    click.echo(f"dry run of tournament {tournament.name}: {games_total:,} games in {len(estimates)} "
+               "matchup(s); nothing is played and no API key is needed")
+    click.echo(f"{'#':>3}  {'game':<18}{'games':>7}{'calls':>10}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    by_model: dict[str, Estimate] = {}
+    for i, matchup in enumerate(estimates, start=1):
+        row = matchup.total()
+        click.echo(f"{i:>3}  {matchup.game:<18}{matchup.games:>7,}{row.calls:>10,.0f}{row.input_tokens:>13,.0f}"
+                   f"{row.output_tokens:>13,.0f}{_estimate_cost(matchup.models, tournament.prices):>11}")
+        click.echo(f"     {_cell(matchup.label, 90)}")
+        for model, part in matchup.models.items():
+            by_model.setdefault(model, Estimate()).add(part)
+    total = Estimate()
+    for part in by_model.values():
+        total.add(part)
+    click.echo(f"{'':>3}  {'total':<18}{games_total:>7,}{total.calls:>10,.0f}{total.input_tokens:>13,.0f}"
+               f"{total.output_tokens:>13,.0f}{_estimate_cost(by_model, tournament.prices):>11}")
+    if by_model:
+        click.echo("\nby model:")
+        for model in sorted(by_model):
+            part = by_model[model]
+            price = tournament.prices.get(model)
+            click.echo(f"  {_cell(model, 40):<41}{part.calls:>10,.0f}{part.input_tokens:>13,.0f}"
+                       f"{part.output_tokens:>13,.0f}{_money(part.cost(price)):>11}"
+                       + ("" if price else "  (no [prices] table)"))
+    click.echo("\n" + textwrap.fill(
+        f"Assumptions: {ESTIMATE_SAMPLE} games of each matchup are dealt as they will be and played offline "
+        "with random legal moves, the language-model agents making the very calls of their design (PGM "
+        "belief analyses, strategy choices, favor updates) on their real prompts; every decision is "
+        "answered at the first attempt (each re-ask would add a call). Input tokens = prompt characters / "
+        f"{CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or max_tokens if lower. Cost = tokens "
+        "x [prices] (USD per million tokens). See docs/llm.md.", width=100))
+
+
+def _estimate_cost(models: Mapping[str, Estimate], prices: Mapping[str, Price]) -> str:
+    """The cost of these models' estimates; "≥ x" when some model has no price, "n/a" when none has."""
+    costs = [part.cost(prices.get(model)) for model, part in models.items()]
+    known = sum(c for c in costs if c is not None)
+    return _money(None if None in costs else known, known)
+
+
+def _money(cost: float | None, partial: float | None = None) -> str:
+    if cost is None:
+        return f"≥{partial:,.2f}" if partial else "n/a"
+    return f"{cost:,.2f}"
+
+
+def _cell(text: str, width: int | None = None) -> str:
+    """`text` on one line, control characters escaped, cut to `width` characters if given."""
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
 def _game_order(name: str) -> int:
@@ -216,3 +323,63 @@ def agents_command():
         doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
         params = ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items())
         click.echo(f"{name:<40}{doc}" + (f"  [{params}]" if params else ""))
+
+
+@main.command("judge")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--judge", "judge_name", required=True, metavar="AGENT",
+              help="The language-model agent of the tournament file that judges.")
+@click.option("--tournament", "tournament_file", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The tournament file defining the judge agent (and its [providers] limits, [prices]); "
+                   "it needs no matchups.")
+@click.option("--dimension", "dimensions", multiple=True, type=click.Choice(JUDGE_DIMENSIONS),
+              help="Only these EWAVM dimensions (repeatable; default: all five).")
+@click.option("--parallel", type=click.IntRange(1, 256), default=4, show_default=True,
+              help="Replays judged concurrently.")
+def judge_command(paths, judge_name, tournament_file, dimensions, parallel):
+    """Evaluate Werewolf replays with an LLM judge (004's EWAVM) and append judge lines.
+
+    For every valid, complete Werewolf replay under PATHS: one engagement, wonder and attraction
+    score, the who-is-what mentions of each round (variation) and the 10 most memorable
+    statements (memorability). The game lines are never changed; each file is rewritten
+    atomically; evaluations this judge already made are skipped, so a second run resumes.
+    """
+    try:
+        tournament = load(tournament_file, matchups_required=False)
+    except PlanError as exc:
+        raise click.ClickException(str(exc)) from None
+    agent = tournament.agents.get(judge_name)
+    if agent is None or not agent.is_llm:
+        known = ", ".join(sorted(a.name for a in tournament.agents.values() if a.is_llm)) or "none"
+        what = "is not a language-model agent" if agent else "is not an agent"
+        raise click.ClickException(f"--judge {judge_name!r} {what} of {tournament_file} "
+                                   f"(its language-model agents: {known})")
+    files = list(iter_replay_files(paths))
+    if not files:
+        raise click.ClickException("no *.jsonl replay files found")
+    try:
+        report = asyncio.run(_judge_with_progress(files, agent, tournament, dimensions or JUDGE_DIMENSIONS, parallel))
+    except CannotStart as exc:
+        raise click.ClickException(f"cannot start: {exc}") from None
+    for line in report.skipped:
+        click.echo(f"skipped {_cell(line)}", err=True)
+    for line in report.unreadable:
+        click.echo(f"not recorded: {_cell(line)}", err=True)
+    added = ", ".join(f"{report.added[d]} {d}" for d in JUDGE_DIMENSIONS if report.added[d]) or "none"
+    click.echo(f"judged {len(report.changed)} of {report.files} replay(s) with {judge_name}: lines added: {added}; "
+               f"{report.already} evaluation(s) already there; {len(report.skipped)} replay(s) skipped; "
+               f"{len(report.unreadable)} evaluation(s) not recorded")
+    _print_usage(report.usage, tournament.prices)
+    if not report.ok:
+        sys.exit(1)
+
+
+async def _judge_with_progress(files: list[Path], agent: AgentSpec, tournament: Tournament,
+                               dimensions: tuple[str, ...], parallel: int) -> JudgeReport:
+    from runner.judge import run_judge
+
+    with _progress() as progress:
+        task = progress.add_task("judging", total=len(files))
+        return await run_judge(files, agent, tournament.providers, dimensions=dimensions, parallel=parallel,
+                               on_done=lambda path: progress.advance(task))

@@ -4,16 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
+import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from runner import games
+from runner.agents.base import Agent
 from runner.agents.builtin import make
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
-from runner.tournament import PlannedGame, Tournament
+from runner.tournament import AgentSpec, PlannedGame, Price, Tournament
+
+
+@dataclass
+class Usage:
+    """Model calls and tokens of one model, as the replays' evidence reports them."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failed_calls: int = 0    # calls that ended with an error after the provider layer's retries
+
+    def add_call(self, call: Mapping[str, Any]) -> None:
+        self.calls += 1
+        self.input_tokens += call.get("input_tokens") or 0
+        self.output_tokens += call.get("output_tokens") or 0
+        self.failed_calls += 1 if call.get("error") else 0
+
+    def cost(self, price: Price | None) -> float | None:
+        return None if price is None else price.cost(self.input_tokens, self.output_tokens)
 
 
 @dataclass
@@ -26,10 +50,64 @@ class Summary:
     appearances: Counter = field(default_factory=Counter)  # (game, agent) -> seats played
     wins: Counter = field(default_factory=Counter)         # (game, agent) -> seats that won
     failures: list[str] = field(default_factory=list)      # "game_id: error" for crashed games
+    usage: dict[str, Usage] = field(default_factory=dict)  # model -> calls and tokens of the games played now
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+
+class Seats:
+    """Builds the agent of each seat: a built-in strategy, or a language model from the run's
+    one `Connections` registry (one shared, rate-limited client per endpoint)."""
+
+    def __init__(self, connections: Any = None):
+        self.connections = connections
+
+    def agent(self, spec: AgentSpec, game: str, seat: int, rng: random.Random) -> Agent:
+        if not spec.is_llm:
+            return make(spec.spec["builtin"], spec.spec["params"], rng, spec.name, game)
+        from runner.agents.llm import make_llm_agent
+
+        if self.connections is None:
+            raise RuntimeError(f"agent {spec.name} is a language model but the run has no connections")
+        return make_llm_agent(dict(spec.spec), self.connections.model(spec.settings()),
+                              game=game, seat=seat, rng=rng, name=spec.name)
+
+
+class CannotStart(Exception):
+    """The run cannot begin: a model's settings or key are unusable (the message names which)."""
+
+
+@asynccontextmanager
+async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, Mapping[str, Any]],
+                          environ: Mapping[str, str] | None = None) -> AsyncIterator[Any]:
+    """One `runner.llm.Connections` registry for a run (None when no agent is a language model),
+    closed at the end.
+
+    Every model is set up before anything is played, so a missing key variable stops the run at
+    once (CannotStart naming the variable) instead of failing every game.
+    """
+    agents = list(agents)
+    if not agents:
+        yield None
+        return
+    from runner.llm import ConfigError, Connections
+    from runner.llm.types import ProviderLimits
+
+    connections = None
+    try:
+        connections = Connections({name: ProviderLimits(**table) for name, table in providers.items()}, environ)
+        for agent in agents:
+            connections.model(agent.settings())
+    except ConfigError as exc:
+        if connections is not None:
+            await connections.aclose()
+        raise CannotStart(str(exc)) from None
+    try:
+        yield connections
+    finally:
+        await connections.aclose()
 
 
 def replay_path(out: Path, planned: PlannedGame) -> Path:
@@ -46,19 +124,19 @@ def remove_stray_temporaries(out: Path) -> int:
     return removed
 
 
-async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, created: str) -> list[dict]:
+async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, created: str,
+                       seats: Seats | None = None) -> list[dict]:
     """Deal, seat the agents and play one planned game; its replay records."""
+    seats = seats or Seats()
     matchup = planned.matchup
     game = games.get(matchup.game)
     params = dict(matchup.rules)
     setup = game.deal(params, rng_for(planned.seed, "deal"))
     n = game.players(params)
     roles = [game.role_of(params, setup, seat) for seat in range(n)]
-    agents = []
-    for seat in range(n):
-        spec = planned.agent_for(seat, roles[seat])
-        agents.append(make(spec.spec["builtin"], spec.spec["params"], rng_for(planned.seed, f"agent-{seat}"),
-                           spec.name, game.name))
+    agents = [seats.agent(planned.agent_for(seat, roles[seat]), game.name, seat,
+                          rng_for(planned.seed, f"agent-{seat}"))
+              for seat in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), roles)
     return await play(game, params, setup, seating, seed=planned.seed, game_id=planned.game_id,
                       tournament=planned.tournament, matchup=matchup.label, created=created,
@@ -66,20 +144,36 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
 
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,
-              on_done: Callable[[PlannedGame, str], None] | None = None) -> Summary:
-    """Play every planned game not already on disk under `out`, `parallel` at a time."""
+              on_done: Callable[[PlannedGame, str], None] | None = None,
+              environ: Mapping[str, str] | None = None) -> Summary:
+    """Play every planned game not already on disk under `out`, `parallel` at a time.
+
+    Language models get their keys from `environ` (default: the process environment); a missing
+    key variable of a model that still has games to play raises CannotStart before any starts.
+    """
     summary = Summary()
     out.mkdir(parents=True, exist_ok=True)
     remove_stray_temporaries(out)
-    created = tournament.created or dt.datetime.now(dt.timezone.utc).date().isoformat()
-    queue: asyncio.Queue[PlannedGame] = asyncio.Queue()
+    to_play = []
     for planned in tournament.plan():
         if replay_path(out, planned).exists():
             summary.skipped[planned.matchup.game] += 1
             if on_done:
                 on_done(planned, "skipped")
         else:
-            queue.put_nowait(planned)
+            to_play.append(planned)
+    models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
+    async with connections_for(models.values(), tournament.providers, environ) as connections:
+        await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections), summary)
+    return summary
+
+
+async def _play_all(tournament: Tournament, to_play: list[PlannedGame], out: Path, parallel: int,
+                    on_done: Callable[[PlannedGame, str], None] | None, seats: Seats, summary: Summary) -> None:
+    created = tournament.created or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    queue: asyncio.Queue[PlannedGame] = asyncio.Queue()
+    for planned in to_play:
+        queue.put_nowait(planned)
 
     async def worker() -> None:
         while True:
@@ -88,7 +182,7 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
             except asyncio.QueueEmpty:
                 return
             try:
-                records = await play_planned(planned, tournament.max_attempts, tournament.probes, created)
+                records = await play_planned(planned, tournament.max_attempts, tournament.probes, created, seats)
             except Exception as exc:  # a crashing agent must not lose the other games
                 summary.failures.append(f"{planned.game_id}: {type(exc).__name__}: {exc}")
                 if on_done:
@@ -101,7 +195,6 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
                 on_done(planned, "played")
 
     await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
-    return summary
 
 
 def _tally(summary: Summary, planned: PlannedGame, records: list[dict]) -> None:
@@ -115,3 +208,156 @@ def _tally(summary: Summary, planned: PlannedGame, records: list[dict]) -> None:
         summary.appearances[(game, name)] += 1
         if player["seat"] in outcome["winners"]:
             summary.wins[(game, name)] += 1
+    for model, call in model_calls(records):
+        summary.usage.setdefault(model, Usage()).add_call(call)
+
+
+def model_calls(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """(model, call) for every model call in a replay's evidence, the model as configured for its seat."""
+    records = list(records)
+    players = records[0].get("players", []) if records else []
+    models = {p["seat"]: p["agent"].get("model") for p in players}
+    for record in records:
+        calls = (record.get("evidence") or {}).get("calls", [])
+        if record.get("type") == "judge":
+            owner = record.get("judge", {}).get("model")
+        else:
+            owner = models.get(record.get("seat"))
+        for call in calls:
+            yield str(owner or call.get("model_reported") or "unknown"), call
+
+
+# -- dry run: what a tournament would cost, without playing it -----------------------------
+
+#: Planned games of each matchup simulated to count model calls and measure prompts.
+ESTIMATE_SAMPLE = 8
+#: Characters per token, the usual rule of thumb for English text.
+CHARS_PER_TOKEN = 4
+#: Tokens a chat format adds around each message.
+TOKENS_PER_MESSAGE = 4
+#: Tokens assumed per reply (a short paragraph of reasoning and the answer line), at most max_tokens.
+REPLY_TOKENS = 300
+
+
+@dataclass
+class Estimate:
+    """Expected model calls and tokens (summed over games) of one model in one matchup."""
+
+    calls: float = 0.0
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+
+    def add(self, other: Estimate, scale: float = 1.0) -> None:
+        self.calls += other.calls * scale
+        self.input_tokens += other.input_tokens * scale
+        self.output_tokens += other.output_tokens * scale
+
+    def cost(self, price: Price | None) -> float | None:
+        return None if price is None else price.cost(self.input_tokens, self.output_tokens)
+
+
+@dataclass
+class MatchupEstimate:
+    """The dry-run figures of one matchup: games, and per model the expected calls and tokens."""
+
+    game: str
+    label: str
+    games: int
+    models: dict[str, Estimate] = field(default_factory=dict)
+
+    def total(self) -> Estimate:
+        total = Estimate()
+        for estimate in self.models.values():
+            total.add(estimate)
+        return total
+
+
+class EstimateError(RuntimeError):
+    """A matchup whose games could not be simulated; the message names it."""
+
+
+class _MeasuringModel:
+    """A ChatModel that answers nothing usable and measures every prompt it is sent.
+
+    With it the real LLM agents make exactly the calls of their design (a PGM belief analysis,
+    a strategy choice, a favor update, the decision itself) on real prompts, offline.
+    """
+
+    def __init__(self, settings: Any):
+        self.settings = settings
+        self.prompt_tokens: list[float] = []
+
+    async def complete(self, messages: Any) -> Any:
+        from runner.llm.types import Completion
+
+        self.prompt_tokens.append(sum(len(m.content) / CHARS_PER_TOKEN + TOKENS_PER_MESSAGE for m in messages))
+        return Completion("", "stop", None, None, None, 0.0)
+
+
+async def _simulate(planned: PlannedGame, probes: bool) -> dict[str, Estimate]:
+    """Model calls and tokens of one game, per model: dealt as it will be, played with uniformly
+    random legal moves, every LLM seat asked (and probed) exactly where the runner would."""
+    from runner.agents.base import ProbeRequest, Request
+    from runner.agents.llm import make_llm_agent
+
+    game = games.get(planned.matchup.game)
+    params = dict(planned.matchup.rules)
+    setup = game.deal(params, rng_for(planned.seed, "deal"))
+    state = game.start(params, setup)
+    n = game.players(params)
+    names = tuple(game.seat_names(params, setup))
+    agents: dict[int, tuple[AgentSpec, Agent, _MeasuringModel]] = {}
+    for seat in range(n):
+        spec = planned.agent_for(seat, game.role_of(params, setup, seat))
+        if spec.is_llm:
+            model = _MeasuringModel(spec.settings())
+            agent = make_llm_agent(dict(spec.spec), model, game=game.name, seat=seat,
+                                   rng=rng_for(planned.seed, f"agent-{seat}"), name=spec.name)
+            agents[seat] = (spec, agent, model)
+    mover, chance = random.Random(f"estimate:{planned.seed}"), rng_for(planned.seed, "chance")
+    probed_at: set[int] = set()
+    while agents and (pending := state.pending()) is not None:
+        if probes and state.probes() and len(state.events) not in probed_at:
+            probed_at.add(len(state.events))
+            for seat, (_, agent, _) in agents.items():
+                for kind in state.probes():
+                    for about in ([o for o in range(n) if o != seat] if kind == "suspect_of" else [None]):
+                        await agent.probe(ProbeRequest(game.name, seat, kind, state.observe(seat), game.roles,
+                                                       about, names=names))
+        if pending.kind == "chance":
+            state.chance(chance.choice(pending.options))
+            continue
+        seats = pending.seats if pending.simultaneous else pending.seats[:1]
+        for seat in seats:
+            if seat in agents:
+                await agents[seat][1].act(Request(game.name, seat, pending.phase, state.observe(seat),
+                                                  state.legal(seat), (), names))
+        for seat in seats:
+            state.act(seat, state.random_action(seat, mover))
+    found: dict[str, Estimate] = {}
+    for spec, _, model in agents.values():
+        reply = min(REPLY_TOKENS, spec.spec["max_tokens"] or REPLY_TOKENS)
+        calls = len(model.prompt_tokens)
+        found.setdefault(spec.spec["model"], Estimate()).add(Estimate(calls, sum(model.prompt_tokens), calls * reply))
+    return found
+
+
+async def estimate_matchup(tournament: Tournament, position: int, sample: int = ESTIMATE_SAMPLE) -> MatchupEstimate:
+    """Expected calls and tokens of one matchup, scaled up from `sample` of its games simulated."""
+    matchup = tournament.matchups[position]
+    result = MatchupEstimate(matchup.game, matchup.label, matchup.games)
+    planned = list(itertools.islice(tournament.plan_matchup(position), sample))
+    for one in planned:
+        try:
+            simulated = await _simulate(one, tournament.probes)
+        except Exception as exc:  # an agent that cannot even build its prompts: say which matchup
+            raise EstimateError(f"matchup {position + 1} ({matchup.game}: {matchup.label}): the simulation "
+                                f"failed: {type(exc).__name__}: {exc}") from exc
+        for model, part in simulated.items():
+            result.models.setdefault(model, Estimate()).add(part, matchup.games / len(planned))
+    return result
+
+
+async def estimate(tournament: Tournament, sample: int = ESTIMATE_SAMPLE) -> list[MatchupEstimate]:
+    """The dry-run figures of every matchup; plays nothing, calls no model, needs no key."""
+    return [await estimate_matchup(tournament, i, sample) for i in range(len(tournament.matchups))]

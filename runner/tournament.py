@@ -11,19 +11,41 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from runner import games
 from runner.agents.builtin import strategies
-from runner.games.base import SetupError
+from runner.games.base import SetupError, is_int, is_number
 from runner.play import DEFAULT_MAX_ATTEMPTS
 
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups"}
+TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices"}
 MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup"}
+
+#: Provider protocols a language-model agent can speak (runner.llm.types.PROVIDERS, kept here so
+#: that reading a file of scripted agents never loads the provider SDKs).
+PROVIDERS = ("openai", "anthropic", "openai_compatible")
+#: Keys of a language-model agent table. The played settings go into `AgentSpec.spec` (and so
+#: into the game ids); how to reach the endpoint (`api_key_env`, `timeout_s`) does not.
+LLM_PLAY_KEYS = ("provider", "model", "base_url", "temperature", "max_tokens", "seed", "design", "design_params")
+LLM_ACCESS_KEYS = ("api_key_env", "timeout_s")
+#: Keys of a `[providers.<name>]` table (runner.llm.types.ProviderLimits) and what each takes.
+LIMIT_KEYS = {"max_concurrency": "a whole number from 1 to 100000",
+              "requests_per_minute": "a positive number", "tokens_per_minute": "a positive number",
+              "max_retries": "a whole number from 0 to 20", "backoff_base_s": "a number of seconds, at least 0",
+              "backoff_max_s": "a number of seconds, at least 0"}
+PRICE_KEYS = ("input", "output")
+# A key that would hold a secret itself: tournament files are shared and committed.
+_SECRET_KEY = re.compile(r"(api[_-]?key|apikey|secret|token|passw|auth|bearer|cookie|credential|header)"
+                         r"|^key$", re.IGNORECASE)
+#: Known keys whose names merely resemble the words above.
+_NOT_SECRETS = frozenset({"api_key_env", "max_tokens", "tokens_per_minute"})
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# What API keys look like (OpenAI, Anthropic, Google, Groq, Hugging Face, xAI, ...): never a variable name.
+_KEY_LIKE = re.compile(r"^(sk|pk|rk|gsk|hf|xai|api|key)[-_]|^AIza", re.IGNORECASE)
 
 
 class PlanError(ValueError):
@@ -32,13 +54,32 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A named agent: a built-in strategy with parameters (LLM specs come with providers)."""
+    """A named agent: a built-in strategy with parameters, or a language model and its design.
+
+    `spec` is what is played (and recorded): `{"builtin", "params"}` for a scripted agent, the
+    LLM_PLAY_KEYS for a model. `access` says how to reach the model (the NAME of the variable
+    holding its key, the timeout); it changes nothing in play, so it is not part of game ids.
+    """
 
     name: str
     spec: Mapping[str, Any]
+    access: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def is_llm(self) -> bool:
+        return "provider" in self.spec
 
     def canonical(self) -> str:
         return json.dumps({"name": self.name, **self.spec}, sort_keys=True)
+
+    def settings(self) -> Any:
+        """The `runner.llm.types.ModelSettings` of a language-model agent."""
+        from runner.llm.types import ModelSettings
+
+        extra = {k: v for k, v in self.access.items() if v is not None}
+        return ModelSettings(provider=self.spec["provider"], model=self.spec["model"],
+                             base_url=self.spec["base_url"], temperature=self.spec["temperature"],
+                             max_tokens=self.spec["max_tokens"], seed=self.spec["seed"], **extra)
 
 
 @dataclass(frozen=True)
@@ -84,6 +125,17 @@ class PlannedGame:
 
 
 @dataclass(frozen=True)
+class Price:
+    """USD per million tokens of one model, for cost estimates and totals."""
+
+    input: float
+    output: float
+
+    def cost(self, input_tokens: float, output_tokens: float) -> float:
+        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+
+
+@dataclass(frozen=True)
 class Tournament:
     name: str
     seed: int
@@ -91,17 +143,32 @@ class Tournament:
     max_attempts: int
     probes: bool
     matchups: Sequence[Matchup]
+    agents: Mapping[str, AgentSpec] = field(default_factory=dict)
+    #: `[providers.<name>]` limit tables, checked, as keyword arguments of ProviderLimits.
+    providers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    prices: Mapping[str, Price] = field(default_factory=dict)
+
+    def llm_agents(self) -> list[AgentSpec]:
+        """The language-model agents that play in some matchup, each once, in plan order."""
+        found: dict[str, AgentSpec] = {}
+        for matchup in self.matchups:
+            for agent in (*matchup.roles.values(), *matchup.lineup):
+                if agent.is_llm:
+                    found.setdefault(agent.name, agent)
+        return list(found.values())
 
     def plan(self) -> list[PlannedGame]:
         """Every game of the tournament, in a stable order."""
-        planned = []
-        for matchup in self.matchups:
-            for index in range(matchup.games):
-                seed = derive_seed(self.seed, matchup.key(), index)
-                digest = hashlib.sha256(f"{self.name}\n{matchup.key()}\n{seed}".encode()).hexdigest()[:12]
-                game_id = f"{self.name}-{matchup.game}-{digest}"
-                planned.append(PlannedGame(self.name, matchup, index, seed, game_id))
-        return planned
+        return [game for i in range(len(self.matchups)) for game in self.plan_matchup(i)]
+
+    def plan_matchup(self, position: int) -> Iterator[PlannedGame]:
+        """The games of the matchup at `position`, in order."""
+        matchup = self.matchups[position]
+        key = matchup.key()
+        for index in range(matchup.games):
+            seed = derive_seed(self.seed, key, index)
+            digest = hashlib.sha256(f"{self.name}\n{key}\n{seed}".encode()).hexdigest()[:12]
+            yield PlannedGame(self.name, matchup, index, seed, f"{self.name}-{matchup.game}-{digest}")
 
 
 def derive_seed(base: int, matchup_key: str, index: int) -> int:
@@ -110,8 +177,8 @@ def derive_seed(base: int, matchup_key: str, index: int) -> int:
     return int(digest[:15], 16)
 
 
-def load(path: str | Path) -> Tournament:
-    """Read and check a tournament TOML file."""
+def load(path: str | Path, *, matchups_required: bool = True) -> Tournament:
+    """Read and check a tournament TOML file (one holding only agents, e.g. a judge's, if allowed)."""
     try:
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -120,10 +187,10 @@ def load(path: str | Path) -> Tournament:
         raise PlanError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{path}: not valid TOML: {exc}") from None
-    return from_dict(raw, str(path))
+    return from_dict(raw, str(path), matchups_required=matchups_required)
 
 
-def from_dict(raw: Mapping[str, Any], where: str = "tournament") -> Tournament:
+def from_dict(raw: Mapping[str, Any], where: str = "tournament", *, matchups_required: bool = True) -> Tournament:
     """Check a tournament description (as parsed from TOML) and build it."""
     unknown = sorted(set(raw) - TOP_KEYS)
     if unknown:
@@ -146,34 +213,214 @@ def from_dict(raw: Mapping[str, Any], where: str = "tournament") -> Tournament:
     if not isinstance(probes, bool):
         raise PlanError(f"{where}: probes: must be true or false")
     agents = _agents(raw.get("agents", {}), where)
-    matchups_raw = raw.get("matchups")
-    if not isinstance(matchups_raw, list) or not matchups_raw:
+    providers = _providers(raw.get("providers", {}), where)
+    prices = _prices(raw.get("prices", {}), where)
+    matchups_raw = raw.get("matchups", None if matchups_required else [])
+    if not isinstance(matchups_raw, list) or (matchups_required and not matchups_raw):
         raise PlanError(f"{where}: matchups: needs at least one [[matchups]] table")
     matchups = [_matchup(m, agents, f"{where}: matchups[{i}]") for i, m in enumerate(matchups_raw)]
-    return Tournament(name, seed, created, attempts, probes, matchups)
+    return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices)
 
 
 def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
     if not isinstance(raw, Mapping):
         raise PlanError(f"{where}: agents: must be a table of named agents")
-    known = strategies()
     found = {}
     for name, spec in raw.items():
+        here = f"{where}: agents.{name}"
         if not SLUG.match(name):
-            raise PlanError(f"{where}: agents.{name}: agent names must be short slugs")
-        if not isinstance(spec, Mapping) or "builtin" not in spec:
-            raise PlanError(f"{where}: agents.{name}: needs builtin = \"<strategy>\" "
-                            f"(known: {', '.join(sorted(known))})")
-        if spec["builtin"] not in known:
-            raise PlanError(f"{where}: agents.{name}.builtin: unknown strategy {spec['builtin']!r}; "
-                            f"known: {', '.join(sorted(known))}")
-        params = {k: v for k, v in spec.items() if k != "builtin"}
-        defaults = known[spec["builtin"]].defaults
-        bad = sorted(set(params) - set(defaults))
-        if bad:
-            raise PlanError(f"{where}: agents.{name}: {spec['builtin']} has no parameter(s) {bad}; "
-                            f"it takes {sorted(defaults) or 'none'}")
-        found[name] = AgentSpec(name, {"builtin": spec["builtin"], "params": params})
+            raise PlanError(f"{here}: agent names must be short slugs")
+        if not isinstance(spec, Mapping):
+            raise PlanError(f"{here}: must be a table")
+        _refuse_secrets(spec, here)
+        if "builtin" in spec and "provider" in spec:
+            raise PlanError(f"{here}: give builtin (a scripted agent) or provider (a language model), not both")
+        if "builtin" in spec:
+            found[name] = _builtin_agent(name, spec, here)
+        elif "provider" in spec or "model" in spec:
+            found[name] = _llm_agent(name, spec, here)
+        else:
+            raise PlanError(f"{here}: needs either builtin = \"<strategy>\" (a scripted agent; "
+                            f"`gamenight agents` lists them) or provider = {_choices(PROVIDERS)} "
+                            "and model = \"...\" (a language model)")
+    return found
+
+
+def _builtin_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
+    known = strategies()
+    if spec["builtin"] not in known:
+        raise PlanError(f"{here}.builtin: unknown strategy {spec['builtin']!r}; "
+                        f"known: {', '.join(sorted(known))}")
+    params = {k: v for k, v in spec.items() if k != "builtin"}
+    defaults = known[spec["builtin"]].defaults
+    bad = sorted(set(params) - set(defaults))
+    if bad:
+        raise PlanError(f"{here}: {spec['builtin']} has no parameter(s) {bad}; "
+                        f"it takes {sorted(defaults) or 'none'}")
+    return AgentSpec(name, {"builtin": spec["builtin"], "params": params})
+
+
+def _choices(options: Sequence[str]) -> str:
+    return " | ".join(f'"{o}"' for o in options)
+
+
+def _refuse_secrets(table: Mapping[str, Any], here: str) -> None:
+    """Refuse keys that would hold a credential; never echo their values."""
+    for key in table:
+        if key not in _NOT_SECRETS and _SECRET_KEY.search(str(key)):
+            raise PlanError(f"{here}.{key}: a tournament file must never hold a key or other secret "
+                            "(files are shared and committed). Put the key in an environment variable "
+                            "and name that variable instead, e.g. api_key_env = \"OPENAI_API_KEY\"")
+
+
+def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
+    """A language-model agent table, checked; every played setting normalised for the game ids."""
+    unknown = sorted(set(spec) - set(LLM_PLAY_KEYS) - set(LLM_ACCESS_KEYS))
+    if unknown:
+        raise PlanError(f"{here}: unknown key(s) {unknown} for a language-model agent; allowed: "
+                        f"{', '.join(LLM_PLAY_KEYS + LLM_ACCESS_KEYS)}")
+    provider = spec.get("provider")
+    if provider not in PROVIDERS:
+        raise PlanError(f"{here}.provider: must be one of {_choices(PROVIDERS)}, got {provider!r}")
+    model = spec.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > 200:
+        raise PlanError(f"{here}.model: must name the model, e.g. model = \"gpt-4o\"")
+    base_url = _base_url(spec.get("base_url"), provider, f"{here}.base_url")
+    temperature = _optional_number(spec.get("temperature"), f"{here}.temperature", 0.0, 2.0)
+    max_tokens = _optional_int(spec.get("max_tokens"), f"{here}.max_tokens", 1, 1_000_000)
+    seed = _optional_int(spec.get("seed"), f"{here}.seed", -(2**63), 2**63 - 1)
+    design = spec.get("design", "vanilla")
+    design_params = spec.get("design_params", {})
+    if not isinstance(design_params, Mapping):
+        raise PlanError(f"{here}.design_params: must be a table, e.g. design_params = {{ openness = \"high\" }}")
+    _refuse_secrets(design_params, f"{here}.design_params")
+    from runner.agents.llm import check_design  # the designs say which exist and what they take
+
+    try:
+        check_design(design, _plain(design_params))
+    except ValueError as exc:
+        raise PlanError(f"{here}.{exc}") from None
+    played = {"provider": provider, "model": model, "base_url": base_url,
+              "temperature": None if temperature is None else float(temperature),
+              "max_tokens": max_tokens, "seed": seed, "design": design,
+              "design_params": _plain(design_params)}
+    access = {"api_key_env": _key_variable(spec.get("api_key_env"), f"{here}.api_key_env"),
+              "timeout_s": _optional_number(spec.get("timeout_s"), f"{here}.timeout_s", 0.001, 3600.0)}
+    agent = AgentSpec(name, played, access)
+    from runner.llm.connections import check_settings  # what the provider layer would refuse at run time
+
+    try:
+        check_settings(agent.settings())
+    except ValueError as exc:
+        raise PlanError(f"{here}: {exc}") from None
+    return agent
+
+
+def _plain(value: Any) -> Any:
+    """TOML values as plain JSON data (dates become ISO strings), for canonical ids and replays."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _base_url(value: Any, provider: str, here: str) -> str | None:
+    if value is None:
+        if provider == "openai_compatible":
+            raise PlanError(f"{here}: an openai_compatible agent needs the server's URL, "
+                            "e.g. base_url = \"http://127.0.0.1:8000/v1\"")
+        return None
+    if not isinstance(value, str) or not re.match(r"^https?://[^\s/]+", value) or len(value) > 500:
+        raise PlanError(f"{here}: must be an http(s) URL such as \"http://127.0.0.1:8000/v1\"")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if "@" in parts.netloc or _SECRET_KEY.search(parts.query or ""):
+        raise PlanError(f"{here}: the URL carries credentials; it is recorded in every replay. Give the "
+                        "bare URL and put the key in an environment variable named by api_key_env")
+    return value
+
+
+def _key_variable(value: Any, here: str) -> str | None:
+    """The NAME of the variable holding the key, refusing anything that looks like a key itself."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or _KEY_LIKE.search(value) or not _ENV_NAME.match(value) or (
+            len(value) >= 24 and any(c.isdigit() for c in value) and any(c.islower() for c in value)):
+        # The value is not shown: if it is a key, it must not reach a terminal or a log.
+        raise PlanError(f"{here}: must be the NAME of an environment variable (like \"OPENAI_API_KEY\"), "
+                        "not the key itself; the value given is not shown in case it is a secret")
+    return value
+
+
+def _optional_number(value: Any, here: str, low: float, high: float) -> float | None:
+    if value is None:
+        return None
+    if not is_number(value) or not low <= value <= high:
+        raise PlanError(f"{here}: must be a number from {low:g} to {high:g}, got {value!r}")
+    return value
+
+
+def _optional_int(value: Any, here: str, low: int, high: int) -> int | None:
+    if value is None:
+        return None
+    if not is_int(value) or not low <= value <= high:
+        raise PlanError(f"{here}: must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _providers(raw: Any, where: str) -> dict[str, dict[str, Any]]:
+    """`[providers.<name>]` tables: client-side limits of the endpoint with that base_url, or else
+    of every endpoint of that provider."""
+    if not isinstance(raw, Mapping):
+        raise PlanError(f"{where}: providers: must be tables like [providers.openai]")
+    found = {}
+    for name, table in raw.items():
+        here = f"{where}: providers.{json.dumps(name) if '.' in name else name}"
+        if name not in PROVIDERS and not re.match(r"^https?://\S+$", name):
+            raise PlanError(f"{here}: name a provider ({_choices(PROVIDERS)}) or an endpoint's base_url, "
+                            "e.g. [providers.\"http://127.0.0.1:8000/v1\"]")
+        if not isinstance(table, Mapping):
+            raise PlanError(f"{here}: must be a table of limits ({', '.join(LIMIT_KEYS)})")
+        _refuse_secrets(table, here)
+        unknown = sorted(set(table) - set(LIMIT_KEYS))
+        if unknown:
+            raise PlanError(f"{here}: unknown key(s) {unknown}; allowed: {', '.join(LIMIT_KEYS)}")
+        found[name] = {key: _limit(key, value, f"{here}.{key}") for key, value in table.items()}
+    return found
+
+
+def _limit(key: str, value: Any, here: str) -> int | float:
+    if key == "max_concurrency":
+        ok = is_int(value) and 1 <= value <= 100_000
+    elif key == "max_retries":
+        ok = is_int(value) and 0 <= value <= 20
+    elif key.startswith("backoff"):
+        ok = is_number(value) and value >= 0
+    else:
+        ok = is_number(value) and value > 0
+    if not ok:
+        raise PlanError(f"{here}: must be {LIMIT_KEYS[key]}, got {value!r}")
+    return value if key in ("max_concurrency", "max_retries") else float(value)
+
+
+def _prices(raw: Any, where: str) -> dict[str, Price]:
+    """`[prices."<model>"]` tables: USD per million input and output tokens."""
+    if not isinstance(raw, Mapping):
+        raise PlanError(f"{where}: prices: must be tables like [prices.\"gpt-4o\"]")
+    found = {}
+    for model, table in raw.items():
+        here = f"{where}: prices.{json.dumps(model)}"
+        if not isinstance(table, Mapping) or set(table) != set(PRICE_KEYS):
+            raise PlanError(f"{here}: needs exactly input = <USD per million input tokens> and "
+                            "output = <USD per million output tokens>")
+        for key in PRICE_KEYS:
+            if not is_number(table[key]) or table[key] < 0:
+                raise PlanError(f"{here}.{key}: must be a number of USD per million tokens, at least 0")
+        found[model] = Price(float(table["input"]), float(table["output"]))
     return found
 
 
@@ -237,7 +484,7 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
 
 
 def _check_plays(agent: AgentSpec, game: str, where: str) -> None:
-    strategy = agent.spec.get("builtin", "")
+    strategy = agent.spec.get("builtin", "")  # language models play every game
     if "/" in strategy and not strategy.startswith(game + "/"):
         raise PlanError(f"{where}: {agent.name} ({strategy}) does not play {game}")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from runner.tournament import PlanError, derive_seed, from_dict, from_flags, load
@@ -71,7 +73,8 @@ def test_lineup_rotates_so_every_agent_sits_at_every_seat():
     ({"matchups": [{"game": "prisoners_dilemma", "games": 0, "lineup": PD_LINEUP}]}, "games"),
     ({"agents": {"x": {"builtin": "prisoners_dilemma/psychic"}}}, "unknown strategy"),
     ({"agents": {"x": {"builtin": "prisoners_dilemma/always_defect", "mood": 1}}}, "no parameter(s) ['mood']"),
-    ({"agents": {"x": {"model": "gpt"}}}, "needs builtin"),
+    ({"agents": {"x": {"temperature": 0}}}, "needs either builtin"),
+    ({"agents": {"x": {"model": "gpt"}}}, "agents.x.provider: must be one of"),
 ])
 def test_bad_plans_are_refused_with_the_place_named(overrides, message):
     with pytest.raises(PlanError) as info:
@@ -99,8 +102,123 @@ def test_load_reports_bad_toml_with_the_file_name(tmp_path):
         load(path)
 
 
+def test_a_file_of_agents_only_loads_where_matchups_are_not_needed(tmp_path):
+    path = tmp_path / "judges.toml"
+    path.write_text('name = "j"\n[agents.judge]\nprovider = "openai"\nmodel = "gpt-4o"\n', encoding="utf-8")
+    assert load(path, matchups_required=False).agents["judge"].is_llm
+    with pytest.raises(PlanError, match="matchups: needs at least one"):
+        load(path)
+
+
 def test_from_flags_builds_a_one_matchup_tournament():
     tournament = from_flags("adhoc", "prisoners_dilemma", [], "random,random,random", {"rounds": 2}, 5, 3)
     assert len(tournament.plan()) == 5 and tournament.matchups[0].rules == {"rounds": 2}
     with pytest.raises(PlanError, match="expected ROLE=AGENT"):
         from_flags("adhoc", "prisoners_dilemma", ["player"], None, {}, 1, 0)
+
+
+# -- language-model agents, provider limits and prices -------------------------------------
+
+GPT = {"provider": "openai", "model": "gpt-4o", "api_key_env": "OPENAI_API_KEY"}
+
+
+def llm_plan(agent: dict | None = None, **overrides):
+    agents = {"m": {**GPT, **(agent or {})}}
+    return plan_dict(agents=agents, matchups=[{"game": "prisoners_dilemma", "games": 2,
+                                               "lineup": ["m", "random", "random"]}], **overrides)
+
+
+def test_llm_agent_spec_holds_the_played_settings_normalised_and_no_access_details():
+    tournament = from_dict(llm_plan({"temperature": 0, "max_tokens": 300, "timeout_s": 30}))
+    agent = tournament.agents["m"]
+    assert agent.is_llm and tournament.llm_agents() == [agent]
+    assert agent.spec == {"provider": "openai", "model": "gpt-4o", "base_url": None, "temperature": 0.0,
+                          "max_tokens": 300, "seed": None, "design": "vanilla", "design_params": {}}
+    assert agent.access == {"api_key_env": "OPENAI_API_KEY", "timeout_s": 30}
+    assert "OPENAI_API_KEY" not in agent.canonical()
+    settings = agent.settings()
+    assert (settings.model, settings.api_key_env, settings.timeout_s, settings.temperature) == \
+        ("gpt-4o", "OPENAI_API_KEY", 30, 0.0)
+
+
+def test_game_ids_follow_the_played_settings_but_not_how_the_model_is_reached():
+    def ids(**agent):
+        return {p.game_id for p in from_dict(llm_plan(agent)).plan()}
+
+    base = ids()
+    assert ids(temperature=0) == ids(temperature=0.0)  # the same setting written two ways
+    assert ids(design="vanilla") == base
+    assert ids(api_key_env="OTHER_KEY", timeout_s=5) == base
+    for changed in ({"model": "gpt-4o-mini"}, {"temperature": 0.5}, {"max_tokens": 10}, {"seed": 1},
+                    {"design": "pgm"}, {"design": "b5p", "design_params": {"openness": 6}},
+                    {"base_url": "https://proxy.example/v1"}):
+        assert base.isdisjoint(ids(**changed)), changed
+
+
+@pytest.mark.parametrize("agent, message", [
+    ({"api_key": "sk-live-123456"}, "agents.m.api_key: a tournament file must never hold a key"),
+    ({"apiKey": "abc"}, "agents.m.apiKey: a tournament file must never hold a key"),
+    ({"token": "abc"}, "agents.m.token"),
+    ({"password": "abc"}, "agents.m.password"),
+    ({"headers": {"Authorization": "Bearer abc"}}, "agents.m.headers"),
+    ({"design_params": {"secret": "abc"}}, "agents.m.design_params.secret"),
+    ({"api_key_env": "sk-proj-abcdef0123456789"}, "must be the NAME of an environment variable"),
+    ({"api_key_env": "AIzaSyA1b2C3d4E5f6G7h8"}, "must be the NAME of an environment variable"),
+    ({"api_key_env": "x8Hk2mQ9vL4pR7tW1zY6bN3c"}, "must be the NAME of an environment variable"),
+    ({"base_url": "https://user:sk-abc@proxy.example/v1"}, "carries credentials"),
+    ({"base_url": "https://proxy.example/v1?api_key=abc"}, "carries credentials"),
+])
+def test_secrets_are_refused_without_echoing_them(agent, message):
+    with pytest.raises(PlanError) as info:
+        from_dict(llm_plan(agent), "t.toml")
+    text = str(info.value)
+    assert message in text and ("api_key_env" in text or "NAME" in text)
+    for value in agent.values():
+        if isinstance(value, str):
+            assert value not in text
+
+
+@pytest.mark.parametrize("agent, message", [
+    ({"provider": "openia"}, "agents.m.provider: must be one of"),
+    ({"model": ""}, "agents.m.model"),
+    ({"provider": "openai_compatible"}, "needs the server's URL"),
+    ({"base_url": "localhost:8000"}, "agents.m.base_url: must be an http(s) URL"),
+    ({"temperature": 3}, "agents.m.temperature: must be a number from 0 to 2"),
+    ({"temperature": "hot"}, "agents.m.temperature"),
+    ({"max_tokens": 0}, "agents.m.max_tokens"),
+    ({"max_tokens": 1.5}, "agents.m.max_tokens"),
+    ({"seed": True}, "agents.m.seed"),
+    ({"timeout_s": 0}, "agents.m.timeout_s"),
+    ({"design": "clever"}, "agents.m.design: must be one of"),
+    ({"design_params": 3}, "agents.m.design_params: must be a table"),
+    ({"top_p": 0.9}, "unknown key(s) ['top_p']"),
+    ({"builtin": "random"}, "not both"),
+    ({"provider": "anthropic", "temperature": 0.5}, "temperature cannot be set for provider anthropic"),
+])
+def test_bad_llm_agents_are_refused_naming_the_field(agent, message):
+    with pytest.raises(PlanError, match=re.escape(message)):
+        from_dict(llm_plan(agent), "t.toml")
+
+
+def test_provider_limits_and_prices_are_read_and_checked():
+    tournament = from_dict(llm_plan(providers={"openai": {"max_concurrency": 16, "requests_per_minute": 500},
+                                               "http://127.0.0.1:8000/v1": {"max_retries": 0}},
+                                    prices={"gpt-4o": {"input": 2.5, "output": 10}}))
+    assert tournament.providers == {"openai": {"max_concurrency": 16, "requests_per_minute": 500.0},
+                                    "http://127.0.0.1:8000/v1": {"max_retries": 0}}
+    price = tournament.prices["gpt-4o"]
+    assert price.cost(1_000_000, 100_000) == pytest.approx(3.5)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"providers": {"opneai": {}}}, "providers.opneai: name a provider"),
+    ({"providers": {"openai": {"burst": 3}}}, "unknown key(s) ['burst']"),
+    ({"providers": {"openai": {"max_concurrency": 0}}}, "providers.openai.max_concurrency"),
+    ({"providers": {"openai": {"requests_per_minute": -5}}}, "providers.openai.requests_per_minute"),
+    ({"providers": {"openai": {"api_key": "sk-123"}}}, "providers.openai.api_key: a tournament file must never"),
+    ({"prices": {"gpt-4o": {"input": 1}}}, 'prices."gpt-4o": needs exactly input'),
+    ({"prices": {"gpt-4o": {"input": -1, "output": 1}}}, 'prices."gpt-4o".input'),
+])
+def test_bad_provider_and_price_tables_are_refused(overrides, message):
+    with pytest.raises(PlanError, match=re.escape(message)):
+        from_dict(llm_plan(**overrides), "t.toml")

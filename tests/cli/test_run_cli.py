@@ -68,3 +68,24 @@ def test_games_and_agents_are_listed():
     assert games.exit_code == 0 and "prisoners_dilemma" in games.output and '"rounds": 5' in games.output
     agents = invoke("agents")
     assert agents.exit_code == 0 and "prisoners_dilemma/tit_for_tat" in agents.output and "random" in agents.output
+
+
+def test_dry_run_plays_nothing_and_counts_no_calls_for_scripted_agents(tmp_path):
+    result = invoke("run", "--dry-run", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "dry run of tournament builtin: 892 games in 28 matchup(s)" in result.output
+    total = next(line for line in result.output.splitlines() if line.strip().startswith("total"))
+    assert total.split()[1:] == ["892", "0", "0", "0", "0.00"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_llm_agents_in_a_file_refuse_secrets_before_anything_runs(tmp_path):
+    plan = tmp_path / "t.toml"
+    plan.write_text('name = "s"\n[agents.m]\nprovider = "openai"\nmodel = "gpt-4o"\napi_key = "sk-live-abcdef"\n'
+                    '[[matchups]]\ngame = "prisoners_dilemma"\nlineup = ["m", "random", "random"]\n',
+                    encoding="utf-8")
+    for extra in ([], ["--dry-run"]):
+        result = invoke("run", str(plan), "--out", str(tmp_path / "out"), *extra)
+        assert result.exit_code != 0 and "agents.m.api_key" in result.output and "api_key_env" in result.output
+        assert "sk-live-abcdef" not in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,422 @@
+"""004's EWAVM evaluations of finished Werewolf games by an LLM judge, appended to the replays.
+
+For each valid, complete Werewolf replay the judge is asked for one engagement, one wonder and
+one attraction score (1-10) of the whole game, the who-is-what mentions of each round's
+statements (variation), and the k = 10 most memorable statements (memorability). Each answer
+becomes one `judge` line after the outcome (docs/replay-format.md, "Judge annotations"). The
+game lines are kept byte for byte; the file is rewritten atomically; evaluations already made by
+the same judge are not asked again, so an interrupted judging run resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from runner.games.werewolf import PLAYERS, ROLES
+from runner.replay.format import dumps, write_atomic
+from runner.replay.validate import check_bytes
+from runner.run import Usage, connections_for
+from runner.tournament import AgentSpec
+
+#: The five dimensions, in the order their lines are appended.
+DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability")
+SCORED = ("engagement", "wonder", "attraction")
+#: How many statements the memorability evaluation asks for (004's k).
+HIGHLIGHTS = 10
+#: Calls per evaluation before it is given up (the first ask and its re-asks).
+MAX_ASKS = 3
+#: Recorded in the judge's description: changing the prompts makes a new judge.
+PROMPT_VERSION = "ewavm-1"
+_ANSWER = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$")
+# Description fields that do not change who the judge is (see `judge_identity`).
+_NOT_IDENTITY = ("name", "model_reported")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One `day` statement of a replay."""
+
+    n: int
+    seat: int
+    round: int
+    speaker: str
+    role: str
+    text: str
+    first_of_round: bool
+
+    @property
+    def quoted(self) -> str:
+        return json.dumps(self.text, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation to ask for: a dimension, and the round for variation."""
+
+    dimension: str
+    round: int | None = None
+
+    @property
+    def label(self) -> str:
+        return self.dimension if self.round is None else f"{self.dimension} of round {self.round}"
+
+
+@dataclass
+class GameToJudge:
+    """A valid, complete Werewolf replay, read for judging."""
+
+    path: Path
+    raw: bytes
+    records: list[dict[str, Any]]
+    names: list[str]
+    roles: list[str]
+    statements: list[Statement]
+
+    def judged(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r["type"] == "judge"]
+
+
+@dataclass
+class JudgeReport:
+    """What a judging run did, for the closing report."""
+
+    files: int = 0                                        # replay files looked at
+    changed: list[str] = field(default_factory=list)      # files that got new judge lines
+    added: Counter = field(default_factory=Counter)       # dimension -> lines added
+    already: int = 0                                      # evaluations found already made
+    skipped: list[str] = field(default_factory=list)      # "file: why it was not judged"
+    unreadable: list[str] = field(default_factory=list)   # "file: evaluation: last problem"
+    usage: dict[str, Usage] = field(default_factory=dict)  # model -> calls and tokens spent now
+
+    @property
+    def ok(self) -> bool:
+        return not self.unreadable
+
+
+# -- reading replays ----------------------------------------------------------------------
+
+def read_game(path: Path) -> GameToJudge | str:
+    """The replay ready for judging, or why it cannot be judged."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    checked = check_bytes(str(path), raw)
+    if not checked.ok:
+        return f"not a valid replay ({checked.problems[0]}); run `gamenight validate` on it"
+    records = [r.data for r in checked.records]
+    header, outcome = records[0], next(r for r in records if r["type"] == "outcome")
+    if header["game"] != "werewolf":
+        return f"a {header['game']} game; only Werewolf games are judged"
+    if outcome["status"] != "complete":
+        return "the game ended invalid; only complete games are judged"
+    names = [p["name"] for p in header["players"]]
+    roles = [p["role"] for p in header["players"]]
+    statements = []
+    for record in records:
+        if record["type"] == "event" and record["kind"] == "action" and record["phase"] == "day":
+            index = len(statements)
+            seat = record["seat"]
+            statements.append(Statement(record["n"], seat, index // PLAYERS + 1, names[seat], roles[seat],
+                                        record["data"]["text"], index % PLAYERS == 0))
+    return GameToJudge(path, raw, records, names, roles, statements)
+
+
+# -- who the judge is ---------------------------------------------------------------------
+
+def judge_description(agent: AgentSpec) -> dict[str, Any]:
+    """The judge as replays describe it: an LLM agent (no design; never a key)."""
+    description = {"name": agent.name, "kind": "llm", "provider": agent.spec["provider"],
+                   "model": agent.spec["model"]}
+    for key in ("base_url", "temperature", "max_tokens", "seed"):
+        if agent.spec.get(key) is not None:
+            description[key] = agent.spec[key]
+    description["prompt_version"] = PROMPT_VERSION
+    return description
+
+
+def judge_identity(description: Mapping[str, Any]) -> str:
+    """What makes two judge records the same judge: the description minus its name and the
+    model id the API reported (which is only known after the first reply)."""
+    return json.dumps({k: v for k, v in description.items() if k not in _NOT_IDENTITY}, sort_keys=True)
+
+
+def wanted_tasks(game: GameToJudge, dimensions: Sequence[str]) -> list[Task]:
+    """Every evaluation of `dimensions` for this game: one per scored dimension, one variation
+    per round of statements, one memorability."""
+    tasks = [Task(d) for d in SCORED if d in dimensions]
+    if "variation" in dimensions:
+        tasks += [Task("variation", r) for r in sorted({s.round for s in game.statements})]
+    if "memorability" in dimensions:
+        tasks.append(Task("memorability"))
+    return tasks
+
+
+def missing_tasks(game: GameToJudge, description: Mapping[str, Any], dimensions: Sequence[str]) -> list[Task]:
+    """The wanted evaluations this judge has not yet made for this game."""
+    me = judge_identity(description)
+    done = {(r["dimension"], r["round"]) for r in game.judged() if judge_identity(r["judge"]) == me}
+    return [t for t in wanted_tasks(game, dimensions) if (t.dimension, t.round) not in done]
+
+
+# -- prompts ------------------------------------------------------------------------------
+
+@cache
+def _templates() -> Any:
+    import jinja2
+
+    # Prompts are plain text for a model, not HTML: replay text is quoted as JSON strings instead.
+    return jinja2.Environment(loader=jinja2.PackageLoader("runner", "judge_prompts"), autoescape=False,
+                              undefined=jinja2.StrictUndefined)
+
+
+def prompt(game: GameToJudge, task: Task) -> list[Any]:
+    """The messages asking for one evaluation."""
+    from runner.llm.types import Message
+
+    env = _templates()
+    if task.dimension == "variation":
+        statements = [s for s in game.statements if s.round == task.round]
+        user = env.get_template("variation.j2").render(
+            statements=statements, round=task.round, show_roles=False, example=game.names[:2])
+    elif task.dimension == "memorability":
+        k = min(HIGHLIGHTS, len(game.statements))
+        user = env.get_template("memorability.j2").render(
+            statements=game.statements, show_roles=True, k=k,
+            example_numbers=", ".join(str(s.n) for s in game.statements[:3]))
+    else:
+        user = env.get_template(f"{task.dimension}.j2").render(statements=game.statements, show_roles=True)
+    system = env.get_template("system.j2").render(dimension=task.dimension)
+    return [Message("system", system.strip()), Message("user", user.strip())]
+
+
+# -- reading the judge's answers ----------------------------------------------------------
+
+class Unreadable(ValueError):
+    """A reply that does not hold a usable answer; the message tells the judge what to fix."""
+
+
+def answer_object(reply: str | None, finish_reason: str | None) -> dict[str, Any]:
+    """The JSON object of the reply's one `ANSWER:` line, which must be its last line."""
+    if finish_reason == "length":
+        raise Unreadable("the reply was cut off by the length limit before its ANSWER line; "
+                         "keep the reasoning shorter")
+    lines = [line for line in (reply or "").splitlines() if line.strip()]
+    answers = [i for i, line in enumerate(lines) if _ANSWER.match(line)]
+    if not answers:
+        raise Unreadable("the reply has no line starting with ANSWER:")
+    if len(answers) > 1:
+        raise Unreadable("the reply has several ANSWER: lines; give exactly one")
+    if answers[0] != len(lines) - 1:
+        raise Unreadable("the ANSWER: line must be the last line of the reply")
+    text = _ANSWER.match(lines[-1]).group(1)  # type: ignore[union-attr]
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Unreadable(f"the text after ANSWER: is not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise Unreadable("the text after ANSWER: must be a JSON object {...}")
+    return value
+
+
+def _exact_keys(value: Mapping[str, Any], key: str) -> Any:
+    if set(value) != {key}:
+        raise Unreadable(f"the ANSWER object must have exactly one field, {key!r}; it has {sorted(value)}")
+    return value[key]
+
+
+def read_score(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
+    score = _exact_keys(value, "score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 1 <= score <= 10:
+        raise Unreadable(f"score must be a number from 1 to 10, not {json.dumps(score)}")
+    return {"score": score}
+
+
+def _seat_named(name: Any, game: GameToJudge, what: str) -> int:
+    if isinstance(name, str):
+        wanted = name.strip().casefold()
+        for seat, known in enumerate(game.names):
+            if known.casefold() == wanted:
+                return seat
+    raise Unreadable(f"{what} {json.dumps(name)} is not a player; the players are {', '.join(game.names)}")
+
+
+def read_mentions(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
+    """Mentions as seats and roles. A speaker's claim about itself is dropped: the replay format
+    records opinions about other players only (004's example lists self-claims too)."""
+    items = _exact_keys(value, "mentions")
+    if not isinstance(items, list):
+        raise Unreadable("mentions must be a list")
+    mentions = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or set(item) != {"speaker", "target", "role"}:
+            raise Unreadable(f"mention {i + 1} must be an object with exactly speaker, target and role")
+        by = _seat_named(item["speaker"], game, f"mention {i + 1}: speaker")
+        about = _seat_named(item["target"], game, f"mention {i + 1}: target")
+        role = item["role"].strip().casefold() if isinstance(item["role"], str) else None
+        if role not in ROLES:
+            raise Unreadable(f"mention {i + 1}: role {json.dumps(item['role'])} is not one of {', '.join(ROLES)}")
+        if by != about:
+            mentions.append({"by": by, "about": about, "role": role})
+    return {"mentions": mentions}
+
+
+def read_highlights(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
+    numbers = _exact_keys(value, "highlights")
+    k = min(HIGHLIGHTS, len(game.statements))
+    known = {s.n for s in game.statements}
+    if not isinstance(numbers, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        raise Unreadable("highlights must be a list of statement numbers")
+    if len(set(numbers)) != len(numbers):
+        raise Unreadable("highlights must not repeat a statement")
+    strangers = [n for n in numbers if n not in known]
+    if strangers:
+        raise Unreadable(f"{strangers} are not statement numbers; use the #n shown before each statement")
+    if len(numbers) != k:
+        raise Unreadable(f"give exactly {k} statement numbers, not {len(numbers)}")
+    return {"highlights": numbers}
+
+
+READERS: dict[str, Callable[[Mapping[str, Any], GameToJudge], dict[str, Any]]] = {
+    "engagement": read_score, "wonder": read_score, "attraction": read_score,
+    "variation": read_mentions, "memorability": read_highlights}
+
+
+# -- asking -------------------------------------------------------------------------------
+
+@dataclass
+class Asked:
+    """The outcome of one evaluation: the filled field (or None) and every call made for it."""
+
+    task: Task
+    fields: dict[str, Any] | None
+    calls: list[dict[str, Any]]
+    model_reported: str | None
+    problem: str | None
+
+
+async def ask(model: Any, game: GameToJudge, task: Task, max_asks: int = MAX_ASKS) -> Asked:
+    """Ask for one evaluation, re-asking with the problem when the reply cannot be read."""
+    from runner.llm.types import Message
+
+    messages = prompt(game, task)
+    calls: list[dict[str, Any]] = []
+    reported: str | None = None
+    problem = "not asked"
+    for _ in range(max_asks):
+        completion = await model.complete(messages)
+        calls.append(completion.evidence(messages))
+        if completion.error:
+            problem = f"the model call failed: {completion.error}"
+            continue
+        reported = reported or completion.model_reported
+        try:
+            fields = READERS[task.dimension](answer_object(completion.text, completion.finish_reason), game)
+        except Unreadable as exc:
+            problem = str(exc)
+            messages = [*messages, Message("assistant", completion.text or ""),
+                        Message("user", f"Your answer could not be read: {problem}. Please answer again, "
+                                        "ending with exactly one ANSWER: line in the format asked for.")]
+            continue
+        return Asked(task, fields, calls, reported, None)
+    return Asked(task, None, calls, reported, problem)
+
+
+def judge_line(task: Task, description: Mapping[str, Any], fields: Mapping[str, Any],
+               calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """One judge record in the replay format."""
+    record = {"type": "judge", "dimension": task.dimension, "judge": dict(description), "round": task.round,
+              "score": None, "mentions": None, "highlights": None, **fields}
+    if calls:
+        record["evidence"] = {"calls": calls}
+    return record
+
+
+def description_in(game: GameToJudge, base: Mapping[str, Any], asked: Sequence[Asked]) -> dict[str, Any]:
+    """The judge description for new lines: the one already in the file for this judge, if any
+    (so that all its lines group together), else `base` with the model id the API reported."""
+    me = judge_identity(base)
+    for record in game.judged():
+        if judge_identity(record["judge"]) == me:
+            return record["judge"]
+    reported = next((a.model_reported for a in asked if a.model_reported), None)
+    return {**base, "model_reported": reported} if reported else dict(base)
+
+
+async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dimensions: Sequence[str],
+                     report: JudgeReport) -> None:
+    """Make the missing evaluations of one game and rewrite its file with the new judge lines."""
+    tasks = missing_tasks(game, base, dimensions)
+    report.already += len(wanted_tasks(game, dimensions)) - len(tasks)
+    if not tasks:
+        return
+    asked = await asyncio.gather(*(ask(model, game, task) for task in tasks))
+    description = description_in(game, base, asked)
+    lines = []
+    for result in asked:
+        for call in result.calls:
+            report.usage.setdefault(str(base["model"]), Usage()).add_call(call)
+        if result.fields is None:
+            report.unreadable.append(f"{game.path}: {result.task.label}: {result.problem}")
+        else:
+            lines.append(judge_line(result.task, description, result.fields, result.calls))
+    if not lines:
+        return
+    data = game.raw + "".join(dumps(line) + "\n" for line in lines).encode("utf-8")
+    checked = check_bytes(str(game.path), data)
+    if not checked.ok:  # never write a file the validator would refuse
+        report.unreadable.append(f"{game.path}: the new judge lines do not validate: {checked.problems[0]}")
+        return
+    await asyncio.to_thread(write_atomic, game.path, data)
+    report.changed.append(str(game.path))
+    report.added.update(line["dimension"] for line in lines)
+
+
+async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,
+                      dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4,
+                      on_done: Callable[[Path], None] | None = None) -> JudgeReport:
+    """Judge every replay in `paths` with `model`, `parallel` files at a time."""
+    report = JudgeReport()
+    base = judge_description(agent)
+    queue: asyncio.Queue[Path] = asyncio.Queue()
+    for path in paths:
+        queue.put_nowait(path)
+        report.files += 1
+
+    async def worker() -> None:
+        while not queue.empty():
+            path = queue.get_nowait()
+            game = await asyncio.to_thread(read_game, path)  # re-simulating is CPU work: off the loop
+            if isinstance(game, str):
+                report.skipped.append(f"{path}: {game}")
+            else:
+                await judge_game(model, game, base, dimensions, report)
+            if on_done:
+                on_done(path)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
+    report.changed.sort()
+    report.skipped.sort()
+    report.unreadable.sort()
+    return report
+
+
+async def run_judge(paths: Iterable[Path], agent: AgentSpec, providers: Mapping[str, Mapping[str, Any]], *,
+                    dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4,
+                    environ: Mapping[str, str] | None = None,
+                    on_done: Callable[[Path], None] | None = None) -> JudgeReport:
+    """Judge replays with a tournament's language-model agent, through one `Connections` registry.
+
+    Raises `runner.run.CannotStart` (e.g. a missing key variable) before judging anything.
+    """
+    async with connections_for([agent], providers, environ) as connections:
+        return await judge_files(paths, agent, connections.model(agent.settings()), dimensions=dimensions,
+                                 parallel=parallel, on_done=on_done)

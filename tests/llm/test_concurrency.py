@@ -1,0 +1,109 @@
+"""Concurrent games: with 200 ms of latency per model call, `--parallel 32` must finish 32 games at
+least 20 times faster than playing them one at a time would.
+
+The fake API server runs in a process of its own, as a real provider would: in this process its
+threads would compete with the games for the interpreter and measure the test machine instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from runner.replay.validate import check_file
+from runner.run import run
+from runner.tournament import from_dict
+from tests.llm.fakes import FakeOpenAI
+from tests.llm.test_tournament_llm import KEY, legal_reply
+
+LATENCY_S = 0.2
+ROUNDS = 5          # five model calls per game, one per round, for the one language-model seat
+SEQUENTIAL_SAMPLE = 3
+GAMES = 32
+#: Pairs of measurements (a few games one at a time, then 32 at once), taken back to back so both
+#: see the same load; the best pair counts, since other work on a shared machine only adds noise.
+TRIES = 4
+
+
+def _serve(conn: Any, latency_s: float) -> None:
+    """The child process: a fake OpenAI server answering legally until told to stop."""
+    with FakeOpenAI(legal_reply, latency_s=latency_s) as server:
+        conn.send(server.base_url)
+        conn.recv()
+        conn.send({"calls": server.calls, "peak": server.max_in_flight})
+
+
+@contextmanager
+def server_process(latency_s: float) -> Iterator[tuple[str, dict[str, int]]]:
+    """(base_url, stats): stats gets the server's call count and peak concurrency at the end."""
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_serve, args=(child, latency_s), daemon=True)
+    process.start()
+    stats: dict[str, int] = {}
+    try:
+        assert parent.poll(60), "the fake server did not start"
+        yield parent.recv(), stats
+    finally:
+        parent.send("stop")
+        if parent.poll(10):
+            stats.update(parent.recv())
+        process.join(10)
+        if process.is_alive():
+            process.kill()
+
+
+def tournament(base_url: str, games: int, name: str):
+    return from_dict({
+        "name": name, "seed": 9, "created": "2026-11-21",
+        "providers": {"openai": {"max_concurrency": 64}},
+        "agents": {"m": {"provider": "openai", "model": "test-model", "base_url": base_url,
+                         "api_key_env": "TEST_LLM_KEY"}},
+        "matchups": [{"game": "public_good", "games": games, "rules": {"rounds": ROUNDS},
+                      "lineup": ["m", "public_good/conditional", "public_good/free_rider"]}]})
+
+
+def timed_run(base_url: str, out: Path, games: int, parallel: int, name: str) -> float:
+    started = time.perf_counter()
+    summary = asyncio.run(run(tournament(base_url, games, name), out, parallel=parallel,
+                              environ={"TEST_LLM_KEY": KEY}))
+    elapsed = time.perf_counter() - started
+    assert summary.ok and summary.played["public_good"] == games and not summary.invalid
+    return elapsed
+
+
+def calls_in(folder: Path) -> int:
+    """Model calls recorded in the replays of `folder`."""
+    return sum(len(record.get("evidence", {}).get("calls", []))
+               for path in folder.glob("*.jsonl") for record in map(json.loads, path.read_text().splitlines()))
+
+
+def test_32_parallel_games_are_at_least_20_times_faster_than_one_at_a_time(tmp_path):
+    import runner.agents.llm  # noqa: F401 - the SDKs take seconds to load: not part of any timing
+
+    with server_process(LATENCY_S) as (base_url, stats):
+        timed_run(base_url, tmp_path / "warm", 1, 1, "warm")  # connections and caches, not timed
+        best = (0.0, 0.0, 0.0)  # (factor, one at a time extrapolated, parallel)
+        for attempt in range(TRIES):
+            serial = timed_run(base_url, tmp_path / f"serial{attempt}", SEQUENTIAL_SAMPLE, 1, f"s{attempt}")
+            parallel = timed_run(base_url, tmp_path / f"parallel{attempt}", GAMES, 32, f"p{attempt}")
+            extrapolated = serial / SEQUENTIAL_SAMPLE * GAMES
+            best = max(best, (extrapolated / parallel, extrapolated, parallel))
+            if best[0] >= 20:
+                break
+    factor, extrapolated, parallel = best
+    print(f"\n{GAMES} games: one at a time ~{extrapolated:.1f} s (from {SEQUENTIAL_SAMPLE} games), "
+          f"--parallel 32 {parallel:.2f} s: {factor:.1f}x faster (pair {attempt + 1} of at most {TRIES}); "
+          f"{stats['peak']} calls in flight at most")
+    assert calls_in(tmp_path / "serial0") == SEQUENTIAL_SAMPLE * ROUNDS  # the latency was paid per call
+    assert extrapolated >= GAMES * ROUNDS * LATENCY_S
+    assert factor >= 20, f"only {factor:.1f}x faster"
+    assert stats["peak"] >= 30  # the games really overlapped at the server
+    files = list((tmp_path / "parallel0").glob("*.jsonl"))
+    assert len(files) == GAMES and all(check_file(f).ok for f in files)

@@ -1,0 +1,109 @@
+"""No API key ever reaches a replay, a file under the output folder, stdout or stderr: not through
+error messages that echo it back, not through the judge, the dry run or the validator."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from click.testing import CliRunner
+
+from runner.cli import main
+from tests.llm.fakes import Answer, FakeOpenAI, Fault, chat_messages, rate_limited
+from tests.llm.test_judge_ewavm import good_answer
+from tests.llm.test_tournament_llm import FAST_RETRIES, legal_reply, model_table
+
+GOOD_KEY = "sk-proj-SECRETgood0123456789abcdefXYZ"
+BAD_KEY = "sk-proj-SECRETbad9876543210fedcbaQRS"
+KEYS = (GOOD_KEY, BAD_KEY)
+
+
+def leaks(text: str) -> list[str]:
+    """The keys (or a telling piece of one) found in `text`."""
+    return [key for key in KEYS if key in text or key[8:24] in text]
+
+
+def echoing(body: dict[str, Any], call: int) -> Answer:
+    """A server that sometimes quotes the caller's credentials back in its errors."""
+    auth = body.get("_auth", "")
+    if call % 9 == 4:
+        return Fault(500, f"internal error while serving Authorization: Bearer {auth} for you")
+    if call % 9 == 7:
+        limited = rate_limited(0.01)
+        return Fault(429, f"rate limit for key {auth}", headers=limited.headers)
+    messages = chat_messages(body)
+    if "You are judging a game" in messages[0]["content"]:
+        return good_answer(messages[-1]["content"])
+    return legal_reply(body, call)
+
+
+class KeyEcho(FakeOpenAI):
+    """The fake OpenAI server, handing the request's key to the script so it can echo it."""
+
+    def _answer(self, handler: Any, body: Any, call: int) -> None:
+        if isinstance(body, dict):
+            body = {**body, "_auth": handler.headers.get("authorization", "").removeprefix("Bearer ")}
+        super()._answer(handler, body, call)
+
+    def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
+        # Like the real API on a bad key: the key itself in the message.
+        if status == 401 and isinstance(request, dict):
+            message = f"Incorrect API key provided: {request.get('_auth')}."
+        return super().error_body(status, message, request)
+
+
+def test_no_key_in_replays_files_or_output(tmp_path):
+    outputs: list[str] = []
+
+    def invoke(*args: str) -> Any:
+        result = CliRunner().invoke(main, list(args), env={"GOOD_KEY": GOOD_KEY, "BAD_KEY": BAD_KEY})
+        outputs.append(result.output)
+        return result
+
+    with KeyEcho(echoing) as good, KeyEcho(lambda body, n: Fault(401, "x")) as bad:
+        agents = {"good": model_table("openai", good.base_url).replace("TEST_LLM_KEY", "GOOD_KEY"),
+                  "bad": model_table("openai_compatible", bad.base_url).replace("TEST_LLM_KEY", "BAD_KEY")}
+        plan = tmp_path / "plan.toml"
+        plan.write_text(f'''name = "secrets"
+seed = 2
+{FAST_RETRIES}
+[agents.good]
+{agents["good"]}
+[agents.bad]
+{agents["bad"]}
+[agents.judge]
+{agents["good"]}
+[[matchups]]
+game = "werewolf"
+games = 1
+roles = {{ "*" = "good" }}
+[[matchups]]
+game = "chameleon"
+games = 2
+roles = {{ chameleon = "good", non_chameleon = "chameleon/trivial" }}
+[[matchups]]
+game = "public_good"
+games = 1
+lineup = ["bad", "good", "random"]
+''', encoding="utf-8")
+        out = tmp_path / "out"
+        run = invoke("run", str(plan), "--out", str(out), "--parallel", "4")
+        assert run.exit_code == 0, run.output
+        assert invoke("run", str(plan), "--dry-run").exit_code == 0
+        invoke("validate", str(out))
+        judged = invoke("judge", str(out), "--judge", "judge", "--tournament", str(plan))
+        assert judged.exit_code in (0, 1), judged.output
+        good_errors = [r.call for r in good.requests if r.call % 9 in (4, 7)]
+    assert good_errors and bad.calls  # the keys were really echoed back by the servers
+
+    files = [p for p in out.rglob("*") if p.is_file()]
+    records = [json.loads(line) for p in files for line in p.read_text(encoding="utf-8").splitlines()]
+    assert any(r.get("type") == "judge" for r in records)
+    errors = [c["error"] for r in records for c in (r.get("evidence") or {}).get("calls", []) if c["error"]]
+    assert any("HTTP 401" in e for e in errors)  # the bad key's refusals are recorded, without the key
+    assert not [(p.name, leaks(p.read_text(encoding="utf-8", errors="replace"))) for p in files
+                if leaks(p.read_text(encoding="utf-8", errors="replace"))]
+    assert not [o for o in outputs if leaks(o)]
+    assert not leaks(json.dumps([r for r in records if r.get("type") == "header"]))
+    messages = [m["content"] for r in good.requests if isinstance(r.body, dict) for m in chat_messages(r.body)]
+    assert not [m for m in messages if leaks(m)]  # nor is a key ever put into a prompt
