@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import re
 import time
 from pathlib import Path
 
@@ -46,3 +49,115 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
                f"in {elapsed:.1f}s")
     for path in written:
         click.echo(f"wrote {path}")
+
+
+def _summary(report) -> str:
+    """One line on what a build produced."""
+    return (f"built {report.pages} page(s) and {report.replay_files} replay data file(s) from "
+            f"{report.games} game(s): {report.site_bytes / 1e6:.1f} MB in {report.seconds:.1f}s")
+
+
+def _build(paths, site, cache, no_cache, seed, site_url=None):
+    """Build the site, turning build problems into a clear click error."""
+    from site_builder.build import BuildError, build_site
+    from site_builder.replays import ReplayDataError
+
+    try:
+        report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url)
+    except (BuildError, ReplayDataError) as err:
+        raise click.ClickException(str(err)) from err
+    for bad in report.invalid_replays:
+        for problem in bad["problems"]:
+            click.echo(f"left out: {problem}", err=True)
+    for dup in report.duplicates:
+        click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
+    click.echo(_summary(report))
+    return report
+
+
+_site_options = [
+    click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path)),
+    click.option("--site", type=click.Path(file_okay=False, path_type=Path), default=Path("site"),
+                 show_default=True, help="Folder for the built site (replaced: empty, or a site built before)."),
+    click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
+                 show_default=True, help="Cache of re-simulated replays, keyed by content hash."),
+    click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay."),
+    click.option("--seed", type=click.IntRange(0), default=2026, show_default=True,
+                 help="Seed of the bootstrap intervals."),
+]
+
+
+def site_options(command):
+    """The arguments and options `build` and `serve` share."""
+    for option in reversed(_site_options):
+        command = option(command)
+    return command
+
+
+@click.command("build")
+@site_options
+@click.option("--site-url", metavar="URL",
+              help="Where the site will be published (e.g. https://you.github.io/gamenight/): enables "
+                   "instant page changes, canonical links and a correct sitemap there.")
+def build(paths, site, cache, no_cache, seed, site_url):
+    """Build the static leaderboard site from replays (default: the replays/ folder).
+
+    Scores every replay (validated and re-simulated), renders the pages and charts, runs
+    `mkdocs build --strict` and writes one data file per replay for the viewer.
+    """
+    if site_url and not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", site_url):
+        raise click.BadParameter("expected an http(s) URL such as https://example.org/gamenight/",
+                                 param_hint="--site-url")
+    _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url)
+
+
+@click.command("serve")
+@site_options
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
+def serve(paths, site, cache, no_cache, seed, port, no_build):
+    """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
+    if no_build and not (site / "index.html").is_file():
+        raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
+    try:
+        server = make_server(site.resolve(), port)
+    except OSError as err:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from err
+    if not no_build:
+        # Built for the address it is served at, so Material's instant page changes work.
+        try:
+            _build(paths or (_default_replays(),), site, cache, no_cache, seed,
+                   f"http://127.0.0.1:{server.server_address[1]}/")
+        except BaseException:
+            server.server_close()
+            raise
+    click.echo(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files of the site folder, without a log line per request."""
+
+    def log_message(self, format: str, *args) -> None:
+        pass
+
+
+def make_server(folder: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """A static file server for `folder` on 127.0.0.1 (port 0: any free port)."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def _default_replays() -> Path:
+    """The default replay folder, with a clear error when it is missing."""
+    folder = Path("replays")
+    if not folder.is_dir():
+        raise click.ClickException("no replay folder given and ./replays does not exist: "
+                                   "pass REPLAY_DIR (e.g. gamenight build path/to/replays)")
+    return folder

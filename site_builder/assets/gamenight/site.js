@@ -1,0 +1,385 @@
+/* gamenight site: sortable and filterable tables, and Plotly charts fed by JSON files.
+   Runs on every page change of Material's instant navigation (document$). Strings from replays
+   reach the DOM through textContent only, and reach Plotly escaped (Plotly reads a few HTML tags
+   in labels). */
+(function () {
+  "use strict";
+
+  var ROOT = new URL("../../", document.currentScript.src);
+  var PLOTLY_SRC = new URL("assets/gamenight/plotly.min.js", ROOT).href;
+  var plotlyReady = null;
+  var dataCache = new Map();
+  var chartObserver = null;
+  var rendered = [];
+
+  /* ---------- tables ---------- */
+
+  function cellKey(cell, type) {
+    var raw = cell && cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : (cell ? cell.textContent.trim() : "");
+    if (type === "number") {
+      var value = parseFloat(raw);
+      return isNaN(value) ? null : value;
+    }
+    return raw === "" ? null : raw.toLowerCase();
+  }
+
+  function compareKeys(a, b, type) {
+    if (type === "number") return a - b;
+    return a.localeCompare(b, undefined, { numeric: true });
+  }
+
+  function sortTable(table, column, descending) {
+    var header = table.tHead.rows[0].cells[column];
+    var type = header.getAttribute("data-sort-type") || "text";
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var pinned = rows.filter(function (row) { return row.classList.contains("gn-total"); });
+    var movable = rows.filter(function (row) { return !row.classList.contains("gn-total"); });
+    movable.sort(function (x, y) {
+      var a = cellKey(x.cells[column], type);
+      var b = cellKey(y.cells[column], type);
+      if (a === null && b === null) return 0;
+      if (a === null) return 1;   /* absent values stay last in both directions */
+      if (b === null) return -1;
+      var order = compareKeys(a, b, type);
+      return descending ? -order : order;
+    });
+    movable.concat(pinned).forEach(function (row) { body.appendChild(row); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) { th.removeAttribute("aria-sort"); });
+    header.setAttribute("aria-sort", descending ? "descending" : "ascending");
+  }
+
+  function initSortable(table) {
+    if (!table.tHead || !table.tBodies.length || table.hasAttribute("data-gn-ready")) return;
+    table.setAttribute("data-gn-ready", "");
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
+      if (!th.hasAttribute("data-sort-type")) return;
+      th.tabIndex = 0;
+      th.classList.add("gn-sortable");
+      var activate = function () {
+        var current = th.getAttribute("aria-sort");
+        var descending = current ? current === "ascending" : th.getAttribute("data-sort-type") === "number";
+        sortTable(table, column, descending);
+      };
+      th.addEventListener("click", activate);
+      th.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); activate(); }
+      });
+    });
+  }
+
+  function initFilters(box) {
+    var table = document.getElementById(box.getAttribute("data-gn-filters"));
+    if (!table || box.hasAttribute("data-gn-ready")) return;
+    box.setAttribute("data-gn-ready", "");
+    var selects = Array.prototype.slice.call(box.querySelectorAll("select[data-gn-filter]"));
+    var counter = box.querySelector("[data-gn-count]");
+    var params = new URLSearchParams(location.search);
+    selects.forEach(function (select) {
+      var wanted = params.get(select.getAttribute("data-gn-filter"));
+      if (wanted !== null && Array.prototype.some.call(select.options, function (o) { return o.value === wanted; })) {
+        select.value = wanted;
+      }
+    });
+    var apply = function () {
+      var rows = table.tBodies[0].rows;
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var keep = selects.every(function (select) {
+          if (!select.value) return true;
+          var value = row.getAttribute("data-" + select.getAttribute("data-gn-filter")) || "";
+          /* data-gn-list: the row holds a space-separated list (games); otherwise one exact value */
+          return select.hasAttribute("data-gn-list") ? value.split(" ").indexOf(select.value) !== -1
+            : value === select.value;
+        });
+        row.hidden = !keep;
+        if (keep) shown += 1;
+      });
+      if (counter) counter.textContent = shown + " of " + rows.length + " agents";
+    };
+    selects.forEach(function (select) {
+      select.addEventListener("change", function () {
+        apply();
+        var query = new URLSearchParams(location.search);
+        var name = select.getAttribute("data-gn-filter");
+        if (select.value) query.set(name, select.value); else query.delete(name);
+        var search = query.toString();
+        history.replaceState(history.state, "", location.pathname + (search ? "?" + search : "") + location.hash);
+      });
+    });
+    apply();
+  }
+
+  /* ---------- charts ---------- */
+
+  function loadPlotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!plotlyReady) {
+      plotlyReady = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = PLOTLY_SRC;
+        script.onload = function () { resolve(window.Plotly); };
+        script.onerror = function () { plotlyReady = null; reject(new Error("could not load " + PLOTLY_SRC)); };
+        document.head.appendChild(script);
+      });
+    }
+    return plotlyReady;
+  }
+
+  function loadData(path) {
+    var url = new URL(path, ROOT).href;
+    if (!dataCache.has(url)) {
+      dataCache.set(url, fetch(url).then(function (response) {
+        if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+        return response.json();
+      }));
+    }
+    return dataCache.get(url);
+  }
+
+  /* Plotly reads <br>, <b>, <a href> and entities in labels: escape anything from the data. */
+  function esc(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  function probeColor(cssColor) {
+    var probe = document.createElement("span");
+    probe.style.color = cssColor;
+    probe.style.display = "none";
+    document.body.appendChild(probe);
+    var value = getComputedStyle(probe).color;
+    probe.remove();
+    return value;
+  }
+
+  function theme() {
+    var fg = probeColor("var(--md-default-fg-color)");
+    var grid = probeColor("var(--md-default-fg-color--lightest)");
+    var line = probeColor("var(--md-default-fg-color--lighter)");
+    var axis = { gridcolor: grid, zerolinecolor: line, linecolor: line, tickcolor: line, automargin: true };
+    return {
+      scheme: document.body.getAttribute("data-md-color-scheme") || "default",
+      fg: fg,
+      layout: {
+        paper_bgcolor: "rgba(0,0,0,0)",
+        plot_bgcolor: "rgba(0,0,0,0)",
+        font: { color: fg, size: 12 },
+        margin: { t: 48, r: 16, b: 48, l: 56 },
+        legend: { orientation: "h", y: -0.22, font: { color: fg } },
+        hoverlabel: { namelength: -1 },
+        xaxis: Object.assign({}, axis),
+        yaxis: Object.assign({}, axis),
+        polar: {
+          bgcolor: "rgba(0,0,0,0)",
+          radialaxis: { range: [0, 1], gridcolor: grid, linecolor: line, tickfont: { size: 10 } },
+          angularaxis: { gridcolor: grid, linecolor: line }
+        }
+      }
+    };
+  }
+
+  function merge(base, extra) {
+    var out = Object.assign({}, base);
+    Object.keys(extra).forEach(function (key) {
+      var value = extra[key];
+      out[key] = value && typeof value === "object" && !Array.isArray(value) && base[key] && typeof base[key] === "object"
+        ? merge(base[key], value) : value;
+    });
+    return out;
+  }
+
+  function closeLoop(values) { return values.concat(values.slice(0, 1)); }
+
+  function radarTrace(agent, axes) {
+    var values = agent.values.map(function (v) { return v === null ? 0 : v; });
+    var text = agent.values.map(function (v) { return v === null ? "not measured" : v.toFixed(3); });
+    return {
+      type: "scatterpolar", mode: "lines+markers", fill: "toself", opacity: 0.85,
+      r: closeLoop(values), theta: closeLoop(axes.map(esc)), text: closeLoop(text),
+      name: esc(agent.label), hovertemplate: "%{theta}: %{text}<extra>%{fullData.name}</extra>"
+    };
+  }
+
+  var BUILDERS = {
+    radar: function (el, data) {
+      var select = document.querySelector("select[data-gn-compare='" + el.id + "']");
+      var picks = [el.getAttribute("data-agent"), select ? select.value : ""];
+      var traces = picks.filter(function (slug, i) { return slug && data.agents[slug] && picks.indexOf(slug) === i; })
+        .map(function (slug) { return radarTrace(data.agents[slug], data.axes); });
+      return { data: traces, layout: { showlegend: true, margin: { t: 32, r: 72, b: 64, l: 72 } } };
+    },
+    heatmap: function (el, data) {
+      var variant = data.variants.find(function (v) { return v.key === el.getAttribute("data-variant"); });
+      var metric = variant.metrics[el.getAttribute("data-metric")];
+      var empty = metric.z.every(function (row) { return row.every(function (v) { return v === null; }); });
+      return {
+        data: [{
+          type: "heatmap", z: metric.z, x: variant.non_chameleon.map(esc), y: variant.chameleon.map(esc),
+          text: metric.text.map(function (row) { return row.map(esc); }),
+          hovertemplate: "chameleon: %{y}<br>non-chameleons: %{x}<br>%{text}<extra></extra>",
+          texttemplate: "%{z:.0%}", zmin: 0, zmax: 1, colorscale: "Viridis", xgap: 2, ygap: 2,
+          colorbar: { tickformat: ".0%", thickness: 12 }
+        }],
+        layout: {
+          title: { text: esc(metric.title), font: { size: 14 } },
+          xaxis: { type: "category", title: { text: "non-chameleon agent" } },
+          yaxis: { type: "category", title: { text: "chameleon agent" } },
+          margin: { t: 40, r: 8, b: 40, l: 40 },
+          annotations: empty ? [{ text: "no game to rate", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }] : []
+        }
+      };
+    },
+    entropy: function (el, data) {
+      var curve = data.posterior[Number(el.getAttribute("data-index"))];
+      var ci = curve.entropy_ci;
+      return {
+        data: [{
+          type: "scatter", mode: "lines+markers", x: curve.m, y: curve.entropy, name: esc(curve.non_chameleon),
+          error_y: {
+            type: "data", symmetric: false,
+            array: curve.entropy.map(function (v, i) { return ci[i] ? ci[i][1] - v : 0; }),
+            arrayminus: curve.entropy.map(function (v, i) { return ci[i] ? v - ci[i][0] : 0; })
+          }
+        }],
+        layout: {
+          title: { text: "Posterior entropy (bits)", font: { size: 14 } },
+          xaxis: { title: { text: "non-chameleon clues heard" }, dtick: 1 },
+          yaxis: { title: { text: "bits" }, range: [0, curve.prior_bits * 1.05] },
+          showlegend: false
+        }
+      };
+    },
+    topk: function (el, data) {
+      var curve = data.posterior[Number(el.getAttribute("data-index"))];
+      return {
+        data: curve.top_k.map(function (point) {
+          return { type: "scatter", mode: "lines+markers", x: point.k, y: point.value,
+                   name: point.m === 0 ? "prior" : "after " + point.m + " clue" + (point.m > 1 ? "s" : "") };
+        }),
+        layout: {
+          title: { text: "Secret among the k most likely words", font: { size: 14 } },
+          xaxis: { title: { text: "k" }, dtick: 2 },
+          yaxis: { title: { text: "rate" }, range: [0, 1.02], tickformat: ".0%" }
+        }
+      };
+    },
+    bounds: function (el, data) {
+      var t = data.theory[Number(el.getAttribute("data-index"))];
+      var flat = function (value, name, dash) {
+        return { type: "scatter", mode: "lines", x: [0, 4], y: [value, value], name: name, line: { dash: dash } };
+      };
+      var traces = [
+        { type: "scatter", mode: "lines", x: t.prop1.alpha, y: t.prop1.value, name: "Prop. 1 upper bound (α-KL concealing)" },
+        { type: "scatter", mode: "lines", x: t.prop2.alpha, y: t.prop2.value, name: "Prop. 2 upper bound, as stated (α-L1 revealing)" },
+        { type: "scatter", mode: "lines", x: t.prop2.alpha, y: t.prop2.proof_value, name: "Prop. 2 upper bound, as proved", line: { dash: "dot" } },
+        flat(t.trivial, "trivial strategy", "dash")
+      ];
+      if (t.prop3) traces.push(flat(t.prop3.bound, "Prop. 3 lower bound (π amb, l = " + t.prop3.l + ")", "dashdot"));
+      return {
+        data: traces,
+        layout: {
+          title: { text: "Bounds on the non-chameleon win rate", font: { size: 14 } },
+          xaxis: { title: { text: "α" }, range: [0, 4] },
+          yaxis: { title: { text: "win probability" }, range: [0, 1], tickformat: ".0%" },
+          legend: { orientation: "h", y: -0.3 }
+        }
+      };
+    },
+    measured: function (el, data) {
+      var t = data.theory[Number(el.getAttribute("data-index"))];
+      var labels = t.measured.map(function (m) { return esc(m.label); });
+      var refs = [[t.trivial, "trivial (K-1)/(NK)", "dash"], [t.prop1.value[0], "Prop. 1 at α = 0: 1/N", "dot"]];
+      if (t.prop3) {
+        refs.push([t.prop3.bound, "Prop. 3 lower bound", "dashdot"]);
+        refs.push([t.prop3.ambiguity_win, "π amb exact", "longdash"]);
+      }
+      var traces = [{
+        type: "scatter", mode: "markers", x: labels, y: t.measured.map(function (m) { return m.value; }),
+        name: "measured (95% interval)", marker: { size: 9 },
+        text: t.measured.map(function (m) { return esc(m.variant) + ", " + m.games + " games"; }),
+        hovertemplate: "%{x}<br>%{text}<br>non-chameleon win %{y:.1%}<extra></extra>",
+        error_y: {
+          type: "data", symmetric: false,
+          array: t.measured.map(function (m) { return m.ci && m.value !== null ? m.ci[1] - m.value : 0; }),
+          arrayminus: t.measured.map(function (m) { return m.ci && m.value !== null ? m.value - m.ci[0] : 0; })
+        }
+      }];
+      refs.forEach(function (ref) {
+        traces.push({ type: "scatter", mode: "lines", x: [labels[0], labels[labels.length - 1]], y: [ref[0], ref[0]],
+                      name: ref[1], line: { dash: ref[2] }, hoverinfo: "name+y" });
+      });
+      return {
+        data: traces,
+        layout: {
+          title: { text: "Measured non-chameleon win rates", font: { size: 14 } },
+          xaxis: { type: "category", tickangle: -20 },
+          yaxis: { title: { text: "win rate" }, range: [0, 1], tickformat: ".0%" },
+          legend: { orientation: "h", y: -0.45 },
+          margin: { b: 120 }
+        }
+      };
+    }
+  };
+
+  function draw(el) {
+    var kind = el.getAttribute("data-gn-chart");
+    return Promise.all([loadPlotly(), loadData(el.getAttribute("data-src"))]).then(function (loaded) {
+      var Plotly = loaded[0];
+      var spec = BUILDERS[kind](el, loaded[1]);
+      var look = theme();
+      var layout = merge(look.layout, spec.layout);
+      return Plotly.react(el, spec.data, layout, { responsive: true, displaylogo: false }).then(function () {
+        el.setAttribute("data-gn-scheme", look.scheme);
+        el.setAttribute("data-gn-rendered", "");
+        if (rendered.indexOf(el) === -1) rendered.push(el);
+      });
+    }).catch(function (err) {
+      var note = document.createElement("p");
+      note.className = "gn-chart-error";
+      note.textContent = "This chart could not be drawn: " + err.message;
+      el.replaceChildren(note);
+      throw err;
+    });
+  }
+
+  function initCharts() {
+    if (chartObserver) chartObserver.disconnect();
+    rendered = rendered.filter(function (el) { return el.isConnected; });
+    var charts = document.querySelectorAll("[data-gn-chart]");
+    if (!charts.length) return;
+    chartObserver = new IntersectionObserver(function (entries, observer) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        observer.unobserve(entry.target);
+        draw(entry.target);
+      });
+    }, { rootMargin: "300px 0px" });
+    Array.prototype.forEach.call(charts, function (el) { chartObserver.observe(el); });
+    Array.prototype.forEach.call(document.querySelectorAll("select[data-gn-compare]"), function (select) {
+      select.addEventListener("change", function () {
+        var chart = document.getElementById(select.getAttribute("data-gn-compare"));
+        if (chart && chart.hasAttribute("data-gn-rendered")) draw(chart);
+      });
+    });
+  }
+
+  /* Re-draw every chart on the page when the reader toggles light/dark. */
+  new MutationObserver(function () {
+    rendered = rendered.filter(function (el) { return el.isConnected; });
+    rendered.forEach(function (el) { draw(el); });
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-gn-sortable]"), initSortable);
+    Array.prototype.forEach.call(document.querySelectorAll("[data-gn-filters]"), initFilters);
+    initCharts();
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,635 @@
+/* gamenight replay viewer: step through one game as any player saw it, or with everything shown.
+ *
+ * The page's address says what to show: ?id=<game id>&step=<n>&pov=<seat> (no pov: everything).
+ * `event=<n>` may stand for `step` and opens the step of the replay's event number n.
+ * Step 0 is the deal, steps 1..N the replay's events and probes in order, step N+1 the outcome.
+ * In a player's view only the steps whose `vis` is "all" or names that seat are shown, with
+ * the setup that seat was dealt, and nobody else's refused attempts or model exchanges.
+ */
+(function (install) {
+  // Material inserts a page's scripts all at once on instant navigation, so this file may run
+  // before common.js: it then waits in a queue that common.js empties.
+  if (window.gamenightReplays) install(window.gamenightReplays);
+  else (window.gamenightReplaysWaiting = window.gamenightReplaysWaiting || []).push(install);
+})(function (R) {
+  "use strict";
+  if (R.viewerLoaded) return;
+  R.viewerLoaded = true;
+  var el = R.el, fill = R.fill, words = R.words;
+
+  // Fields whose numbers are seats, shown as the seats' names.
+  var SEAT_FIELDS = ["order", "chameleon", "undercover", "fellow_mason", "accused", "voted_out", "agreed_proposer",
+    "strict_winner", "winners", "top", "look", "looked", "votes", "vote", "proposal", "seat", "of", "outcome", "options"];
+  var MAX_DEPTH = 6;
+
+  R.onEachPage("[data-gn-viewer]", start);
+
+  function start(root) {
+    var abort = new AbortController();
+    var viewer = null;
+    var message = root.querySelector(".gn-message");
+    var params = new URLSearchParams(window.location.search);
+    var id = params.get("id");
+    var backLink = function (text) { return R.link(root.dataset.index, {}, {}, text); };
+    if (!id) {
+      fill(message, "No replay is chosen. ", backLink("Pick one from the list of replays."));
+    } else if (!R.SLUG.test(id)) {
+      fill(message, "This address does not name a replay. ", backLink("Back to the list of replays."));
+    } else {
+      R.fetchJSON(root.dataset.data + R.dataName(id) + ".json", abort.signal).then(function (data) {
+        if (!abort.signal.aborted) viewer = createViewer(root, data, params, abort.signal);
+      }).catch(function (error) {
+        if (abort.signal.aborted) return;
+        fill(message, "This replay could not be loaded (" + error.message + "). ", backLink("Back to the list of replays."));
+      });
+    }
+    return function stop() {
+      abort.abort();
+      if (viewer) viewer.destroy();
+    };
+  }
+
+  function createViewer(root, data, params, signal) {
+    var players = data.players;
+    var last = data.steps.length + 1; // the outcome step
+    var $ = function (selector) { return root.querySelector(selector); };
+    var slider = $(".gn-slider"), povSelect = $(".gn-pov");
+    var pov = parsePov(params.get("pov"));
+    var visible = visibleSteps();
+    var step = snap(parseStep());
+    var rawOpen = false;
+    var calls = null; // the promise of the LLM-exchange sidecar, fetched on demand
+
+    // -- address ------------------------------------------------------------------------------
+    function parsePov(text) {
+      if (text === null || text === "" || text === "all") return null;
+      var seat = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
+      return seat < players.length ? seat : null;
+    }
+
+    function parseStep() {
+      var text = params.get("step");
+      if (text !== null && /^[0-9]{1,6}$/.test(text)) return Math.min(Number(text), last);
+      var event = params.get("event");
+      if (event !== null && /^[0-9]{1,6}$/.test(event)) {
+        for (var i = 0; i < data.steps.length; i++) if (data.steps[i].n === Number(event)) return i + 1;
+      }
+      return 0;
+    }
+
+    function writeAddress() {
+      var query = new URLSearchParams({ id: data.id, step: String(step) });
+      if (pov !== null) query.set("pov", String(pov));
+      var url = new URL(window.location.href);
+      url.search = query.toString();
+      window.history.replaceState(window.history.state, "", url.pathname + url.search + url.hash);
+    }
+
+    // -- who sees what ------------------------------------------------------------------------
+    function sees(index) {
+      if (index === 0 || index === last || pov === null) return true;
+      var vis = data.steps[index - 1].v;
+      return vis === "all" || (Array.isArray(vis) && vis.indexOf(pov) >= 0);
+    }
+
+    function visibleSteps() {
+      var list = [];
+      for (var i = 0; i <= last; i++) if (sees(i)) list.push(i);
+      return list;
+    }
+
+    function snap(target) { // the last step at or before `target` that this view shows
+      var found = 0;
+      visible.forEach(function (i) { if (i <= target) found = i; });
+      return found;
+    }
+
+    function revealed(what) { return data.reveal[what] !== null && step >= data.reveal[what]; }
+    function knowsRole(seat) { return pov === null || revealed("roles") || data.knows[pov].indexOf(seat) >= 0; }
+    function knowsAgent(seat) { return seat === pov || knowsRole(seat); } // an agent can betray a role
+    function privateTo(seat) { return pov === null || pov === seat; }
+    function knowsPrivate(seat) { return pov === null || pov === seat || revealed("setup"); }
+
+    // -- words --------------------------------------------------------------------------------
+    function name(seat) {
+      return typeof seat === "number" && players[seat] ? players[seat].name : "nobody";
+    }
+    function names(list) { return (list || []).map(name).join(", ") || "nobody"; }
+    function quote(text) { return el("q", {}, String(text)); }
+    function votes(list) {
+      return list.map(function (target, seat) { return name(seat) + " \u2192 " + name(target); }).join("; ");
+    }
+    function clue(value) {
+      if (value === null) return "nothing (a null response)";
+      if (Array.isArray(value)) return value.length ? "{" + value.join(", ") + "}" : "{} (the empty set)";
+      return String(value);
+    }
+    function split(shares) { return shares.map(function (share, seat) { return name(seat) + " " + share + "%"; }).join(", "); }
+    function winnersText(seats) { return seats.length ? "Winners: " + names(seats) + "." : "Nobody wins."; }
+
+    // -- the current step in words ------------------------------------------------------------
+    var DESCRIBE = {
+      chameleon: {
+        clue: function (d, s) { return [name(s.s), " gives the clue ", quote(clue(d.clue))]; },
+        vote: function (d, s) { return [name(s.s), " votes for ", name(d.vote)]; },
+        vote_result: function (d) {
+          return ["The votes are revealed: ", votes(d.votes), ". Most voted: ", names(d.top), d.tie ? " (a tie)." : "."];
+        },
+        tie_break: tieBreak,
+        accusation: function (d) {
+          return d.accused === null
+            ? ["Even vote: nobody is accused. The chameleon was ", name(d.chameleon), "."]
+            : [name(d.accused), " is accused and ", d.identified ? "is" : "is not", " the chameleon. ",
+              "The chameleon is ", name(d.chameleon), "."];
+        },
+        guess: function (d, s) { return [name(s.s), " guesses the secret word: ", quote(d.guess)]; },
+        end: function (d) {
+          var guess = d.guess === null ? "" : d.guess_correct ? "; the guess was right" : "; the guess was wrong";
+          return ["The secret word was ", quote(d.secret), guess, ". ", winnersText(d.winners)];
+        }
+      },
+      undercover: {
+        clue: function (d, s) { return [name(s.s), " gives the clue ", quote(clue(d.clue))]; },
+        vote: function (d, s) { return [name(s.s), " votes for ", name(d.vote)]; },
+        vote_result: function (d) {
+          return ["The votes are revealed: ", votes(d.votes), ". ",
+            d.accused === null ? "Even vote: nobody is accused. " : name(d.accused) + " is accused. ",
+            "The undercover was ", name(d.undercover), "; the civilians' word was ", quote(d.words.civilian),
+            " and the undercover's ", quote(d.words.undercover), "."];
+        }
+      },
+      werewolf: {
+        night: function (d, s) {
+          return s.k === "action"
+            ? [name(s.s), " looks at ", names(d.look), " at night."]
+            : [name(s.s), " learns that the Werewolf ", d.werewolf_among ? "is" : "is not", " among ", names(d.looked), "."];
+        },
+        day: function (d, s) { return [name(s.s), " says: ", quote(d.text)]; },
+        vote: function (d, s) { return [name(s.s), " votes for ", name(d.vote)]; },
+        count: function (d) { return ["The votes are revealed: ", votes(d.votes), ". Most voted: ", names(d.top), "."]; },
+        tie_break: tieBreak,
+        result: function (d) {
+          return [name(d.voted_out), " is voted out: the ", words(d.role), ". The ", words(d.winning_team), " team wins. ",
+            "Roles: ", d.roles.map(function (role, seat) { return name(seat) + " " + words(role); }).join(", "), "."];
+        }
+      },
+      cost_sharing: {
+        propose: function (d, s) { return [name(s.s), " proposes: ", split(d.split)]; },
+        proposals: function (d) {
+          return ["Round " + d.round + " proposals are revealed: ",
+            d.proposals.map(function (p, seat) { return name(seat) + " (" + p.join(" / ") + ")"; }).join("; "), "."];
+        },
+        vote: function (d, s) { return [name(s.s), " votes for the proposal of ", name(d.proposal)]; },
+        vote_result: function (d) {
+          return ["Round " + d.round + " votes: ", votes(d.votes), ". ",
+            d.agreed_proposer === null ? "No agreement." : ["Agreed on the proposal of ", name(d.agreed_proposer),
+              ": ", d.costs.map(function (c, seat) { return name(seat) + " pays " + c; }).join(", "), "."]];
+        }
+      },
+      prisoners_dilemma: {
+        choose: function (d, s) { return [name(s.s), " chooses to ", d.choice]; },
+        round_result: function (d) {
+          return ["Round " + d.round + ": ", d.choices.map(function (c, seat) {
+            return name(seat) + " " + c + "s (+" + d.points[seat] + ")"; }).join(", "),
+          ". Totals: ", d.totals.map(function (t, seat) { return name(seat) + " " + t; }).join(", "), "."];
+        }
+      },
+      public_good: {
+        contribute: function (d, s) { return [name(s.s), " contributes ", String(d.contribution)]; },
+        round_result: function (d) {
+          return ["Round " + d.round + " contributions: ", d.contributions.map(function (c, seat) {
+            return name(seat) + " " + c; }).join(", "), ". The pool holds " + d.pool + "."];
+        },
+        payout: function (d) {
+          return ["The pool of " + d.pool + " is multiplied by " + d.multiplier + " and shared: " + d.share + " each. Final: ",
+            d.finals.map(function (f, seat) { return name(seat) + " " + f; }).join(", "), "."];
+        }
+      }
+    };
+
+    function own(table, key) { return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined; }
+
+    function tieBreak(d) { return ["The tie between ", names(d.options), " is broken at random: ", name(d.outcome), "."]; }
+
+    var PROBES = {
+      suspect: function (d, s) { return [name(s.s), " (asked privately) suspects ", name(d.seat), "."]; },
+      suspect_of: function (d, s) {
+        return [name(s.s), " (asked privately) thinks ", name(d.of), " suspects ", name(d.seat), "."];
+      },
+      self_role: function (d, s) { return [name(s.s), " (asked privately) believes their role is ", words(d.role), "."]; }
+    };
+
+    function describe(s) {
+      var handler = s.k === "probe" ? own(PROBES, s.p) : own(own(DESCRIBE, data.game) || {}, s.p);
+      if (s.k === "forfeit") return [name(s.s), " never made a legal move and forfeits: ", quote(s.d.reason)];
+      if (handler) {
+        try { return handler(s.d, s); } catch (error) { /* a shape this viewer does not know: shown as data */ }
+      }
+      return [s.s === null ? "" : name(s.s) + ": ", words(s.p) + " ", JSON.stringify(s.d)];
+    }
+
+    // -- values (setup, results) as nested lists ----------------------------------------------
+    function value(key, v, depth) {
+      if (v === null || v === undefined) return "\u2014";
+      if (typeof v === "boolean") return v ? "yes" : "no";
+      if (typeof v === "number") return SEAT_FIELDS.indexOf(key) >= 0 && Number.isInteger(v) ? name(v) : String(v);
+      if (typeof v === "string") return v;
+      if (depth >= MAX_DEPTH) return JSON.stringify(v);
+      if (Array.isArray(v)) {
+        if (v.every(function (x) { return x === null || typeof x !== "object"; })) {
+          return v.map(function (x) { return value(key, x, depth + 1); }).join(", ") || "(none)";
+        }
+        return el("ol", { class: "gn-values" }, v.map(function (x) { return el("li", {}, value(key, x, depth + 1)); }));
+      }
+      var keys = Object.keys(v);
+      if (depth > 0 && keys.every(function (k) { return v[k] === null || typeof v[k] !== "object"; })) {
+        return keys.map(function (k) { return words(k) + ": " + value(k, v[k], depth + 1); }).join(" \u00b7 ");
+      }
+      return el("dl", { class: "gn-values" }, keys.map(function (k) {
+        return [el("dt", { text: words(k) }), el("dd", {}, value(k, v[k], depth + 1))];
+      }));
+    }
+
+    // -- the game so far, per seat ------------------------------------------------------------
+    function seenSoFar() {
+      var list = [];
+      for (var i = 1; i <= Math.min(step, last - 1); i++) if (sees(i)) list.push(data.steps[i - 1]);
+      return list;
+    }
+
+    function board(columns) {
+      var empty = function () { return columns.map(function () { return ""; }); };
+      return { columns: columns, rows: players.map(empty), notes: [] };
+    }
+
+    var BOARDS = {
+      chameleon: function (seen) {
+        var b = board(["Clue", "Vote", "Votes received"]);
+        seen.forEach(function (s) {
+          if (s.p === "clue" && s.k === "action") b.rows[s.s][0] = clue(s.d.clue);
+          else if (s.p === "vote" && s.k === "action") b.rows[s.s][1] = name(s.d.vote);
+          else if (s.p === "vote_result") tally(b, s.d.votes, s.d.tally, 1, 2);
+          else if (s.p === "accusation") {
+            b.notes.push(s.d.accused === null ? "Even vote: nobody accused." : "Accused: " + name(s.d.accused) + ".");
+          }
+          else if (s.p === "guess") b.notes.push("The chameleon's guess: " + s.d.guess + ".");
+        });
+        var clues = seen.filter(function (s) { return s.p === "clue" && s.k === "action"; }).length;
+        b.notes.unshift("Clues given: " + clues + " of " + players.length + ".");
+        if (pov !== null && !("secret" in data.private[pov]) && !revealed("setup")) {
+          b.notes.push(name(pov) + " does not know the secret word.");
+        }
+        return b;
+      },
+      undercover: function (seen) {
+        var b = board(["Word", "Clues", "Vote", "Votes received"]);
+        players.forEach(function (p, seat) { b.rows[seat][0] = knowsPrivate(seat) ? String(data.private[seat].word) : "?"; });
+        seen.forEach(function (s) {
+          if (s.p === "clue" && s.k === "action") b.rows[s.s][1] += (b.rows[s.s][1] ? " \u00b7 " : "") + clue(s.d.clue);
+          else if (s.p === "vote" && s.k === "action") b.rows[s.s][2] = name(s.d.vote);
+          else if (s.p === "vote_result") tally(b, s.d.votes, s.d.tally, 2, 3);
+        });
+        var clues = seen.filter(function (s) { return s.p === "clue" && s.k === "action"; }).length;
+        b.notes.push("Clues given: " + clues + " of " + players.length * data.variant.rounds + " (" +
+          data.variant.rounds + " rounds).");
+        if (pov !== null && !revealed("roles")) b.notes.push("Nobody is told their role, " + name(pov) + " included.");
+        return b;
+      },
+      werewolf: function (seen) {
+        var b = board(["Statements", "Vote", "Votes received"]);
+        players.forEach(function (p, seat) { b.rows[seat][0] = "0"; });
+        seen.forEach(function (s) {
+          if (s.p === "day") b.rows[s.s][0] = String(Number(b.rows[s.s][0]) + 1);
+          else if (s.p === "night" && s.k === "info") {
+            b.notes.push(name(s.s) + " (Seer) knows the Werewolf " + (s.d.werewolf_among ? "is" : "is not") +
+              " among " + names(s.d.looked) + ".");
+          } else if (s.p === "vote" && s.k === "action") b.rows[s.s][1] = name(s.d.vote);
+          else if (s.p === "count") tally(b, s.d.votes, s.d.tally, 1, 2);
+          else if (s.p === "result") b.notes.push("Voted out: " + name(s.d.voted_out) + ", the " + words(s.d.role) + ".");
+        });
+        var said = seen.filter(function (s) { return s.p === "day"; }).length;
+        b.notes.unshift("Statements: " + said + " of " + players.length * data.public.rounds + ".");
+        return b;
+      },
+      cost_sharing: function (seen) {
+        var b = board(["Proposal", "Vote", "Pays"]);
+        var round = 1, agreed = null;
+        seen.forEach(function (s) {
+          if (s.p === "propose") b.rows[s.s][0] = s.d.split.join(" / ");
+          else if (s.p === "proposals") s.d.proposals.forEach(function (p, seat) { b.rows[seat][0] = p.join(" / "); });
+          else if (s.p === "vote" && s.k === "action") b.rows[s.s][1] = name(s.d.proposal);
+          else if (s.p === "vote_result") {
+            s.d.votes.forEach(function (t, seat) { b.rows[seat][1] = name(t); });
+            if (s.d.costs) s.d.costs.forEach(function (c, seat) { b.rows[seat][2] = String(c); });
+            round = s.d.round + 1;
+            if (s.d.agreed_proposer !== null) agreed = s.d.round;
+          }
+        });
+        var progress = agreed === null
+          ? "Round " + Math.min(round, data.variant.rounds) + " of " + data.variant.rounds + "."
+          : "Agreed in round " + agreed + ".";
+        b.notes.push("Fee: " + data.setup.fee + ". " + progress);
+        return b;
+      },
+      prisoners_dilemma: function (seen) {
+        var b = board(["Choices", "Total"]);
+        var choices = players.map(function () { return []; });
+        var round = 0;
+        seen.forEach(function (s) {
+          if (s.p === "choose") choices[s.s][round] = s.d.choice;
+          else if (s.p === "round_result") {
+            s.d.choices.forEach(function (c, seat) { choices[seat][s.d.round - 1] = c; });
+            s.d.totals.forEach(function (t, seat) { b.rows[seat][1] = String(t); });
+            round = s.d.round;
+          }
+        });
+        choices.forEach(function (list, seat) { b.rows[seat][0] = list.filter(Boolean).join(" \u00b7 "); });
+        b.notes.push("Rounds played: " + round + " of " + data.variant.rounds + ".");
+        return b;
+      },
+      public_good: function (seen) {
+        var b = board(["Contributions", "Final"]);
+        var given = players.map(function () { return []; });
+        var round = 0, pool = 0;
+        seen.forEach(function (s) {
+          if (s.p === "contribute") given[s.s][round] = s.d.contribution;
+          else if (s.p === "round_result") {
+            s.d.contributions.forEach(function (c, seat) { given[seat][s.d.round - 1] = c; });
+            round = s.d.round;
+            pool = s.d.pool;
+          } else if (s.p === "payout") s.d.finals.forEach(function (f, seat) { b.rows[seat][1] = String(f); });
+        });
+        b.notes.push("Rounds played: " + round + " of " + data.variant.rounds + ". Pool: " + pool + ".");
+        given.forEach(function (list, seat) {
+          b.rows[seat][0] = list.filter(function (x) { return x !== undefined; }).join(" \u00b7 ");
+        });
+        return b;
+      }
+    };
+
+    function tally(b, voteList, counts, voteColumn, countColumn) {
+      voteList.forEach(function (target, seat) { b.rows[seat][voteColumn] = name(target); });
+      counts.forEach(function (n, seat) { b.rows[seat][countColumn] = String(n); });
+    }
+
+    function currentBoard() {
+      var make = own(BOARDS, data.game);
+      if (make) {
+        try { return make(seenSoFar()); } catch (error) { /* unknown shapes: fall back to no columns */ }
+      }
+      return board([]);
+    }
+
+    // -- rendering ----------------------------------------------------------------------------
+    function render() {
+      var position = visible.indexOf(step);
+      var where = step === 0 ? "The deal" : step === last ? "The outcome" : "Step " + position + " of " + (visible.length - 2);
+      fill($(".gn-position"), where);
+      slider.max = String(visible.length - 1);
+      slider.value = String(position);
+      slider.setAttribute("aria-valuetext", $(".gn-position").textContent);
+      root.querySelectorAll("[data-go]").forEach(function (button) {
+        var go = button.dataset.go;
+        button.disabled = (go === "first" || go === "prev") ? position === 0 : position === visible.length - 1;
+      });
+      renderHead();
+      var b = currentBoard();
+      renderPlayers(b);
+      renderStep();
+      renderState(b);
+      renderSetup();
+      renderHistory();
+      root.dataset.step = String(step);
+      root.dataset.pov = pov === null ? "all" : String(pov);
+      writeAddress();
+    }
+
+    function renderHead() {
+      var variant = Object.keys(data.variant).map(function (k) { return words(k) + " " + data.variant[k]; }).join(", ");
+      fill($(".gn-title"), el("strong", { text: data.title }), variant ? " \u2014 " + variant : "");
+      var meta = [data.tournament, data.created, data.id];
+      if (pov === null || revealed("roles")) meta.splice(1, 0, data.matchup);
+      fill($(".gn-meta"), meta.join(" \u00b7 "));
+    }
+
+    function renderPlayers(b) {
+      var atEnd = step === last;
+      var head = el("tr", {}, el("th", { scope: "col", text: "Player" }), el("th", { scope: "col", text: "Role" }),
+        el("th", { scope: "col", text: "Agent" }), b.columns.map(function (c) { return el("th", { scope: "col", text: c }); }),
+        atEnd ? el("th", { scope: "col", text: "Result" }) : null);
+      var rows = players.map(function (p, seat) {
+        var you = seat === pov;
+        return el("tr", { class: you ? "gn-you" : null },
+          el("th", { scope: "row" }, p.name, you ? el("span", { class: "gn-badge", text: "you" }) : null),
+          el("td", { class: knowsRole(seat) ? null : "gn-hidden", title: knowsRole(seat) ? null : "not known to this player" },
+            knowsRole(seat) ? words(p.role, "-") : "?"),
+          knowsAgent(seat) ? el("td", { title: p.about, text: p.agent })
+            : el("td", { class: "gn-hidden", title: "not known to this player", text: "?" }),
+          b.rows[seat].map(function (cell) { return el("td", { text: cell }); }),
+          atEnd ? el("td", { text: data.outcome.winners.indexOf(seat) >= 0 ? "won" : "\u2014" }) : null);
+      });
+      fill($(".gn-players"), el("table", {}, el("thead", {}, head), el("tbody", {}, rows)));
+    }
+
+    function renderStep() {
+      var panel = $(".gn-step");
+      if (step === 0) {
+        fill(panel, el("p", { class: "gn-panel-title", text: "The deal" }),
+          el("p", {}, pov === null
+            ? "The cards are dealt. Step through the game with the buttons, the slider or the arrow keys."
+            : "The cards are dealt. You see the game as " + name(pov) + " saw it."));
+        return;
+      }
+      if (step === last) { renderOutcome(panel); return; }
+      var s = data.steps[step - 1];
+      var kind = s.k === "probe" ? "belief probe" : s.k === "action" ? words(s.p) : words(s.p) + " (" + s.k + ")";
+      var number = s.n === undefined ? "" : el("span", { class: "gn-event", text: "event " + s.n });
+      fill(panel, el("p", { class: "gn-panel-title" }, kind, number),
+        el("p", { class: "gn-says" }, describe(s)),
+        s.a && privateTo(s.s) ? attempts(s.a) : null,
+        s.c && privateTo(s.s) ? exchanges(s) : null);
+    }
+
+    function attempts(list) {
+      return el("div", { class: "gn-attempts" }, el("p", { text: "Refused before this move (" + list.length + "):" }),
+        el("ol", {}, list.map(function (a) {
+          var reply = a.raw === null ? null : [el("span", { class: "gn-dim", text: "reply " }), el("code", { text: a.raw }), " "];
+          var read = a.action === null ? null
+            : [el("span", { class: "gn-dim", text: "read as " }), el("code", { text: JSON.stringify(a.action) }), " "];
+          return el("li", {}, reply, read, el("span", { class: "gn-dim", text: "refused: " }), a.error);
+        })));
+    }
+
+    function exchanges(s) {
+      var usage = s.c;
+      var summary = "LLM raw exchanges: " + usage[0] + " call" + (usage[0] === 1 ? "" : "s") + ", " + usage[1] + " tokens in, " +
+        usage[2] + " out, " + (usage[3] / 1000).toFixed(1) + " s";
+      var body = el("div", { class: "gn-calls" }, "Loading the exchanges\u2026");
+      var details = el("details", { class: "gn-raw", open: rawOpen }, el("summary", { text: summary }), body);
+      var index = step - 1;
+      var load = function () {
+        if (!calls) calls = R.fetchJSON(root.dataset.calls + R.dataName(data.id) + ".json", signal);
+        calls.then(function (sidecar) {
+          var made = sidecar.steps[String(index)] || [];
+          fill(body, made.map(function (call, i) { return renderCall(call, i, sidecar.texts); }));
+        }).catch(function (error) {
+          calls = null;
+          if (!signal.aborted) fill(body, "The exchanges could not be loaded (" + error.message + ").");
+        });
+      };
+      details.addEventListener("toggle", function () {
+        rawOpen = details.open;
+        if (details.open) load();
+      });
+      if (rawOpen) load();
+      return details;
+    }
+
+    function renderCall(call, i, texts) {
+      var facts = [];
+      if (call.model_reported) facts.push(call.model_reported);
+      if (call.finish_reason) facts.push("finish: " + call.finish_reason);
+      if (call.input_tokens !== undefined) facts.push(call.input_tokens + " tokens in");
+      if (call.output_tokens !== undefined) facts.push(call.output_tokens + " out");
+      if (call.latency_ms !== undefined) facts.push(Math.round(call.latency_ms) + " ms");
+      return el("div", { class: "gn-call" },
+        el("p", { class: "gn-call-title", text: ["Call " + (i + 1)].concat(facts).join(" \u00b7 ") }),
+        call.m.map(function (message) {
+          return el("div", { class: "gn-msg gn-msg-" + message[0] }, el("span", { class: "gn-role", text: message[0] }),
+            el("pre", { text: texts[message[1]] }));
+        }),
+        el("div", { class: "gn-msg gn-msg-reply" }, el("span", { class: "gn-role", text: "reply" }),
+          el("pre", { text: call.r === null ? "(no reply)" : call.r })),
+        call.error ? el("p", { class: "gn-error" }, "Error: ", call.error) : null);
+    }
+
+    function renderOutcome(panel) {
+      var o = data.outcome;
+      var forfeit = o.status === "invalid" ? o.result.forfeit : null;
+      var withRoles = function (seats) {
+        return seats.map(function (seat) {
+          return name(seat) + (knowsRole(seat) ? " (" + words(players[seat].role, "-") + ")" : "");
+        }).join(", ");
+      };
+      var said = forfeit
+        ? ["The game ended invalid. ", name(forfeit.seat), " forfeited (", forfeit.reason, "). "]
+        : [o.summary.charAt(0).toUpperCase() + o.summary.slice(1) + ". "];
+      fill(panel, el("p", { class: "gn-panel-title", text: "The outcome" }),
+        el("p", { class: "gn-says" }, said, o.winners.length ? "Winners: " + withRoles(o.winners) + "." : "Nobody wins."),
+        el("details", { class: "gn-result" },
+          el("summary", { text: "Result as recomputed by the rules" }), value("result", o.result, 0)),
+        data.judge.length
+          ? el("div", { class: "gn-judge" }, el("p", { text: "LLM judge annotations" }), el("ul", {}, data.judge.map(judgement)))
+          : null);
+    }
+
+    function judgement(j) {
+      var detail;
+      if (j.score !== null) detail = "score " + j.score + " / 10";
+      else if (j.mentions !== null) detail = j.mentions.length + " role mention(s)";
+      else {
+        detail = el("span", {}, "memorable: ", (j.highlights || []).map(function (n, i) {
+          var jump = el("button", { type: "button", class: "gn-link", text: "event " + n, on: { click: function () { goEvent(n); } } });
+          return [i ? ", " : "", jump];
+        }));
+      }
+      return el("li", {}, words(j.dimension) + (j.round === null ? "" : " (round " + j.round + ")") + ": ", detail,
+        el("span", { class: "gn-dim" }, " \u2014 ", j.judge, j.model ? " (" + j.model + ")" : ""));
+    }
+
+    function renderState(b) {
+      fill($(".gn-state"), el("p", { class: "gn-panel-title", text: "The game so far" }),
+        b.notes.length ? el("ul", {}, b.notes.map(function (n) { return el("li", { text: n }); }))
+          : el("p", { class: "gn-dim", text: b.columns.length ? "See the players' table." : "Nothing to show yet." }));
+    }
+
+    function renderSetup() {
+      var panel = $(".gn-setup");
+      if (pov === null || revealed("setup")) {
+        fill(panel, el("p", { class: "gn-panel-title", text: pov === null ? "Setup (everything)" : "Setup (revealed)" }),
+          value("setup", data.setup, 0));
+        return;
+      }
+      var own = data.private[pov];
+      fill(panel, el("p", { class: "gn-panel-title", text: "What " + name(pov) + " knows" }),
+        el("p", { class: "gn-dim", text: "Dealt to " + name(pov) + ":" }),
+        Object.keys(own).length ? value("private", own, 0) : el("p", { text: "nothing private" }),
+        el("p", { class: "gn-dim", text: "Known to everyone:" }), value("public", data.public, 0));
+    }
+
+    function renderHistory() {
+      var list = $(".gn-history");
+      var items = visible.filter(function (i) { return i > 0 && i <= step && i < last; }).map(function (i) {
+        return el("li", { class: i === step ? "gn-current" : null },
+          el("button", { type: "button", class: "gn-jump", on: { click: function () { go(i); } } },
+            describe(data.steps[i - 1])));
+      });
+      fill(list, items.length ? items : el("li", { class: "gn-dim", text: "Nothing has happened yet." }));
+      var current = list.querySelector(".gn-current");
+      if (current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
+    }
+
+    // -- moving -------------------------------------------------------------------------------
+    function go(target) {
+      step = snap(Math.max(0, Math.min(last, target)));
+      render();
+    }
+
+    function goEvent(n) {
+      for (var i = 0; i < data.steps.length; i++) if (data.steps[i].n === n) { go(i + 1); return; }
+    }
+
+    function move(where) {
+      var position = visible.indexOf(step);
+      var target = { first: 0, prev: position - 1, next: position + 1, last: visible.length - 1 }[where];
+      step = visible[Math.max(0, Math.min(visible.length - 1, target))];
+      render();
+    }
+
+    function onKey(event) {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      var target = event.target;
+      if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) return;
+      if (event.key === "ArrowRight") move("next");
+      else if (event.key === "ArrowLeft") move("prev");
+      else return;
+      event.preventDefault();
+    }
+
+    function onSlider() {
+      step = visible[Number(slider.value)] || 0;
+      render();
+    }
+
+    function onPov() {
+      pov = parsePov(povSelect.value);
+      visible = visibleSteps();
+      step = snap(step);
+      render();
+    }
+
+    function onButton(event) { move(event.currentTarget.dataset.go); }
+
+    fill(povSelect, el("option", { value: "all", text: "Everything (omniscient)" }),
+      players.map(function (p, seat) { return el("option", { value: String(seat), text: p.name + "'s view" }); }));
+    povSelect.value = pov === null ? "all" : String(pov);
+    povSelect.addEventListener("change", onPov);
+    slider.addEventListener("input", onSlider);
+    var buttons = root.querySelectorAll("[data-go]");
+    buttons.forEach(function (button) { button.addEventListener("click", onButton); });
+    document.addEventListener("keydown", onKey);
+    $(".gn-message").hidden = true;
+    $(".gn-body").hidden = false;
+    render();
+    root.dataset.ready = "true";
+
+    return {
+      destroy: function () {
+        document.removeEventListener("keydown", onKey);
+        povSelect.removeEventListener("change", onPov);
+        slider.removeEventListener("input", onSlider);
+        buttons.forEach(function (button) { button.removeEventListener("click", onButton); });
+      }
+    };
+  }
+});

@@ -1,0 +1,236 @@
+"""`gamenight build`: score the replays, render the MkDocs project, build it strictly, add replay data.
+
+The MkDocs project is generated into a work folder: mkdocs.yml, Markdown pages from Jinja2
+templates, JSON files for the charts, the results downloads, the theme override (a CSP meta tag)
+and the scripts. The number of Markdown pages depends on the games and agents only; each replay
+becomes one small JSON file written straight into the built site by the replay viewer's module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from site_builder import pages, replays
+from site_builder.scoring.corpus import Corpus, load
+from site_builder.scoring.results import assemble, csv_tables, dumps
+
+PACKAGE = Path(__file__).resolve().parent
+OVERRIDES = PACKAGE / "templates" / "overrides"
+ASSETS = PACKAGE / "assets" / "gamenight"
+REPO_DOCS = PACKAGE.parent / "docs"
+SITE_NAME = "gamenight"
+PROJECT_MARKER = ".gamenight-site-project"  # marks a work folder this module may empty
+SITE_MARKER = Path("assets") / "gamenight" / "site.js"  # present in every site this module built
+
+
+class BuildError(RuntimeError):
+    """The site could not be built; the message says why (e.g. MkDocs' strict-mode warnings)."""
+
+
+@dataclass
+class BuildReport:
+    """What a build produced and how long each phase took."""
+
+    pages: int                 # Markdown pages of the MkDocs project
+    replay_files: int          # data files written for the replay viewer
+    site_bytes: int            # total size of the built site
+    seconds: float             # wall time of the whole build
+    results: Path              # the results JSON inside the site
+    games: int = 0             # games scored
+    invalid_replays: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: list[dict[str, str]] = field(default_factory=list)
+    markdown_pages: list[str] = field(default_factory=list)
+    phases: dict[str, float] = field(default_factory=dict)  # phase -> seconds
+
+
+def plotly_js() -> Path:
+    """plotly.min.js as shipped inside the installed plotly package."""
+    import plotly
+
+    path = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+    if not path.is_file():
+        raise BuildError(f"plotly.min.js not found in the plotly package ({path}); reinstall plotly")
+    return path
+
+
+def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[str]]:
+    """The most recent game ids of each agent (newest first), for links from its page."""
+    out: dict[str, list[str]] = {}
+    for game in sorted(corpus.games, key=lambda g: (g.created, g.game_id), reverse=True):
+        for key in {s.agent for s in game.seats}:
+            mine = out.setdefault(key, [])
+            if len(mine) < limit:
+                mine.append(game.game_id)
+    return out
+
+
+def viewer_context(results: dict[str, Any]) -> dict[str, Any]:
+    """What the replay pages get: site name, games with titles and counts, agents with labels and pages."""
+    refs = pages.agent_refs(results)
+    counts = results["corpus"]["by_game"]
+    return {
+        "site_name": SITE_NAME,
+        "use_directory_urls": True,
+        "games": [{"name": name, "title": title, "games": counts.get(name, 0)}
+                  for name, title in pages.game_titles().items()],
+        "agents": {key: {"label": ref.label, "display": ref.display, "slug": ref.slug,
+                         "page": pages.page_url(ref.page)} for key, ref in refs.items()},
+    }
+
+
+def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extra_js: Sequence[str],
+                  site_url: str | None) -> dict[str, Any]:
+    """The mkdocs.yml of the generated project."""
+    toggle = lambda icon, name: {"icon": icon, "name": name}
+    config: dict[str, Any] = {
+        "site_name": SITE_NAME,
+        "site_description": "How well language models play games of revealing, concealing and inferring information.",
+        "docs_dir": "docs",
+        "site_dir": str(site_dir),
+        "use_directory_urls": True,
+        "theme": {
+            "name": "material",
+            "custom_dir": str(OVERRIDES),
+            "font": False,  # no Google Fonts: nothing is fetched from another origin
+            "language": "en",
+            "features": ["navigation.instant", "navigation.tracking", "navigation.top", "toc.follow",
+                         "search.highlight"],
+            "palette": [
+                {"media": "(prefers-color-scheme: light)", "scheme": "default", "primary": "indigo",
+                 "accent": "indigo", "toggle": toggle("material/weather-night", "Switch to dark mode")},
+                {"media": "(prefers-color-scheme: dark)", "scheme": "slate", "primary": "indigo",
+                 "accent": "indigo", "toggle": toggle("material/weather-sunny", "Switch to light mode")},
+            ],
+        },
+        "plugins": ["search"],
+        "markdown_extensions": ["tables", "admonition", "pymdownx.details", "pymdownx.superfences",
+                                {"toc": {"permalink": True}}],
+        "extra": {"generator": False},
+        "extra_css": list(extra_css),
+        "extra_javascript": list(extra_js),
+        "nav": nav,
+        "validation": {"omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
+                       "anchors": "warn", "not_found": "warn"},
+    }
+    if site_url:
+        config["site_url"] = site_url
+    return config
+
+
+def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_dir: Path,
+                  site_url: str | None = None) -> list[str]:
+    """Render the whole MkDocs project into `project`; the Markdown pages written."""
+    if project.exists() and any(project.iterdir()):
+        if not (project / PROJECT_MARKER).is_file():
+            raise BuildError(f"refusing to empty the work folder {project}: it is not empty and was not made "
+                             f"by gamenight build")
+        shutil.rmtree(project)
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
+    tables = csv_tables(results)
+    method_pages, method_nav = pages.methodology_pages(REPO_DOCS)
+    site = pages.render(results, recent=recent_games(corpus), has_replays=True,
+                        methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
+    markdown = {**site.markdown, **method_pages}
+    extra_css, extra_js = ["assets/gamenight/site.css"], ["assets/gamenight/site.js"]
+    markdown.update(replays.pages(viewer_context(results)))
+    # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
+    # instant navigation), so they are copied but not added to every page.
+    for source, rel in replays.assets():
+        _copy(Path(source), docs / rel)
+    for rel, text in markdown.items():
+        _write(docs / rel, text)
+    for rel, data in site.data.items():
+        _write(docs / rel, json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")))
+    _write(docs / "downloads" / "results.json", dumps(results))
+    for name, text in tables.items():
+        _write(docs / "downloads" / name, text)
+    for asset in ASSETS.iterdir():
+        if asset.is_file():
+            _copy(asset, docs / "assets" / "gamenight" / asset.name)
+    _copy(plotly_js(), docs / "assets" / "gamenight" / "plotly.min.js")
+    config = mkdocs_config(site.nav, site_dir, extra_css, extra_js, site_url)
+    _write(project / "mkdocs.yml", yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    return sorted(markdown)
+
+
+def run_mkdocs(project: Path) -> None:
+    """`mkdocs build --strict` of the project; a BuildError with MkDocs' messages if it fails."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", str(project / "mkdocs.yml")]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        problems = [line for line in (done.stderr + done.stdout).splitlines()
+                    if line.startswith(("WARNING", "ERROR", "Error", "Aborted"))]
+        raise BuildError("mkdocs build --strict failed:\n" + "\n".join(problems or [done.stderr.strip()]))
+
+
+def check_site_folder(site: Path) -> None:
+    """Refuse to let MkDocs empty a folder that is neither empty nor a site this module built."""
+    if site.is_file():
+        raise BuildError(f"the site folder {site} is a file")
+    if site.is_dir() and any(p for p in site.iterdir() if not p.name.startswith(".")) \
+            and not (site / SITE_MARKER).is_file():
+        raise BuildError(f"refusing to replace {site}: it is not empty and does not hold a site built by "
+                         f"gamenight build (choose another --site folder)")
+
+
+def folder_size(folder: Path) -> int:
+    """Total bytes of the files under a folder."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
+               work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
+               seed: int = 2026, site_url: str | None = None) -> BuildReport:
+    """Build the static site for the replays under `replay_paths` into `site_dir`."""
+    started = time.perf_counter()
+    phases: dict[str, float] = {}
+    site = Path(site_dir).resolve()
+    check_site_folder(site)
+    tick = time.perf_counter()
+    corpus = load(list(replay_paths), Path(cache_path) if cache_path else None)
+    phases["load and re-simulate"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    results = assemble(corpus, seed=seed)
+    phases["score"] = time.perf_counter() - tick
+    with tempfile.TemporaryDirectory(prefix="gamenight-site-") as scratch:
+        project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"
+        if project == site or project in site.parents:
+            raise BuildError(f"the work folder {project} must not contain the site folder {site}")
+        tick = time.perf_counter()
+        markdown = write_project(results, corpus, project, site, site_url)
+        phases["render pages"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        run_mkdocs(project)
+        phases["mkdocs build"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    replay_files = replays.write_data(corpus, site)
+    phases["replay data"] = time.perf_counter() - tick
+    return BuildReport(pages=len(markdown), replay_files=replay_files, site_bytes=folder_size(site),
+                       seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
+                       games=len(corpus.games), invalid_replays=corpus.invalid_replays,
+                       duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)

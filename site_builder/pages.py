@@ -1,0 +1,523 @@
+"""The site's pages as data: Markdown rendered from Jinja2 templates, plus JSON files for charts.
+
+Everything here is a pure function of the results dict (`site_builder.scoring.results.assemble`)
+and a little corpus data, so the set of pages depends on the agents and games, never on how many
+replays there are. Strings from replays only ever reach Markdown through autoescaped HTML
+blocks; headings and titles that Markdown or the theme would interpret hold trusted text only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+import markupsafe
+
+from runner import games as registry
+
+TEMPLATES = Path(__file__).parent / "templates" / "pages"
+MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
+              "rationality")
+AXIS_TITLES = {"win_rate": "Win Rate", "judgement": "Judgement", "reasoning": "Reasoning",
+               "deception": "Deception", "self_awareness": "Self-awareness", "cooperation": "Cooperation",
+               "coordination": "Coordination", "rationality": "Rationality"}
+MATCHUP_METRICS = {"valid_ratio": "Valid-game ratio", "identification": "Identification rate",
+                   "non_chameleon_win": "Non-chameleon win rate", "second_chance": "Second-chance guess accuracy"}
+EWAVM_DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability")
+RECENT_REPLAYS = 10
+MAX_TITLE = 60
+
+
+# -- names, slugs and URLs -------------------------------------------------------------------
+
+def agent_slug(key: str) -> str:
+    """A file-name-safe, stable slug for an agent: a hash of its key, never its label."""
+    return "a-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def safe_title(text: str) -> str:
+    """Text safe where MkDocs and the theme insert it unescaped (nav, <title>): a conservative whitelist."""
+    cleaned = re.sub(r"\s+", " ", text).strip()
+    cleaned = re.sub(r"[^\w .:/+()#-]", "_", cleaned, flags=re.UNICODE)
+    return cleaned[:MAX_TITLE] or "agent"
+
+
+def display_labels(agents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Labels by agent key, made unique: a label shared by several agents gets its slug's tail."""
+    counts = Counter(a["label"] for a in agents)
+    return {a["key"]: a["label"] if counts[a["label"]] == 1 else f"{a['label']} ({agent_slug(a['key'])[-6:]})"
+            for a in agents}
+
+
+def page_url(md_path: str) -> str:
+    """The URL (relative to the site root) of a Markdown page under use_directory_urls."""
+    if md_path == "index.md":
+        return ""
+    if md_path.endswith("/index.md"):
+        return md_path[: -len("index.md")]
+    return md_path[: -len(".md")] + "/"
+
+
+def href(from_page: str, target: str, query: Mapping[str, str] | None = None, fragment: str = "") -> str:
+    """A relative link from one page to a page (`*.md`) or a site file, with an encoded query."""
+    here = page_url(from_page) or "."
+    there = page_url(target) if target.endswith(".md") else target
+    rel = posixpath.relpath(there or ".", here)
+    if target.endswith(".md"):
+        rel = "./" if rel == "." else rel + "/"
+    if query:
+        rel += "?" + urlencode(query)
+    if fragment:
+        rel += "#" + fragment
+    return rel
+
+
+# -- number formatting (used by the templates) -----------------------------------------------
+
+def headline(entry: Mapping[str, Any] | None) -> float | None:
+    """The number a metric entry stands for: a composite's scaled value, else its value or mu."""
+    if not entry:
+        return None
+    for key in ("scaled", "value", "mu"):
+        if key in entry and isinstance(entry[key], (int, float)):
+            return float(entry[key])
+    return None
+
+
+def fmt_num(value: float | None, digits: int = 2) -> str:
+    """A plain number, or an em dash for an absent one."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "\u2014"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_pct(value: float | None, digits: int = 1) -> str:
+    """A rate as a percentage, or an em dash."""
+    return "\u2014" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def fmt_ci(entry: Mapping[str, Any] | None, percent: bool = True, digits: int = 1, key: str = "ci") -> str:
+    """The interval of a metric entry as "[lo, hi]" (empty when there is none)."""
+    ci = (entry or {}).get(key)
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    if percent:
+        return f"[{100 * ci[0]:.{digits}f}, {100 * ci[1]:.{digits}f}]"
+    return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]"
+
+
+def sort_value(value: Any) -> str:
+    """The data-sort attribute of a table cell: a number as text, or empty (always sorted last)."""
+    if isinstance(value, Mapping):
+        value = headline(value)
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    return repr(float(value)) if math.isfinite(value) else ""
+
+
+# -- page model ------------------------------------------------------------------------------
+
+@dataclass
+class SitePages:
+    """What the build writes into the MkDocs docs folder: pages, JSON data and the navigation."""
+
+    markdown: dict[str, str] = field(default_factory=dict)   # docs-relative path -> Markdown text
+    data: dict[str, Any] = field(default_factory=dict)       # docs-relative path -> JSON-able object
+    nav: list[Any] = field(default_factory=list)             # the mkdocs.yml `nav`
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    """How pages name and link one agent."""
+
+    key: str
+    label: str      # as in the replays (escaped where shown)
+    display: str    # unique among agents
+    slug: str
+    page: str       # docs-relative Markdown path
+
+    @property
+    def title(self) -> str:
+        return safe_title(self.display)
+
+
+def agent_refs(results: Mapping[str, Any]) -> dict[str, AgentRef]:
+    """Every agent of the results, by key."""
+    shown = display_labels(results["agents"])
+    return {a["key"]: AgentRef(a["key"], a["label"], shown[a["key"]], agent_slug(a["key"]),
+                               f"agents/{agent_slug(a['key'])}.md") for a in results["agents"]}
+
+
+def yaml_string(text: str) -> markupsafe.Markup:
+    """A trusted or whitelisted title as a YAML (JSON) string for front matter, left unescaped."""
+    return markupsafe.Markup(json.dumps(text, ensure_ascii=False))
+
+
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the page templates: autoescape always on, undefined is an error."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True)
+    env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
+                       yaml_str=yaml_string)
+    env.globals.update(axis_titles=AXIS_TITLES)
+    return env
+
+
+# -- the pages -------------------------------------------------------------------------------
+
+def game_titles() -> dict[str, str]:
+    """Every game of the registry with its title, in display order."""
+    return {name: registry.get(name).title for name in registry.available()}
+
+
+def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
+    """Rows of the overall leaderboard, best first: rated agents by rank bound then mu, then the rest."""
+    rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
+    magic = results["magic"]["agents"]
+    rows = []
+    for agent in results["agents"]:
+        key = agent["key"]
+        rows.append({"ref": refs[key], "rating": rated.get(key), "games": agent["games"],
+                     "win_rate": (magic.get(key) or {}).get("win_rate"),
+                     "provider": agent["provider"], "design": agent["design"],
+                     "played": sorted(agent["by_game"])})
+    return sorted(rows, key=row_order)
+
+
+def row_order(row: Mapping[str, Any]) -> tuple:
+    """Default leaderboard order: rated before unrated, then rank upper bound, higher mu, label."""
+    rating = row["rating"]
+    if rating is None:
+        return (1, 0, 0.0, row["ref"].display)
+    return (0, rating["rank_upper_bound"], -rating["mu"], row["ref"].display)
+
+
+def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    results, refs = ctx["results"], ctx["refs"]
+    rows = leaderboard_rows(results, refs)
+    providers = sorted({r["provider"] for r in rows})
+    designs = sorted({r["design"] for r in rows})
+    played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
+    pages.markdown["index.md"] = env.get_template("index.md.j2").render(
+        **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played)
+
+
+def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    results = ctx["results"]
+    board = results["leaderboards"].get(name)
+    rating = results["ratings"].get("by_game", {}).get(name)
+    ratings = {r["agent"]: r for r in (rating or {}).get("agents", [])}
+    path = f"games/{name}.md"
+    pages.markdown[path] = env.get_template("game.md.j2").render(
+        **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=ratings,
+        roles=board["roles"] if board else list(registry.get(name).roles))
+
+
+def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    results = ctx["results"]
+    key = ref.key
+    agent = next(a for a in results["agents"] if a["key"] == key)
+    magic = results["magic"]["agents"].get(key)
+    per_game = []
+    for name, title in ctx["games"].items():
+        board = results["leaderboards"].get(name)
+        row = next((r for r in (board or {}).get("agents", []) if r["agent"] == key), None)
+        if row is None:
+            continue
+        rated = next((r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
+                      if r["agent"] == key), None)
+        score = board["score"]
+        per_game.append({"name": name, "title": title, "row": row, "rating": rated,
+                         "score": row.get(score["name"]) if score else None,
+                         "score_label": score["label"] if score else None})
+    comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
+    werewolf = {part: (results["werewolf"][part]["agents"].get(key))
+                for part in ("text_distance", "judgement_variation", "ewavm")}
+    others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
+              if k != key and k in results["magic"]["agents"]]
+    pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
+        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game, comparisons=comparisons,
+        werewolf=werewolf, usage=results["usage"].get(key), others=others,
+        default_compare=_default_comparison(key, results, ctx["refs"]),
+        rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
+        mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]))
+
+
+def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> str:
+    """The slug drawn beside an agent at first: its vanilla/enhanced counterpart, if the scorer paired one."""
+    for c in results["magic"]["comparisons"]:
+        if c["vanilla"] == key and c["enhanced"] in refs:
+            return refs[c["enhanced"]].slug
+        if c["enhanced"] == key and c["vanilla"] in refs:
+            return refs[c["vanilla"]].slug
+    return ""
+
+
+def _description_rows(description: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """An agent's description as (field, text) rows; nested values as compact JSON."""
+    return [(str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True))
+            for k, v in sorted(description.items())]
+
+
+def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    refs = sorted(ctx["refs"].values(), key=lambda r: r.display)
+    agents = {a["key"]: a for a in ctx["results"]["agents"]}
+    pages.markdown["agents/index.md"] = env.get_template("agents.md.j2").render(
+        **ctx, page="agents/index.md", listed=[(r, agents[r.key]) for r in refs])
+
+
+def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    results = ctx["results"]
+    cham = results["chameleon"]
+    pages.markdown["studies/chameleon.md"] = env.get_template("chameleon.md.j2").render(
+        **ctx, page="studies/chameleon.md", data=chameleon_data(results, ctx["refs"]),
+        checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
+    pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
+        **ctx, page="studies/werewolf.md", ww=results["werewolf"],
+        agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
+                            for k in results["werewolf"][part]["agents"]},
+                           key=lambda k: ctx["refs"][k].display if k in ctx["refs"] else k))
+
+
+def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, csv_names: Sequence[str]) -> None:
+    pages.markdown["downloads.md"] = env.get_template("downloads.md.j2").render(
+        **ctx, page="downloads.md", csv_names=list(csv_names))
+
+
+# -- chart data ------------------------------------------------------------------------------
+
+def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
+    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored."""
+    agents = {}
+    for key, entry in results["magic"]["agents"].items():
+        if key not in refs:
+            continue
+        radar = entry["radar"]
+        agents[refs[key].slug] = {"label": refs[key].display, "values": radar["values"],
+                                  "area": headline(radar["area"]), "relative_area": headline(radar["relative_area"])}
+    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents}
+
+
+def _label_of(key: str, labels: Mapping[str, str], refs: Mapping[str, AgentRef]) -> str:
+    if key in refs:
+        return refs[key].display
+    return "mixed" if key == "mixed" else labels.get(key, key)
+
+
+def _cell_text(entry: Mapping[str, Any] | None, games: int) -> str:
+    if entry is None:
+        return f"no data ({games} games)"
+    return f"{fmt_pct(entry['value'])} {fmt_ci(entry)}, n = {entry['n']}"
+
+
+def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
+    """Heatmaps per variant, posterior curves and theory-beside-practice series of the Chameleon page."""
+    cham = results["chameleon"]
+    labels = cham["matchups"]["labels"]
+    name = lambda key: _label_of(key, labels, refs)
+    variants = []
+    for v in cham["matchups"]["variants"]:
+        rows, cols = v["chameleon_agents"], v["non_chameleon_agents"]
+        cells = {(c["chameleon"], c["non_chameleon"]): c for c in cham["matchups"]["cells"] if c["key"] == v["key"]}
+        metrics = {}
+        for metric, title in MATCHUP_METRICS.items():
+            z = [[headline(cells[(r, c)][metric]) if (r, c) in cells else None for c in cols] for r in rows]
+            text = [[_cell_text(cells[(r, c)][metric], cells[(r, c)]["games"]) if (r, c) in cells else "not played"
+                     for c in cols] for r in rows]
+            metrics[metric] = {"title": title, "z": z, "text": text}
+        variants.append({"key": v["key"], "title": variant_title(v["variant"]), "games": v["games"],
+                         "chameleon": [name(k) for k in rows], "non_chameleon": [name(k) for k in cols],
+                         "metrics": metrics})
+    posterior = []
+    for curve in cham["posterior"]["curves"]:
+        points = curve["points"]
+        posterior.append({
+            "key": curve["key"], "title": variant_title(curve["variant"]), "non_chameleon": name(curve["non_chameleon"]),
+            "games": curve["games"], "prior_bits": curve["prior_bits"], "estimator": curve["estimator"]["name"],
+            "m": [p["m"] for p in points],
+            "entropy": [headline(p["entropy"]) for p in points],
+            "entropy_ci": [p["entropy"]["ci"] if p["entropy"] else None for p in points],
+            "top_k": [{"m": p["m"], "k": [t["k"] for t in p["top_k"]], "value": [t["value"] for t in p["top_k"]]}
+                      for p in points]})
+    theory = []
+    for t in cham["theory"]:
+        prop3 = t["prop3"]
+        theory.append({
+            "players": t["players"], "words": t["words"], "title": f"N = {t['players']}, K = {t['words']}",
+            "trivial": t["trivial"]["win"], "revealing": t["revealing"]["win"],
+            "prop1": {"alpha": [p["alpha"] for p in t["prop1"]], "value": [p["value"] for p in t["prop1"]]},
+            "prop2": {"alpha": [p["alpha"] for p in t["prop2"]], "value": [p["value"] for p in t["prop2"]],
+                      "proof_value": [p["proof_value"] for p in t["prop2"]]},
+            "prop3": None if prop3 is None else {"l": prop3["l"], "bound": prop3["bound"],
+                                                 "ambiguity_win": prop3["ambiguity_win"]},
+            "measured": [{"label": f"{name(m['chameleon'])} vs {name(m['non_chameleon'])}",
+                          "variant": variant_title(m["variant"]),
+                          "value": headline(m["non_chameleon_win"]),
+                          "ci": (m["non_chameleon_win"] or {}).get("ci"), "games": m["games"]}
+                         for m in t["measured"]]})
+    return {"variants": variants, "posterior": posterior, "theory": theory}
+
+
+def variant_title(variant: Mapping[str, Any]) -> str:
+    """A Chameleon variant in words, e.g. "4 players, 16 words, word clues, random ties"."""
+    word = lambda v: re.sub(r"[^a-z_]", "", str(v))
+    return (f"{int(variant['players'])} players, {int(variant['words'])} words, {word(variant['clue'])} clues, "
+            f"{word(variant['ties'])} ties")
+
+
+# -- entry point -----------------------------------------------------------------------------
+
+def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | None = None,
+           has_replays: bool = False, methodology: Sequence[Any] = (),
+           csv_names: Sequence[str] = (), site_name: str = "gamenight") -> SitePages:
+    """Every generated page and chart file of the site.
+
+    `recent`: a few game ids per agent key (linked from agent pages when `has_replays`);
+    `methodology`: the nav entries of the copied formula pages (see `methodology_pages`).
+    """
+    refs = agent_refs(results)
+    env = environment()
+    ctx = {"results": results, "refs": refs, "games": game_titles(), "has_replays": has_replays,
+           "recent": dict(recent or {}), "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
+           "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
+           "variant_title": variant_title}
+    pages = SitePages()
+    _home(ctx, env, pages)
+    for name in ctx["games"]:
+        _game_page(name, ctx, env, pages)
+    _agents_index(ctx, env, pages)
+    for ref in refs.values():
+        _agent_page(ref, ctx, env, pages)
+    _studies(ctx, env, pages)
+    _downloads(ctx, env, pages, csv_names)
+    pages.data["data/radar.json"] = radar_data(results, refs)
+    pages.data["data/chameleon.json"] = chameleon_data(results, refs)
+    pages.nav = navigation(refs, ctx["games"], has_replays, methodology)
+    return pages
+
+
+def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_replays: bool,
+               methodology: Sequence[Any]) -> list[Any]:
+    """The mkdocs.yml nav: titles are trusted text or whitelisted labels."""
+    nav: list[Any] = [
+        {"Leaderboard": "index.md"},
+        {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
+        {"Agents": [{"All agents": "agents/index.md"},
+                    *({r.title: r.page} for r in sorted(refs.values(), key=lambda r: r.display))]},
+        {"Studies": [{"The Chameleon (002)": "studies/chameleon.md"}, {"Werewolf (004)": "studies/werewolf.md"}]},
+    ]
+    if has_replays:
+        nav.append({"Replays": [{"Replay index": "replays/index.md"}, {"Replay viewer": "replays/viewer.md"}]})
+    if methodology:
+        nav.append({"Methodology": list(methodology)})
+    nav.append({"Downloads": "downloads.md"})
+    return nav
+
+
+# -- methodology: the repository's own formula docs, copied with their math rendered -----------
+
+#: (source under docs/, nav title) of the copied pages, in nav order; None titles come from the page.
+METHODOLOGY = (
+    ("metrics.md", "How numbers are computed"),
+    ("metrics/magic.md", None), ("metrics/chameleon.md", None), ("metrics/werewolf.md", None),
+    ("metrics/ratings.md", None),
+    ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
+    ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
+    ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("submit.md", "Submit replays"),
+)
+_MATH = re.compile(r"(?P<code>(`+).+?\2)"                                   # code spans stay as they are
+                   r"|\$\$(?P<block>.+?)\$\$"                                # display math
+                   r"|(?<![\\$\w])\$(?![\s$])(?P<inline>[^$\n]+?)(?<![\s\\])\$(?![\w$])", re.DOTALL)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MD_LINK = re.compile(r"\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s:]+?\.md)(?P<anchor>#[^)\s]*)?\)")
+# Characters Markdown's inline syntax would act on (mid-line) inside HTML text, as character references.
+_MD_SPECIAL = {c: f"&#{ord(c)};" for c in "\\`*_[](){}|$~^"}
+_ENTITY_OR_CHAR = re.compile(r"&#?\w+;|.", re.DOTALL)
+
+
+def _markdown_safe(mathml: str) -> str:
+    """MathML whose text nodes hold no character Markdown's inline syntax would interpret."""
+    def safe(text: str) -> str:
+        return "".join(_MD_SPECIAL.get(t, t) for t in _ENTITY_OR_CHAR.findall(text))
+
+    return re.sub(r">([^<]+)<", lambda m: ">" + safe(m.group(1)) + "<", mathml)
+
+
+def tex_to_html(tex: str, block: bool) -> str:
+    """One formula as inline MathML (no script needed); the TeX as code if it cannot be converted."""
+    from latex2mathml.converter import convert
+
+    try:
+        mathml = convert(tex.strip(), display="block" if block else "inline")
+    except Exception:  # noqa: BLE001 - any converter failure falls back to showing the TeX
+        return f"<code>{markupsafe.escape(tex.strip())}</code>"
+    kind = "gn-math gn-math-block" if block else "gn-math"
+    return f'<span class="{kind}">{_markdown_safe(mathml)}</span>'
+
+
+def render_math(text: str) -> str:
+    """Replace $...$ and $$...$$ outside code by MathML, leaving fenced code blocks untouched."""
+    out, prose, fenced = [], [], None
+
+    def flush() -> None:
+        chunk = "".join(prose)
+        out.append(_MATH.sub(lambda m: m.group("code") or tex_to_html(m.group("block") or m.group("inline"),
+                                                                       m.group("block") is not None), chunk))
+        prose.clear()
+
+    for line in text.splitlines(keepends=True):
+        fence = _FENCE.match(line)
+        if fenced is None and fence:
+            flush()
+            fenced = fence.group(1)
+            out.append(line)
+        elif fenced is not None:
+            out.append(line)
+            if fence and fence.group(1) == fenced:
+                fenced = None
+        else:
+            prose.append(line)
+    flush()
+    return "".join(out)
+
+
+def _unlink_missing(text: str, source: str, known: set[str]) -> str:
+    """Links to Markdown files that are not copied into the site become plain text."""
+    def keep_or_drop(match: re.Match[str]) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(source), match.group("target")))
+        return match.group(0) if target in known else match.group("text")
+
+    return _MD_LINK.sub(keep_or_drop, text)
+
+
+def methodology_pages(docs_dir: Path, prefix: str = "methodology") -> tuple[dict[str, str], list[Any]]:
+    """The repository's formula and format docs as site pages under `prefix`, and their nav entries."""
+    present = [(src, title) for src, title in METHODOLOGY if (docs_dir / src).is_file()]
+    known = {src for src, _ in present}
+    markdown: dict[str, str] = {}
+    metrics, rules, formats = [], [], []
+    for src, title in present:
+        text = (docs_dir / src).read_text(encoding="utf-8")
+        heading = re.search(r"^# (.+)$", text, re.MULTILINE)
+        name = title or (re.sub(r"[`*_]", "", heading.group(1)).strip() if heading else src)
+        markdown[f"{prefix}/{src}"] = render_math(_unlink_missing(text, src, known))
+        group = rules if src.startswith("games/") else metrics if src.startswith("metrics") else formats
+        group.append({name: f"{prefix}/{src}"})
+    nav: list[Any] = [*metrics]
+    if rules:
+        nav.append({"Game rules": rules})
+    nav.extend(formats)
+    return markdown, nav

@@ -1,0 +1,388 @@
+"""The replay viewer and the replay list of the site: their pages, their assets, and their data.
+
+The site build (`site_builder.build`) asks this module for two Markdown pages, for the scripts
+and styles those pages load, and, once MkDocs has built the site, to write the data the pages
+fetch: one compact JSON file per replay, a sidecar with the language-model exchanges of each
+replay that has any, and a sharded index of every replay for the list page.
+
+Nothing from a replay is ever written into a page. The pages carry only our own markup; the
+browser fetches the JSON files and inserts replay text as text (`textContent`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import jinja2
+
+from runner import games as registry
+from runner.replay.format import parse_lines
+from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.model import AgentInfo, ScoredGame
+
+#: Version of the data files below; the viewer refuses versions it does not know.
+DATA_VERSION = 1
+#: The Markdown pages this module renders, relative to the MkDocs docs_dir.
+INDEX_PAGE = "replays/index.md"
+VIEWER_PAGE = "replays/viewer.md"
+#: Where the data goes in the built site: one file per replay, LLM exchanges, the list's index.
+DATA_DIR = "replays/data"
+CALLS_DIR = "replays/calls"
+LIST_DIR = "replays/list"
+#: Where the scripts and styles go, relative to docs_dir (and so to the built site).
+ASSETS_DIR = "assets/viewer"
+#: Rows per shard of the replay list: a shard stays under ~0.5 MB even with long ids.
+SHARD_ROWS = 5000
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates" / "viewer"
+ASSETS = HERE / "assets" / "viewer"
+
+#: A game id as the replay format allows it (checked again here: it becomes a file name).
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}\Z")
+
+#: For games with hidden roles: the phase whose first event makes every role public, and the
+#: phase whose first event makes the whole setup public (the Chameleon's secret comes last).
+REVEALS: dict[str, tuple[str, str]] = {
+    "chameleon": ("accusation", "end"),
+    "undercover": ("vote_result", "vote_result"),
+    "werewolf": ("result", "result"),
+}
+#: Private fields that name another seat whose role the holder knows (it shares the role).
+PARTNER_FIELDS = ("fellow_mason",)
+
+def _words_for(field: str, words: Mapping[Any, str]) -> Callable[[Mapping[str, Any]], str]:
+    """The outcome read from one result field through a table of words."""
+    return lambda result: words.get(result.get(field), str(result.get(field)))
+
+
+def _winner_count(result: Mapping[str, Any]) -> str:
+    return "shared win" if result.get("strict_winner") is None else "single winner"
+
+
+#: The outcome of a complete game in a few words, by game (the list page filters on these).
+OUTCOME_WORDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "chameleon": _words_for("magic_outcome", {"non_chameleons_win": "non-chameleons win",
+                                              "chameleon_wins": "chameleon not caught",
+                                              "chameleon_guessed": "chameleon guessed the word",
+                                              "even_vote": "even vote"}),
+    "undercover": _words_for("magic_outcome", {"civilians_win": "civilians win", "undercover_wins": "undercover wins",
+                                               "even_vote": "even vote"}),
+    "werewolf": _words_for("winning_team", {"village": "village wins", "werewolf": "werewolf team wins",
+                                            "tanner": "tanner wins"}),
+    "cost_sharing": _words_for("success", {True: "agreement", False: "no agreement"}),
+    "prisoners_dilemma": _winner_count,
+    "public_good": _winner_count,
+}
+
+
+class ReplayDataError(ValueError):
+    """A replay that cannot be turned into viewer data; the message names the file and why."""
+
+
+# -- pages and assets -------------------------------------------------------------------------
+
+def pages(context: Mapping[str, Any]) -> dict[str, str]:
+    """The replay list and viewer pages: relative Markdown path -> text.
+
+    Reads only `use_directory_urls` (MkDocs' setting, default true) from `context`, to write the
+    pages' relative links. Replay strings (agent labels...) are never put into the pages.
+    """
+    directory_urls = bool(context.get("use_directory_urls", True))
+    env = _environment()
+    return {page: env.get_template(template).render(**page_urls(page, directory_urls))
+            for page, template in ((INDEX_PAGE, "index.md.j2"), (VIEWER_PAGE, "viewer.md.j2"))}
+
+
+def assets() -> list[tuple[Path, str]]:
+    """(source file, path relative to docs_dir) of every script and style the two pages load."""
+    return [(path, f"{ASSETS_DIR}/{path.name}") for path in sorted(ASSETS.iterdir())
+            if path.suffix in (".js", ".css")]
+
+
+def page_urls(page: str, directory_urls: bool = True) -> dict[str, str]:
+    """Links from `page` to the assets, the data folders and both pages, relative to its URL."""
+    here = _page_dir(page, directory_urls)
+    viewer = "replays/viewer/" if directory_urls else "replays/viewer.html"
+    index = "replays/" if directory_urls else "replays/index.html"
+    targets = {"assets": ASSETS_DIR + "/", "data": DATA_DIR + "/", "calls": CALLS_DIR + "/",
+               "list": LIST_DIR + "/", "viewer": viewer, "index": index}
+    return {name: _relative(target, here) for name, target in targets.items()}
+
+
+def _page_dir(page: str, directory_urls: bool) -> str:
+    """The folder of a page's URL: replays/viewer.md is served at replays/viewer/ or replays/viewer.html."""
+    path = PurePosixPath(page).with_suffix("")
+    return str(path.parent if path.name == "index" or not directory_urls else path)
+
+
+def _relative(target: str, here: str) -> str:
+    """The site path `target` (a folder ends with "/") relative to the folder `here`."""
+    text = posixpath.relpath(target, here)
+    if target.endswith("/"):
+        text = "./" if text == "." else text + "/"
+    return text
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+# -- data files -------------------------------------------------------------------------------
+
+def data_name(game_id: str) -> str:
+    """The file name (without .json) of a replay's data: its id, capitals escaped as ~x.
+
+    Two ids that differ only in case must not share a file on a case-insensitive disk.
+    """
+    if not GAME_ID.match(game_id):
+        raise ReplayDataError(f"game id {game_id!r} is not a slug of letters, digits, '.', '_' or '-'")
+    return re.sub("[A-Z]", lambda m: "~" + m.group().lower(), game_id)
+
+
+def write_data(corpus: Corpus, site_dir: str | os.PathLike[str]) -> int:
+    """Write the viewer data of every valid replay of `corpus` into the built site.
+
+    Writes `replays/data/<id>.json` per
+    replay, `replays/calls/<id>.json` per replay with LLM exchanges, and the list's index and
+    shards under `replays/list/`. Returns the number of files written.
+    """
+    site = Path(site_dir)
+    for folder in (DATA_DIR, CALLS_DIR, LIST_DIR):
+        shutil.rmtree(site / folder, ignore_errors=True)
+        (site / folder).mkdir(parents=True)
+    labels = {key: info.label for key, info in corpus.agents.items()}
+    written = 0
+    for game in corpus.games:
+        path = corpus.paths[game.game_id]
+        data, calls = replay_data(game, read_records(path, game.content_hash), labels)
+        name = data_name(game.game_id)
+        written += _write_json(site / DATA_DIR / f"{name}.json", data)
+        if calls is not None:
+            written += _write_json(site / CALLS_DIR / f"{name}.json", calls)
+    for relative, content in replay_index(corpus.games, corpus.agents).items():
+        written += _write_json(site / LIST_DIR / relative, content)
+    return written
+
+
+def read_records(path: str | Path, content_hash: str) -> list[dict[str, Any]]:
+    """The records of a replay file, checked to be the very file the scorer validated."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReplayDataError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
+    if hashlib.sha256(raw).hexdigest() != content_hash:
+        raise ReplayDataError(f"{path}: the file changed after it was scored; build the site again")
+    records, problems = parse_lines(str(path), raw)
+    if problems:  # impossible for a file with the validated hash, but never guess
+        raise ReplayDataError(str(problems[0]))
+    return [record.data for record in records]
+
+
+def replay_data(game: ScoredGame, records: Sequence[Mapping[str, Any]],
+                labels: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The viewer's data for one validated replay, and its LLM-exchange sidecar (None if none).
+
+    Steps are the replay's events and probes in file order; a probe becomes a step of kind
+    "probe" seen only by its seat. Step i of the list is step i + 1 of the viewer (step 0 is the
+    deal, the last step the outcome). Exchanges are keyed by the list index of their step.
+    """
+    header = records[0]
+    end = next(i for i, r in enumerate(records) if r["type"] == "outcome")
+    engine = registry.get(game.game)
+    state = engine.start(game.variant, game.setup)
+    seats = range(len(game.seats))
+    private = [state.private(seat) for seat in seats]
+    steps: list[dict[str, Any]] = []
+    exchanges: dict[str, list[dict[str, Any]]] = {}
+    texts = _Texts()
+    for record in records[1:end]:
+        step = _step(record)
+        calls = (record.get("evidence") or {}).get("calls") or []
+        if calls:
+            step["c"] = _usage(calls)
+            exchanges[str(len(steps))] = [_call(call, texts) for call in calls]
+        steps.append(step)
+    data = {
+        "v": DATA_VERSION, "id": game.game_id, "game": game.game, "title": engine.title,
+        "variant": game.variant, "tournament": game.tournament, "matchup": header["matchup"],
+        "created": game.created, "seed": str(header["seed"]),  # beyond 2**53 in JavaScript
+        "players": [_player(p, game.seats[p["seat"]].agent, labels) for p in header["players"]],
+        "setup": game.setup, "public": state.public(), "private": private,
+        "knows": [_known_seats(seat, private[seat]) for seat in seats],
+        "reveal": _reveal_steps(engine, game.game, steps),
+        "steps": steps,
+        "outcome": {"status": game.status, "winners": list(game.winners), "result": game.result,
+                    "summary": outcome_summary(game)},
+        "judge": [_judgement(r) for r in records[end + 1:]],
+        "llm": bool(exchanges),
+    }
+    calls_data = {"v": DATA_VERSION, "id": game.game_id, "texts": texts.items, "steps": exchanges}
+    return data, (calls_data if exchanges else None)
+
+
+def _step(record: Mapping[str, Any]) -> dict[str, Any]:
+    """One event or probe in the viewer's compact form (k kind, p phase, s seat, d data, v vis)."""
+    if record["type"] == "probe":
+        return {"k": "probe", "p": record["probe"], "s": record["seat"], "d": record["answer"],
+                "v": [record["seat"]]}
+    step = {"n": record["n"], "k": record["kind"], "p": record["phase"], "s": record["seat"],
+            "d": record["data"], "v": record["vis"]}
+    if record.get("attempts"):
+        step["a"] = [{"action": a["action"], "raw": a["raw"], "error": a["error"]} for a in record["attempts"]]
+    return step
+
+
+def _usage(calls: Iterable[Mapping[str, Any]]) -> list[int]:
+    """[calls, input tokens, output tokens, milliseconds] of one decision's model calls."""
+    calls = list(calls)
+    total = [len(calls), 0, 0, 0]
+    for call in calls:
+        total[1] += call.get("input_tokens") or 0
+        total[2] += call.get("output_tokens") or 0
+        total[3] += call.get("latency_ms") or 0
+    total[3] = round(total[3])
+    return total
+
+
+class _Texts:
+    """A table of message texts: prompts repeat from call to call, so each is stored once."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def ref(self, text: str) -> int:
+        if text not in self._index:
+            self._index[text] = len(self.items)
+            self.items.append(text)
+        return self._index[text]
+
+
+def _call(call: Mapping[str, Any], texts: _Texts) -> dict[str, Any]:
+    """One model call: messages as [role, text index] pairs, the reply and the call's figures."""
+    out: dict[str, Any] = {"m": [[m["role"], texts.ref(m["content"])] for m in call["messages"]],
+                           "r": call["reply"]}
+    for key in ("model_reported", "finish_reason", "input_tokens", "output_tokens", "latency_ms", "error"):
+        if call.get(key) is not None:
+            out[key] = call[key]
+    return out
+
+
+def _player(player: Mapping[str, Any], key: str, labels: Mapping[str, str]) -> dict[str, Any]:
+    """A seat: display name, role, agent label (as on the leaderboard) and what the agent is."""
+    agent = player["agent"]
+    if agent.get("kind") == "llm":
+        about = f"{agent.get('provider', '')}/{agent.get('model', '')}".strip("/")
+        if agent.get("design"):
+            about += f" ({agent['design']})"
+    else:
+        params = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
+                           for k, v in sorted(agent.get("params", {}).items()))
+        about = f"{agent.get('strategy', '')}" + (f" ({params})" if params else "")
+    return {"name": player["name"], "role": player["role"], "agent": labels.get(key, agent.get("name", "")),
+            "kind": agent.get("kind", ""), "about": about}
+
+
+def _known_seats(seat: int, private: Mapping[str, Any]) -> list[int]:
+    """Seats whose role `seat` knows from its deal: itself if told its role, and partners."""
+    known = [seat] if "role" in private else []
+    known += [private[f] for f in PARTNER_FIELDS if isinstance(private.get(f), int)]
+    return sorted(set(known))
+
+
+def _reveal_steps(engine: Any, game: str, steps: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
+    """Viewer steps from which every role, and the whole setup, are public (None: never).
+
+    Games without hidden information are public from the deal (step 0). A game with hidden
+    information but no known reveal phase is treated as revealing nothing before the outcome.
+    """
+    if not engine.reveal_phases:
+        return {"roles": 0, "setup": 0}
+    outcome_step = len(steps) + 1
+    roles_phase, setup_phase = REVEALS.get(game, (None, None))
+
+    def first(phase: str | None) -> int | None:
+        if phase is None:
+            return outcome_step
+        return next((i + 1 for i, s in enumerate(steps) if s["k"] != "probe" and s["p"] == phase), None)
+
+    return {"roles": first(roles_phase), "setup": first(setup_phase)}
+
+
+def _judgement(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An LLM judge's annotation, without its exchanges."""
+    return {"dimension": record["dimension"], "judge": record["judge"].get("name", ""),
+            "model": record["judge"].get("model", ""), "round": record["round"], "score": record["score"],
+            "mentions": record["mentions"], "highlights": record["highlights"]}
+
+
+def outcome_summary(game: ScoredGame) -> str:
+    """The outcome in a few words: "village wins", "no agreement", "invalid"..."""
+    if not game.valid:
+        return "invalid"
+    summary = OUTCOME_WORDS.get(game.game)
+    return summary(game.result) if summary else f"{len(game.winners)} winner(s)"
+
+
+# -- the replay list --------------------------------------------------------------------------
+
+def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[str, dict[str, Any]]:
+    """The list page's data: `index.json` (games, agents, shards) and the shards, by file name.
+
+    A row is [game id, date, agent per seat (index into `agents`), winning seats, outcome
+    (index into the game's `outcomes`), invalid (0 or 1), role per seat (index into the game's
+    `roles`)]. Rows are newest first.
+    """
+    keys = sorted(agents, key=lambda k: (agents[k].label, k))
+    agent_index = {key: i for i, key in enumerate(keys)}
+    by_game: dict[str, list[ScoredGame]] = {}
+    for game in played:
+        by_game.setdefault(game.game, []).append(game)
+    order = {name: i for i, name in enumerate(registry.available())}
+    files: dict[str, dict[str, Any]] = {}
+    entries = []
+    for name in sorted(by_game, key=lambda g: (order.get(g, len(order)), g)):
+        rows_of = sorted(by_game[name], key=lambda g: g.game_id)
+        rows_of.sort(key=lambda g: g.created, reverse=True)
+        outcomes = sorted({outcome_summary(g) for g in rows_of})
+        roles = list(registry.get(name).roles)
+        roles += sorted({s.role for g in rows_of for s in g.seats} - set(roles))
+        shards = []
+        for start in range(0, len(rows_of), SHARD_ROWS):
+            shard = f"{name}-{start // SHARD_ROWS}.json"
+            rows = [[g.game_id, g.created[:10], [agent_index[s.agent] for s in g.seats], list(g.winners),
+                     outcomes.index(outcome_summary(g)), 0 if g.valid else 1, [roles.index(s.role) for s in g.seats]]
+                    for g in rows_of[start:start + SHARD_ROWS]]
+            files[shard] = {"v": DATA_VERSION, "game": name, "rows": rows}
+            shards.append(shard)
+        seen = sorted({agent_index[s.agent] for g in rows_of for s in g.seats})
+        entries.append({"game": name, "title": registry.get(name).title, "count": len(rows_of),
+                        "shards": shards, "outcomes": outcomes, "roles": roles, "agents": seen})
+    files["index.json"] = {"v": DATA_VERSION, "total": len(played), "agents": [agents[k].label for k in keys],
+                           "games": entries}
+    return files
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+def to_json(value: Any) -> str:
+    """Compact JSON with <, > and & escaped, so no file can read as markup even if opened as a page."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _write_json(path: Path, value: Any) -> int:
+    path.write_text(to_json(value), encoding="utf-8")
+    return 1

@@ -1,0 +1,257 @@
+"""Page data of the site: slugs, titles, links, sort keys, ordering, escaping, methodology pages."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli import main as gamenight
+from site_builder import pages
+from site_builder.scoring.corpus import load
+from site_builder.scoring.results import assemble
+
+PAYLOAD = "<img src=x onerror=alert(1)>*[md](javascript:alert(1))* {{ 7*7 }} {% raw %} \"'&"
+ESCAPED_CORE = "&lt;img src=x onerror=alert(1)&gt;"
+DANGEROUS = ("<img src=x", "<script", "onerror=alert(1)>", 'href="javascript')
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    """Results of the built-in tournament with two games per matchup."""
+    out = tmp_path_factory.mktemp("replays")
+    played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    return assemble(load([out]), seed=1)
+
+
+LABEL_FIELDS = ("label", "chameleon_label", "non_chameleon_label")
+
+
+def relabel(results: dict, old: str, new: str) -> dict:
+    """A copy of the results where the agent label `old` is `new` wherever the scorer writes labels."""
+    def walk(node):
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key in LABEL_FIELDS and value == old:
+                    out[key] = new
+                elif key == "labels" and isinstance(value, dict):
+                    out[key] = {k: new if v == old else v for k, v in value.items()}
+                else:
+                    out[key] = walk(value)
+            return out
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    return walk(copy.deepcopy(results))
+
+
+# -- slugs, titles, labels -------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", ['{"kind":"builtin","params":{},"strategy":"random"}', PAYLOAD, "", "../../etc/passwd",
+                                 "a" * 10_000, "\u00e9\u4e2d\U0001f600"])
+def test_agent_slug_is_file_safe_and_stable(key):
+    slug = pages.agent_slug(key)
+    assert re.fullmatch(r"a-[0-9a-f]{12}", slug)
+    assert slug == pages.agent_slug(key)
+
+
+def test_agent_slugs_differ_between_keys():
+    keys = [json.dumps({"strategy": "s", "params": {"x": i}}) for i in range(500)]
+    assert len({pages.agent_slug(k) for k in keys}) == len(keys)
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("assoc-sharp", "assoc-sharp"),
+    ("prisoners_dilemma/tit_for_tat", "prisoners_dilemma/tit_for_tat"),
+    ("gpt-4o (enhanced) #2", "gpt-4o (enhanced) #2"),
+    ("<b>x</b>", "_b_x_/b_"),
+    ("  spaced \n out  ", "spaced out"),
+    ("", "agent"),
+    ("<>", "__"),
+])
+def test_safe_title(label, expected):
+    assert pages.safe_title(label) == expected
+
+
+def test_safe_title_never_holds_markup_or_markdown():
+    title = pages.safe_title(PAYLOAD * 3)
+    assert len(title) <= pages.MAX_TITLE
+    assert not set(title) & set("<>&\"'`[]*{}%=!\\")
+
+
+def test_display_labels_are_unique():
+    agents = [{"key": "k1", "label": "same"}, {"key": "k2", "label": "same"}, {"key": "k3", "label": "other"}]
+    shown = pages.display_labels(agents)
+    assert shown["k3"] == "other"
+    assert shown["k1"] != shown["k2"] and shown["k1"].startswith("same (")
+    assert len(set(shown.values())) == 3
+
+
+# -- links and sort keys ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("source, target, query, expected", [
+    ("index.md", "games/chameleon.md", None, "games/chameleon/"),
+    ("games/chameleon.md", "index.md", None, "../../"),
+    ("games/chameleon.md", "agents/a-1.md", None, "../../agents/a-1/"),
+    ("agents/a-1.md", "replays/index.md", {"game": "chameleon", "agent": "a b&c"},
+     "../../replays/?game=chameleon&agent=a+b%26c"),
+    ("agents/index.md", "agents/a-1.md", None, "a-1/"),
+    ("replays/index.md", "replays/index.md", None, "./"),
+    ("downloads.md", "downloads/results.json", None, "results.json"),
+    ("index.md", "downloads/results.json", None, "downloads/results.json"),
+])
+def test_href(source, target, query, expected):
+    assert pages.href(source, target, query) == expected
+
+
+@pytest.mark.parametrize("value, expected", [
+    (0.5, "0.5"), (3, "3.0"), (None, ""), (float("nan"), ""), (True, ""), ("text", ""),
+    ({"value": 0.25, "ci": [0, 1], "n": 4}, "0.25"), ({"raw": 1.2, "scaled": 0.8}, "0.8"), ({"mu": 30.0}, "30.0"),
+])
+def test_sort_value(value, expected):
+    assert pages.sort_value(value) == expected
+
+
+@pytest.mark.parametrize("entry, percent, expected", [
+    ({"value": 0.5, "ci": [0.25, 0.75], "n": 8}, True, "[25.0, 75.0]"),
+    ({"value": 30.0, "ci": [28.0, 32.5], "n": 8}, False, "[28.0, 32.5]"),
+    ({"value": 0.5, "ci": None, "n": 1}, True, ""),
+    (None, True, ""),
+])
+def test_interval_text(entry, percent, expected):
+    assert pages.fmt_ci(entry, percent) == expected
+
+
+def test_leaderboard_order_rated_by_rank_bound_then_mu_unrated_last(results):
+    rows = pages.leaderboard_rows(results, pages.agent_refs(results))
+    rated = [r for r in rows if r["rating"]]
+    unrated = [r for r in rows if not r["rating"]]
+    assert rows == rated + unrated and rated and unrated
+    keys = [(r["rating"]["rank_upper_bound"], -r["rating"]["mu"]) for r in rated]
+    assert keys == sorted(keys)
+
+
+# -- rendered pages --------------------------------------------------------------------------
+
+def test_page_set_depends_on_agents_and_games_only(results):
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+    expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
+                *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values())}
+    assert set(site.markdown) == expected
+    assert set(site.data) == {"data/radar.json", "data/chameleon.json"}
+
+
+def test_every_cell_of_the_home_table_has_a_sort_key(results):
+    home = pages.render(results).markdown["index.md"]
+    body = home.split("<tbody>")[1].split("</tbody>")[0]
+    for row in re.findall(r"<tr.*?</tr>", body):
+        numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
+        assert len(numeric) == 4  # rank bound, rating, games, win rate
+        assert all(v == "" or float(v) == float(v) for v in numeric)
+
+
+def test_a_label_full_of_markup_is_escaped_on_every_page_type(results):
+    hostile = relabel(results, "random", PAYLOAD)
+    site = pages.render(hostile, has_replays=True, recent={})
+    key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
+    ref = pages.agent_refs(hostile)[key]
+    shown_on = {"index.md", "agents/index.md", ref.page, "games/chameleon.md", "games/werewolf.md",
+                "studies/chameleon.md", "studies/werewolf.md"}
+    for path, text in site.markdown.items():
+        for bad in DANGEROUS:
+            assert bad not in text, (path, bad)
+        if path in shown_on:
+            assert ESCAPED_CORE in text, path
+    # Titles the theme inserts unescaped hold only whitelisted characters.
+    front = site.markdown[ref.page].split("---")[1]
+    assert "<" not in front and "&" not in front
+    def titles(entries):
+        for entry in entries:
+            for title, target in entry.items():
+                yield title
+                if isinstance(target, list):
+                    yield from titles(target)
+
+    for title in titles(site.nav):
+        assert not set(title) & set('<>&"`[]{}*'), title
+    # Chart files keep the raw label as JSON data (the browser inserts it as text or escaped for Plotly).
+    radar = site.data["data/radar.json"]
+    assert radar["agents"][ref.slug]["label"] == PAYLOAD
+
+
+def test_markdown_headings_hold_no_data(results):
+    hostile = relabel(results, "random", PAYLOAD)
+    for path, text in pages.render(hostile).markdown.items():
+        for line in text.splitlines():
+            if line.startswith("#"):
+                assert "img" not in line and "&lt;" not in line, (path, line)
+
+
+def test_absent_metrics_say_so(results):
+    absent = copy.deepcopy(results)
+    absent["werewolf"]["ewavm"]["all"] = None
+    text = pages.render(absent).markdown["studies/werewolf.md"]
+    assert "These metrics are absent" in text
+
+
+def test_radar_data_has_seven_axes_per_agent(results):
+    radar = pages.radar_data(results, pages.agent_refs(results))
+    assert len(radar["axes"]) == 7
+    assert radar["agents"] and all(len(a["values"]) == 7 for a in radar["agents"].values())
+
+
+def test_chameleon_heatmaps_are_chameleon_by_non_chameleon(results):
+    data = pages.chameleon_data(results, pages.agent_refs(results))
+    assert data["variants"]
+    for variant in data["variants"]:
+        for metric in pages.MATCHUP_METRICS:
+            z = variant["metrics"][metric]["z"]
+            assert len(z) == len(variant["chameleon"])
+            assert all(len(row) == len(variant["non_chameleon"]) for row in z)
+
+
+# -- methodology -----------------------------------------------------------------------------
+
+REPO_DOCS = Path(pages.__file__).resolve().parents[1] / "docs"
+
+
+def test_methodology_copies_the_formula_docs_with_mathml():
+    markdown, nav = pages.methodology_pages(REPO_DOCS)
+    assert "methodology/metrics/chameleon.md" in markdown
+    text = markdown["methodology/metrics/chameleon.md"]
+    assert "<math" in text and "$$" not in text
+    assert "Methodology" not in json.dumps(nav)  # the caller names the section
+    assert {"Game rules"} <= {k for entry in nav for k in entry}
+
+
+@pytest.mark.parametrize("source, expected_fragment", [
+    ("Rate $\\lvert V\\rvert$ here", "<mo>&#x0007C;</mo>"),
+    ("$a_b * c$", "<mi>b</mi>"),
+    ("Code `$x$` stays", "`$x$`"),
+    ("```text\n$x$\n```\n", "$x$"),
+    ("costs $5 and $6", "costs $5 and $6"),
+    ("$$\\frac{a}{b}$$", 'display="block"'),
+])
+def test_render_math(source, expected_fragment):
+    html = pages.render_math(source)
+    assert expected_fragment in html
+    if "<math" in html:  # nothing left that a Markdown table or emphasis would act on
+        assert not set(re.sub(r"<[^>]*>", "", html)) & set("|*_`[]")
+
+
+def test_links_to_pages_outside_the_site_become_text(tmp_path):
+    (tmp_path / "metrics.md").write_text("# M\nSee [magic](metrics/magic.md) and [gone](missing.md#x).\n")
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "magic.md").write_text("# Magic\nBack to [overview](../metrics.md).\n")
+    markdown, _ = pages.methodology_pages(tmp_path)
+    assert "[magic](metrics/magic.md)" in markdown["methodology/metrics.md"]
+    assert "and gone." in markdown["methodology/metrics.md"]
+    assert "[overview](../metrics.md)" in markdown["methodology/metrics/magic.md"]

@@ -1,0 +1,300 @@
+"""The replay viewer's data: one small JSON file per valid replay, the LLM-exchange sidecars,
+the sharded replay list, and the two pages with their assets."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runner.replay.format import read_file
+from site_builder import replays
+from site_builder.scoring.corpus import load
+from tests.site import payloads
+from tests.site.payloads import (
+    BUILTIN,
+    PAYLOAD_CHAMELEON,
+    PAYLOAD_INVALID,
+    PAYLOAD_WEREWOLF,
+    SAMPLES,
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A corpus of the samples, the payload replays and one broken replay, written as site data."""
+    folder = payloads.write_test_corpus(tmp_path_factory.mktemp("replays"))
+    broken = (BUILTIN / f"{SAMPLES['prisoners_dilemma']}.jsonl").read_text(encoding="utf-8")
+    broken = broken.replace(SAMPLES["prisoners_dilemma"], "broken-game")
+    broken = broken.replace('"strict_winner":null', '"strict_winner":1')  # a claim the rules refute
+    (folder / "broken-game.jsonl").write_text(broken, encoding="utf-8")
+    corpus = load([folder])
+    site = tmp_path_factory.mktemp("site")
+    (site / replays.DATA_DIR).mkdir(parents=True)
+    (site / replays.DATA_DIR / "stale.json").write_text("{}")
+    count = replays.write_data(corpus, site)
+    return corpus, site, count, folder
+
+
+def data_of(site: Path, game_id: str) -> dict:
+    return json.loads((site / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+
+
+def calls_of(site: Path, game_id: str) -> dict:
+    return json.loads((site / replays.CALLS_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+
+
+def records_of(folder: Path, game_id: str) -> list[dict]:
+    records, problems = read_file(folder / f"{game_id}.jsonl")
+    assert not problems
+    return [r.data for r in records]
+
+
+def written_files(site: Path) -> list[Path]:
+    return [p for folder in (replays.DATA_DIR, replays.CALLS_DIR, replays.LIST_DIR)
+            for p in (site / folder).rglob("*") if p.is_file()]
+
+
+def test_one_data_file_per_valid_replay(built):
+    corpus, site, count, _ = built
+    assert len(corpus.games) == len(SAMPLES) + 3 and len(corpus.invalid_replays) == 1
+    names = sorted(p.name for p in (site / replays.DATA_DIR).iterdir())
+    assert names == sorted(f"{replays.data_name(g.game_id)}.json" for g in corpus.games)
+    assert "broken-game.json" not in names and "stale.json" not in names
+    assert count == len(written_files(site))
+
+
+def test_a_game_that_ended_invalid_is_shown(built):
+    site = built[1]
+    data = data_of(site, PAYLOAD_INVALID)
+    assert data["outcome"]["status"] == "invalid" and data["outcome"]["summary"] == "invalid"
+    assert data["steps"][-1]["k"] == "forfeit" and data["steps"][-1]["s"] == 3
+    assert data["reveal"] == {"roles": None, "setup": None}
+
+
+def test_llm_exchanges_go_to_a_sidecar_only_for_replays_that_have_them(built):
+    corpus, site, _, _ = built
+    with_calls = sorted(p.stem for p in (site / replays.CALLS_DIR).iterdir())
+    assert with_calls == sorted([PAYLOAD_WEREWOLF, PAYLOAD_CHAMELEON, PAYLOAD_INVALID])
+    for game in corpus.games:
+        assert data_of(site, game.game_id)["llm"] is (game.game_id in with_calls)
+
+
+@pytest.mark.parametrize("game_id", [*SAMPLES.values(), PAYLOAD_WEREWOLF, PAYLOAD_CHAMELEON])
+def test_steps_are_the_events_and_probes_in_order_with_their_vis(built, game_id):
+    _, site, _, folder = built
+    records = records_of(folder, game_id)
+    body = [r for r in records if r["type"] in ("event", "probe")]
+    steps = data_of(site, game_id)["steps"]
+    assert len(steps) == len(body)
+    for step, record in zip(steps, body):
+        if record["type"] == "probe":
+            assert (step["k"], step["p"], step["s"], step["d"], step["v"]) == (
+                "probe", record["probe"], record["seat"], record["answer"], [record["seat"]])
+        else:
+            assert (step["n"], step["k"], step["p"], step["s"], step["d"], step["v"]) == (
+                record["n"], record["kind"], record["phase"], record["seat"], record["data"], record["vis"])
+            assert ("a" in step) == bool(record.get("attempts"))
+            assert ("c" in step) == bool(record.get("evidence"))
+
+
+@pytest.mark.parametrize("game", list(SAMPLES))
+def test_header_players_setup_and_outcome(built, game):
+    corpus, site, _, folder = built
+    scored = next(g for g in corpus.games if g.game_id == SAMPLES[game])
+    header = records_of(folder, scored.game_id)[0]
+    data = data_of(site, scored.game_id)
+    assert (data["v"], data["id"], data["game"], data["variant"], data["setup"]) == (
+        1, scored.game_id, game, header["variant"], header["setup"])
+    assert (data["tournament"], data["matchup"], data["created"], data["seed"]) == (
+        "builtin", header["matchup"], header["provenance"]["created"], str(header["seed"]))
+    assert [(p["name"], p["role"], p["agent"]) for p in data["players"]] == [
+        (p["name"], p["role"], corpus.agents[s.agent].label) for p, s in zip(header["players"], scored.seats)]
+    assert data["outcome"]["winners"] == list(scored.winners) and data["outcome"]["result"] == scored.result
+
+
+def test_refused_attempts_and_exchanges_are_filed_under_the_seat_that_made_them(built):
+    _, site, _, folder = built
+    data, calls = data_of(site, PAYLOAD_WEREWOLF), calls_of(site, PAYLOAD_WEREWOLF)
+    body = [r for r in records_of(folder, PAYLOAD_WEREWOLF) if r["type"] in ("event", "probe")]
+    assert set(calls["steps"]) == {str(i) for i, s in enumerate(data["steps"]) if "c" in s}
+    for index, exchanges in calls["steps"].items():
+        step, record = data["steps"][int(index)], body[int(index)]
+        seat = step["s"]
+        texts = [calls["texts"][ref] for call in exchanges for _, ref in call["m"]]
+        assert texts and all(t.startswith((f"system {seat}:", f"user {seat}:")) for t in texts)
+        assert [c["r"] for c in exchanges] == [c["reply"] for c in record["evidence"]["calls"]]
+        assert step["c"] == [len(exchanges), 120 * len(exchanges), 30 * len(exchanges), 250 * len(exchanges)]
+    refused = [s for s in data["steps"] if "a" in s]
+    assert refused and all(a["raw"].startswith(f"refused {s['s']}:") for s in refused for a in s["a"])
+
+
+def test_prompts_repeated_across_calls_are_stored_once(built):
+    _, site, _, _ = built
+    calls = calls_of(site, PAYLOAD_WEREWOLF)
+    messages = sum(len(call["m"]) for exchanges in calls["steps"].values() for call in exchanges)
+    assert len(calls["texts"]) == len(set(calls["texts"])) == 16  # a system and a user text per seat
+    assert messages > 10 * len(calls["texts"])
+
+
+@pytest.mark.parametrize(("game", "seat", "private", "knows"), [
+    ("chameleon", 1, {"role": "chameleon"}, [1]),                                      # not told the secret
+    ("chameleon", 0, {"role": "non_chameleon", "secret": "<secret>"}, [0]),
+    ("undercover", 0, {"word": "<word>"}, []),                                         # not told its role
+    ("werewolf", 2, {"role": "mason", "team": "village", "fellow_mason": 7}, [2, 7]),  # knows its partner
+    ("werewolf", 4, {"role": "seer", "team": "village"}, [4]),
+    ("prisoners_dilemma", 0, {}, []),
+])
+def test_each_seat_knows_what_the_rules_deal_it(built, game, seat, private, knows):
+    _, site, _, _ = built
+    data = data_of(site, SAMPLES[game])
+    setup = data["setup"]
+    filled = {k: {"<secret>": setup.get("secret"), "<word>": (setup.get("pair") or {}).get("civilian")}.get(v, v)
+              for k, v in private.items()}
+    assert data["private"][seat] == filled
+    assert data["knows"][seat] == knows
+
+
+@pytest.mark.parametrize(("game_id", "roles_phase", "setup_phase"), [
+    (SAMPLES["chameleon"], "accusation", "end"),
+    (SAMPLES["undercover"], "vote_result", "vote_result"),
+    (SAMPLES["werewolf"], "result", "result"),
+    (SAMPLES["cost_sharing"], None, None),
+    (SAMPLES["public_good"], None, None),
+])
+def test_roles_and_setup_become_public_at_the_rules_reveal(built, game_id, roles_phase, setup_phase):
+    _, site, _, _ = built
+    data = data_of(site, game_id)
+
+    def step_of(phase):  # viewer steps count from 1 for the first event; 0 is the deal
+        return 0 if phase is None else 1 + next(i for i, s in enumerate(data["steps"]) if s["p"] == phase)
+
+    assert data["reveal"] == {"roles": step_of(roles_phase), "setup": step_of(setup_phase)}
+
+
+def scored_like(game, **changes):
+    return dataclasses.replace(game, **changes)
+
+
+@pytest.mark.parametrize(("game", "result", "status", "summary"), [
+    ("chameleon", {"magic_outcome": "non_chameleons_win"}, "complete", "non-chameleons win"),
+    ("chameleon", {"magic_outcome": "chameleon_guessed"}, "complete", "chameleon guessed the word"),
+    ("chameleon", {"magic_outcome": "even_vote"}, "complete", "even vote"),
+    ("undercover", {"magic_outcome": "undercover_wins"}, "complete", "undercover wins"),
+    ("werewolf", {"winning_team": "tanner"}, "complete", "tanner wins"),
+    ("cost_sharing", {"success": False}, "complete", "no agreement"),
+    ("prisoners_dilemma", {"strict_winner": 2}, "complete", "single winner"),
+    ("public_good", {"strict_winner": None}, "complete", "shared win"),
+    ("werewolf", {"forfeit": {"seat": 0, "phase": "day", "reason": "x"}}, "invalid", "invalid"),
+])
+def test_outcome_summary(built, game, result, status, summary):
+    corpus = built[0]
+    sample = next(g for g in corpus.games if g.game_id == SAMPLES[game])
+    assert replays.outcome_summary(scored_like(sample, result=result, status=status)) == summary
+
+
+def test_replay_list_rows_and_shards(built, monkeypatch):
+    corpus = built[0]
+    monkeypatch.setattr(replays, "SHARD_ROWS", 1)
+    files = replays.replay_index(corpus.games, corpus.agents)
+    index = files["index.json"]
+    assert index["total"] == len(corpus.games)
+    assert index["agents"] == sorted(a.label for a in corpus.agents.values())
+    chameleon = next(g for g in index["games"] if g["game"] == "chameleon")
+    assert chameleon["count"] == 3
+    assert chameleon["shards"] == ["chameleon-0.json", "chameleon-1.json", "chameleon-2.json"]
+    assert chameleon["roles"] == ["chameleon", "non_chameleon"]
+    rows = [row for shard in chameleon["shards"] for row in files[shard]["rows"]]
+    by_id = {row[0]: row for row in rows}
+    sample = next(g for g in corpus.games if g.game_id == SAMPLES["chameleon"])
+    row = by_id[sample.game_id]
+    assert row[1] == sample.created[:10]
+    assert [index["agents"][a] for a in row[2]] == [corpus.agents[s.agent].label for s in sample.seats]
+    assert row[3] == list(sample.winners)
+    assert chameleon["outcomes"][row[4]] == replays.outcome_summary(sample) and row[5] == 0
+    assert [chameleon["roles"][r] for r in row[6]] == [s.role for s in sample.seats]
+    assert by_id[PAYLOAD_INVALID][5] == 1 and chameleon["outcomes"][by_id[PAYLOAD_INVALID][4]] == "invalid"
+    assert [g["game"] for g in index["games"]] == ["chameleon", "undercover", "cost_sharing", "prisoners_dilemma",
+                                                  "public_good", "werewolf"]
+
+
+def test_data_files_are_small(built):
+    _, site, _, _ = built
+    for game_id in SAMPLES.values():
+        raw = (site / replays.DATA_DIR / f"{game_id}.json").read_bytes()
+        assert len(raw) < 12_000 and len(gzip.compress(raw)) < 2_500, game_id
+
+
+def test_written_json_never_holds_markup_characters(built):
+    _, site, _, _ = built
+    for path in written_files(site):
+        text = path.read_text(encoding="utf-8")
+        assert not set("<>&") & set(text), path
+        json.loads(text)
+    assert payloads.SHORT[1] in json.dumps(data_of(site, PAYLOAD_WEREWOLF), ensure_ascii=False)
+
+
+def test_a_file_changed_after_scoring_is_refused(tmp_path):
+    shutil.copy(BUILTIN / f"{SAMPLES['undercover']}.jsonl", tmp_path)
+    corpus = load([tmp_path])
+    path = tmp_path / f"{SAMPLES['undercover']}.jsonl"
+    path.write_bytes(path.read_bytes() + b" ")
+    with pytest.raises(replays.ReplayDataError, match=re.escape(str(path)) + ".*changed after it was scored"):
+        replays.write_data(corpus, tmp_path / "site")
+
+
+@pytest.mark.parametrize(("game_id", "name"), [
+    ("builtin-chameleon-0a35552f9541", "builtin-chameleon-0a35552f9541"),
+    ("My.Tour_1-x", "~my.~tour_1-x"),
+])
+def test_data_names_are_case_safe(game_id, name):
+    assert replays.data_name(game_id) == name
+
+
+@pytest.mark.parametrize("game_id", ["", "../x", ".x", "a/b", "a b", "x" * 161, "a\\b", "é"])
+def test_ids_that_are_not_slugs_are_refused(game_id):
+    with pytest.raises(replays.ReplayDataError, match="not a slug"):
+        replays.data_name(game_id)
+
+
+@pytest.mark.parametrize(("directory_urls", "index_assets", "viewer_assets", "viewer_link"), [
+    (True, "../assets/viewer/", "../../assets/viewer/", "viewer/"),
+    (False, "../assets/viewer/", "../assets/viewer/", "viewer.html"),
+])
+def test_pages_link_relatively_and_carry_no_replay_text(directory_urls, index_assets, viewer_assets, viewer_link):
+    hostile = {"label": payloads.SHORT[1], "display": payloads.SHORT[0], "slug": "a", "page": "agents/a.md"}
+    rendered = replays.pages({"site_name": payloads.SHORT[3], "use_directory_urls": directory_urls,
+                              "games": [{"name": "chameleon", "title": payloads.SHORT[0], "games": 1}],
+                              "agents": {"k": hostile}})
+    assert sorted(rendered) == ["replays/index.md", "replays/viewer.md"]
+    index, viewer = rendered["replays/index.md"], rendered["replays/viewer.md"]
+    assert f'<script src="{index_assets}index.js"></script>' in index
+    assert f'data-viewer="{viewer_link}"' in index
+    assert f'<script src="{viewer_assets}viewer.js"></script>' in viewer
+    for text in rendered.values():
+        assert "<script>" not in text and "{{" not in text and "{%" not in text
+        assert not any(p in text for p in (payloads.SHORT[0], payloads.SHORT[1]))
+
+
+def test_assets_are_the_files_the_pages_load():
+    shipped = {rel: Path(source) for source, rel in replays.assets()}
+    assert sorted(shipped) == ["assets/viewer/common.js", "assets/viewer/index.js", "assets/viewer/viewer.css",
+                               "assets/viewer/viewer.js"]
+    loaded = set()
+    for text in replays.pages({}).values():
+        loaded |= {m.split("assets/viewer/")[1] for m in re.findall(r'(?:src|href)="([^"]+)"', text) if "assets/" in m}
+    assert {f"assets/viewer/{name}" for name in loaded} == set(shipped)
+    assert all(path.is_file() for path in shipped.values())
+
+
+@pytest.mark.parametrize("pattern", [r"\.innerHTML", r"\.outerHTML", r"insertAdjacentHTML", r"document\.write",
+                                     r"\beval\(", r"new Function", r"setAttribute\(\s*['\"](on|href|src)"])
+def test_scripts_never_write_markup(pattern):
+    for source, _ in replays.assets():
+        if str(source).endswith(".js"):
+            assert not re.search(pattern, Path(source).read_text(encoding="utf-8")), (source, pattern)

@@ -1,0 +1,176 @@
+"""The built site in headless Chromium: sorting, filters, radar, heatmaps, dark mode, instant navigation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_builder import pages
+from site_builder.build import build_site
+
+TIMEOUT = 20_000  # ms: Plotly is 4.6 MB and the machine may be busy
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, serve) -> tuple[Path, str]:
+    """A site built from the built-in tournament with two games per matchup, and its URL.
+
+    The server starts first: Material's instant navigation needs the site built for its own URL.
+    """
+    root = tmp_path_factory.mktemp("browser-site")
+    # A separate process: Playwright's sync API keeps an event loop running in this thread.
+    played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
+                            capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    site = root / "site"
+    site.mkdir()
+    base = serve(site)
+    build_site([root / "replays"], site, seed=5, site_url=base + "/")
+    return site, base
+
+
+@pytest.fixture(scope="module")
+def site(served) -> Path:
+    return served[0]
+
+
+@pytest.fixture(scope="module")
+def base(served) -> str:
+    return served[1]
+
+
+@pytest.fixture
+def tab(page):
+    """The conftest page, also failing on console errors (e.g. a script or style the CSP refused)."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.set_default_timeout(TIMEOUT)
+    yield page
+    assert not errors, errors
+
+
+def agent_page(site: Path, label: str) -> str:
+    """The URL path of the page of the agent with this label."""
+    results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
+    key = next(a["key"] for a in results["agents"] if a["label"] == label)
+    return f"/agents/{pages.agent_slug(key)}/"
+
+
+def column(tab, index: int) -> list[str]:
+    return tab.eval_on_selector_all(
+        "#gn-overall tbody tr:not([hidden])", f"rows => rows.map(r => r.cells[{index}].dataset.sort)")
+
+
+def test_leaderboard_sorts_on_click(tab, base):
+    tab.goto(base + "/")
+    tab.wait_for_selector("#gn-overall th.gn-sortable")
+    before = column(tab, 3)
+    games_header = tab.locator("#gn-overall thead th").nth(3)
+    games_header.click()
+    descending = column(tab, 3)
+    assert [float(v) for v in descending] == sorted((float(v) for v in before), reverse=True)
+    assert descending != before
+    assert games_header.get_attribute("aria-sort") == "descending"
+    games_header.click()
+    assert [float(v) for v in column(tab, 3)] == sorted(float(v) for v in before)
+    assert games_header.get_attribute("aria-sort") == "ascending"
+    agent_header = tab.locator("#gn-overall thead th").nth(1)
+    agent_header.press("Enter")  # keyboard works too; text sorts ascending first
+    names = [v.lower() for v in column(tab, 1)]
+    expected = tab.evaluate("names => [...names].sort((a, b) => a.localeCompare(b, undefined, {numeric: true}))", names)
+    assert names == expected and agent_header.get_attribute("aria-sort") == "ascending"
+    # Rows without a rating stay last in both directions.
+    rating_header = tab.locator("#gn-overall thead th").nth(2)
+    for _ in range(2):
+        rating_header.click()
+        ratings = column(tab, 2)
+        present = [v for v in ratings if v]
+        assert ratings == present + [""] * (len(ratings) - len(present))
+
+
+def test_leaderboard_filters_by_game_and_keeps_the_filter_in_the_address(tab, base):
+    tab.goto(base + "/")
+    tab.wait_for_selector("[data-gn-count]:not(:empty)")
+    total = len(column(tab, 1))
+    tab.select_option("select[data-gn-filter=game]", "werewolf")
+    shown = tab.eval_on_selector_all("#gn-overall tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.game)")
+    assert shown and len(shown) < total
+    assert all("werewolf" in games.split() for games in shown)
+    assert "game=werewolf" in tab.url
+    assert tab.text_content("[data-gn-count]") == f"{len(shown)} of {total} agents"
+    tab.goto(base + "/?game=chameleon")
+    tab.wait_for_selector("[data-gn-count]:not(:empty)")
+    assert tab.input_value("select[data-gn-filter=game]") == "chameleon"
+    assert all("chameleon" in g.split() for g in tab.eval_on_selector_all(
+        "#gn-overall tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.game)"))
+
+
+def test_radar_draws_the_polygon_overlays_a_comparison_and_follows_dark_mode(tab, base, site):
+    tab.goto(base + agent_page(site, "random"))
+    chart = "#gn-radar-chart[data-gn-rendered]"
+    tab.wait_for_selector(chart)
+    assert tab.locator(f"{chart} svg.main-svg").count() >= 1
+    assert tab.locator(f"{chart} .scatterlayer .trace").count() == 1
+    fill = tab.get_attribute(f"{chart} .scatterlayer .trace path.js-fill", "d")
+    assert fill and fill.count("L") >= 6  # a closed polygon through the seven axes
+    tab.select_option("select[data-gn-compare]", index=1)
+    tab.wait_for_function(
+        "() => document.querySelectorAll('#gn-radar-chart .scatterlayer .trace').length === 2")
+    assert "random" in tab.text_content(f"{chart} .legend")
+    # Light/dark: the chart is drawn again with the palette's text colour, both ways.
+    text = "#gn-radar-chart .angularaxistick text"
+    assert tab.get_attribute("#gn-radar-chart", "data-gn-scheme") == "default"
+    light = tab.eval_on_selector(text, "e => getComputedStyle(e).fill")
+    tab.click("label[title='Switch to dark mode']")
+    tab.wait_for_selector("#gn-radar-chart[data-gn-scheme=slate]")
+    dark = tab.eval_on_selector(text, "e => getComputedStyle(e).fill")
+    assert light != dark
+    assert tab.locator("#gn-radar-chart .scatterlayer .trace").count() == 2  # the comparison is kept
+    tab.click("label[title='Switch to light mode']")
+    tab.wait_for_selector("#gn-radar-chart[data-gn-scheme=default]")
+    assert tab.eval_on_selector(text, "e => getComputedStyle(e).fill") == light
+
+
+def test_chameleon_heatmaps_render(tab, base):
+    tab.goto(base + "/studies/chameleon/")
+    heatmaps = tab.locator("[data-gn-chart=heatmap]")
+    assert heatmaps.count() >= 4 and heatmaps.count() % 4 == 0
+    for index in range(4):
+        heatmaps.nth(index).scroll_into_view_if_needed()
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('[data-gn-chart=heatmap]')].slice(0, 4)"
+        ".every(e => e.hasAttribute('data-gn-rendered'))")
+    # The valid-game ratio is defined for every matchup played, so its squares are drawn.
+    assert tab.locator("[data-gn-chart=heatmap][data-metric=valid_ratio] .heatmaplayer .hm image").count() >= 1
+    titles = tab.eval_on_selector_all("[data-gn-chart=heatmap][data-gn-rendered] .gtitle",
+                                      "nodes => nodes.map(n => n.textContent)")
+    assert titles[:4] == list(pages.MATCHUP_METRICS.values())
+    # The theory charts further down render too.
+    measured = tab.locator("[data-gn-chart=measured]").first
+    measured.scroll_into_view_if_needed()
+    tab.wait_for_selector("[data-gn-chart=measured][data-gn-rendered] .scatterlayer")
+
+
+def test_instant_navigation_initialises_the_next_page(tab, base, site):
+    tab.goto(base + "/")
+    tab.wait_for_selector("#gn-overall th.gn-sortable")
+    tab.evaluate("() => { window.gnSamePage = true; }")
+    tab.click("#gn-overall a:text-is('random')")
+    tab.wait_for_selector("#gn-radar-chart[data-gn-rendered]")
+    assert tab.evaluate("() => window.gnSamePage === true")  # no full reload: Material swapped the page
+    assert tab.url.endswith(agent_page(site, "random"))
+    games_header = tab.locator("table[data-gn-sortable] thead th.gn-sortable").first
+    assert games_header.count() == 1
+
+
+@pytest.mark.parametrize("path", ["/", "/agents/", "/games/werewolf/", "/games/cost_sharing/", "/studies/werewolf/",
+                                  "/methodology/metrics/chameleon/", "/downloads/", "/replays/"])
+def test_pages_load_without_console_errors(tab, base, path):
+    tab.goto(base + path)
+    tab.wait_for_load_state("load")
+    tab.wait_for_timeout(300)
+    assert tab.locator("h1").count() >= 1

@@ -1,0 +1,372 @@
+"""The replay viewer and the replay list in headless Chromium, on a site built by build_site."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import pytest
+
+from site_builder import replays
+from tests.site import payloads
+from tests.site.payloads import PAYLOAD_CHAMELEON, PAYLOAD_INVALID, SAMPLES
+
+VIEWER = "[data-gn-viewer]"
+LIST = "[data-gn-replays]"
+READY_LIST = "[data-gn-replays][data-ready=true]"  # the rows of the latest filters are drawn
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, serve):
+    """The site of one shipped replay per game plus the payload replays (with LLM evidence)."""
+    return payloads.built_site(tmp_path_factory, serve)
+
+
+@pytest.fixture(scope="module")
+def warm_context(browser):
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(warm_context):
+    """conftest's `page` (the test fails on any JavaScript error or dialog), opened in a context
+    shared by this module's tests: Material's scripts then load once, not once per test."""
+    tab = warm_context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("dialog", lambda dialog: (errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+    yield tab
+    if tab.url.startswith("http"):
+        tab.evaluate("localStorage.clear(); sessionStorage.clear()")  # e.g. the palette choice
+    tab.close()
+    assert not errors, errors
+
+
+def data_of(site, game_id: str) -> dict:
+    return json.loads((site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+
+
+def open_viewer(page, site, game_id: str, **params) -> None:
+    page.goto(f"{site[1]}/replays/viewer/?{urlencode({'id': game_id, **params})}")
+    page.wait_for_selector(f"{VIEWER}[data-ready]")
+
+
+def state(page) -> tuple[int, str]:
+    """The viewer's step and point of view, as it reports them."""
+    root = page.locator(VIEWER)
+    return int(root.get_attribute("data-step")), root.get_attribute("data-pov")
+
+
+def address(page) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+SNAPSHOT = """root => ({
+    step: Number(root.dataset.step),
+    text: root.textContent,
+    terms: Array.from(root.querySelectorAll("dt"), dt => dt.textContent),
+    table: Array.from(root.querySelectorAll(".gn-players tbody tr"), tr => Array.from(tr.cells, c => c.textContent)),
+})"""
+
+
+def snapshot(page) -> dict:
+    """The viewer in one round trip: its step, all its text (hidden parts included: closed
+    details, clipped history), the setup's field names, and the players' table."""
+    return page.locator(VIEWER).evaluate(SNAPSHOT)
+
+
+def test_steps_by_keys_and_buttons(page, site):
+    game_id = SAMPLES["chameleon"]
+    last = len(data_of(site, game_id)["steps"]) + 1
+    open_viewer(page, site, game_id)
+    assert state(page) == (0, "all")
+    moves = [("key", "ArrowRight", 1), ("click", ".gn-next", 2), ("click", ".gn-next", 3), ("click", ".gn-prev", 2),
+             ("key", "ArrowLeft", 1), ("click", ".gn-last", last), ("key", "ArrowRight", last),
+             ("click", ".gn-first", 0), ("key", "ArrowLeft", 0)]
+    for how, what, expected in moves:
+        page.keyboard.press(what) if how == "key" else page.click(what)
+        assert state(page)[0] == expected, (how, what)
+        assert address(page) == {"id": game_id, "step": str(expected)}
+    assert page.locator(".gn-first").is_disabled() and page.locator(".gn-prev").is_disabled()
+
+
+def test_the_current_step_says_who_did_what(page, site):
+    game_id = SAMPLES["chameleon"]
+    data = data_of(site, game_id)
+    first = data["steps"][0]
+    speaker, clue = data["players"][first["s"]]["name"], first["d"]["clue"]
+    open_viewer(page, site, game_id, step=1)
+    says = page.locator(".gn-step .gn-says")
+    assert says.inner_text() == f"{speaker} gives the clue {clue}" and says.locator("q").inner_text() == clue
+    assert page.locator(".gn-history li").count() == 1
+
+
+def test_slider(page, site):
+    game_id = SAMPLES["werewolf"]
+    total = len(data_of(site, game_id)["steps"])
+    open_viewer(page, site, game_id)
+    page.locator(".gn-slider").evaluate("s => { s.value = '5'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+    assert state(page)[0] == 5
+    assert page.locator(".gn-position").inner_text() == f"Step 5 of {total}"
+    page.locator(".gn-slider").focus()
+    page.keyboard.press("ArrowRight")  # the slider's own key: one step, not two
+    assert state(page)[0] == 6 and address(page)["step"] == "6"
+
+
+def test_the_chameleon_never_sees_the_secret_word_before_the_reveal(page, site):
+    game_id = SAMPLES["chameleon"]
+    data = data_of(site, game_id)
+    chameleon, secret, reveal = data["setup"]["chameleon"], data["setup"]["secret"], data["reveal"]["setup"]
+    other = (chameleon + 1) % len(data["players"])
+    open_viewer(page, site, game_id, pov=other)
+    assert page.locator(".gn-setup dt", has_text="secret").count() == 1
+    assert page.locator(".gn-setup dt:text-is('secret') + dd").inner_text() == secret
+    open_viewer(page, site, game_id, pov=chameleon)
+    view = snapshot(page)
+    roles = [row[1] for row in view["table"]]
+    assert roles == ["chameleon" if seat == chameleon else "?" for seat in range(len(roles))]
+    while view["step"] < reveal:
+        assert "secret" not in view["terms"] and "secret word was" not in view["text"]
+        page.keyboard.press("ArrowRight")
+        view = snapshot(page)
+    assert view["step"] == reveal
+    assert f"The secret word was {secret}" in page.locator(".gn-step").inner_text()
+    assert page.locator(".gn-setup dt:text-is('secret') + dd").inner_text() == secret
+
+
+def test_an_undercover_civilian_sees_no_roles_until_the_vote_result(page, site):
+    game_id = SAMPLES["undercover"]
+    data = data_of(site, game_id)
+    civilian = next(seat for seat, p in enumerate(data["players"]) if p["role"] == "civilian")
+    reveal = data["reveal"]["roles"]
+    open_viewer(page, site, game_id, pov=civilian)
+    view = snapshot(page)
+    while view["step"] < reveal:
+        assert [row[1] for row in view["table"]] == ["?"] * len(data["players"])
+        words = [row[3] for row in view["table"]]
+        assert words == [data["private"][civilian]["word"] if s == civilian else "?" for s in range(len(words))]
+        assert not any("undercover" in cell or "civilian" in cell for row in view["table"] for cell in row)
+        page.keyboard.press("ArrowRight")
+        view = snapshot(page)
+    assert view["step"] == reveal
+    assert [row[1] for row in view["table"]] == [p["role"] for p in data["players"]]
+
+
+def test_werewolf_views_show_only_what_each_seat_knew(page, site):
+    game_id = SAMPLES["werewolf"]
+    data = data_of(site, game_id)
+    roles = [p["role"] for p in data["players"]]
+    seer, mason, villager = roles.index("seer"), roles.index("mason"), roles.index("villager")
+    fellow = data["private"][mason]["fellow_mason"]
+    votes = next(i + 1 for i, s in enumerate(data["steps"]) if s["p"] == "count")
+    for pov, sees_night in ((seer, True), (villager, False)):
+        open_viewer(page, site, game_id, pov=pov, step=votes)
+        history = page.locator(".gn-history").inner_text()
+        assert ("learns that the Werewolf" in history) is sees_night
+        own_steps = sum(1 for s in data["steps"][:votes] if s["v"] != "all" and pov in s["v"])
+        public_steps = sum(1 for s in data["steps"][:votes] if s["v"] == "all")
+        assert page.locator(".gn-history li").count() == own_steps + public_steps
+    open_viewer(page, site, game_id, pov=mason, step=1)
+    shown = page.locator(".gn-players tbody td:nth-child(2)").all_inner_texts()
+    assert shown == ["mason" if seat in (mason, fellow) else "?" for seat in range(len(roles))]
+
+
+def test_a_permalink_restores_the_step_and_the_point_of_view(page, site):
+    game_id = SAMPLES["werewolf"]
+    open_viewer(page, site, game_id, step=7, pov=2)
+    assert state(page) == (7, "2") and page.locator(".gn-pov").input_value() == "2"
+    assert page.locator("tr.gn-you th").inner_text().startswith(data_of(site, game_id)["players"][2]["name"])
+    page.keyboard.press("ArrowRight")
+    moved = state(page)
+    assert address(page) == {"id": game_id, "step": str(moved[0]), "pov": "2"}
+    page.goto(page.url)
+    page.wait_for_selector(f"{VIEWER}[data-ready]")
+    assert state(page) == moved
+    page.select_option(".gn-pov", "all")
+    assert state(page) == (moved[0], "all") and "pov" not in address(page)
+    statement = next(s for s in data_of(site, game_id)["steps"] if s["p"] == "day" and s["n"] > 20)
+    open_viewer(page, site, game_id, event=statement["n"])  # a link to an event by its number
+    assert state(page)[0] == 1 + data_of(site, game_id)["steps"].index(statement)
+    assert address(page)["step"] == str(state(page)[0])
+
+
+def test_a_step_hidden_from_the_chosen_player_opens_at_the_last_step_it_saw(page, site):
+    game_id = SAMPLES["werewolf"]
+    data = data_of(site, game_id)
+    hidden = next(i + 1 for i, s in enumerate(data["steps"]) if s["v"] != "all" and 0 not in s["v"])
+    open_viewer(page, site, game_id, step=hidden, pov=0)
+    seen = state(page)[0]
+    assert seen < hidden and all(data["steps"][i - 1]["v"] != "all" for i in range(seen + 1, hidden + 1))
+    assert address(page)["step"] == str(seen)
+
+
+def test_llm_raw_exchanges_are_shown_on_demand_and_only_to_their_seat(page, site):
+    data = data_of(site, PAYLOAD_CHAMELEON)
+    index = next(i for i, s in enumerate(data["steps"]) if "c" in s and s["v"] == "all")
+    seat = data["steps"][index]["s"]
+    open_viewer(page, site, PAYLOAD_CHAMELEON, step=index + 1)
+    raw = page.locator("details.gn-raw")
+    assert raw.count() == 1 and not raw.locator(".gn-calls").is_visible()
+    raw.locator("summary").click()
+    replies = page.locator(".gn-msg-reply pre")
+    replies.first.wait_for()
+    assert replies.count() == 2 and all(t.startswith(f"reply {seat}: ") for t in replies.all_inner_texts())
+    assert page.locator(".gn-msg-system pre").first.inner_text().startswith(f"system {seat}: ")
+    assert "c" in data["steps"][index + 1]
+    page.keyboard.press("ArrowRight")  # the next decision's exchanges open by themselves
+    assert page.locator("details.gn-raw[open]").count() == 1
+    next_seat = data["steps"][index + 1]["s"]
+    page.locator(f".gn-msg-reply pre:text-matches('^reply {next_seat}: ')").first.wait_for()
+    open_viewer(page, site, PAYLOAD_CHAMELEON, step=index + 1, pov=(seat + 1) % len(data["players"]))
+    assert page.locator("details.gn-raw").count() == 0 and page.locator(".gn-attempts").count() == 0
+    open_viewer(page, site, PAYLOAD_CHAMELEON, step=index + 1, pov=seat)
+    assert page.locator("details.gn-raw").count() == 1 and page.locator(".gn-attempts li").count() == 1
+
+
+def test_a_game_that_ended_invalid_says_who_forfeited(page, site):
+    data = data_of(site, PAYLOAD_INVALID)
+    open_viewer(page, site, PAYLOAD_INVALID, step=len(data["steps"]) + 1)
+    text = page.locator(".gn-step").inner_text()
+    forfeit = data["outcome"]["result"]["forfeit"]
+    assert "The game ended invalid." in text and data["players"][forfeit["seat"]]["name"] in text
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("", "No replay is chosen."),
+    ("?id=..%2Fsecrets", "This address does not name a replay."),
+    ("?id=no-such-game", "could not be loaded (not found)"),
+])
+def test_a_bad_address_says_what_is_wrong(page, site, query, message):
+    page.goto(f"{site[1]}/replays/viewer/{query}")
+    status = page.locator(f"{VIEWER} .gn-message")
+    status.locator("a").wait_for()
+    assert message in status.inner_text()
+    assert status.locator("a").get_attribute("href").endswith("/replays/")
+
+
+def follow_nav_link(page, ending: str) -> None:
+    """Click the navigation's link to a page (wherever the nav tucks it away): Material's
+    instant navigation takes it from there."""
+    page.locator(f"nav a.md-nav__link[href$='{ending}']").first.evaluate("a => a.click()")
+
+
+def test_instant_navigation_to_the_viewer_and_away(page, site):
+    page.goto(f"{site[1]}/")
+    page.evaluate("window.gnSamePage = true")
+    follow_nav_link(page, "replays/")
+    page.wait_for_selector(READY_LIST)
+    assert page.evaluate("window.gnSamePage") is True
+    page.locator(f"{LIST} tbody a").first.click()
+    page.wait_for_selector(f"{VIEWER}[data-ready]")
+    assert page.evaluate("window.gnSamePage") is True  # Material swapped the page, no reload
+    page.keyboard.press("ArrowRight")
+    assert state(page)[0] == 1
+    follow_nav_link(page, "replays/")  # away: the viewer's key listener goes
+    page.wait_for_selector(READY_LIST)
+    page.keyboard.press("ArrowRight")
+    page.locator(f"{LIST} tbody a").first.click()
+    page.wait_for_selector(f"{VIEWER}[data-ready]")
+    page.keyboard.press("ArrowRight")
+    assert state(page)[0] == 1  # one listener: one step per key press
+    page.go_back()
+    page.wait_for_selector(READY_LIST)
+    assert page.evaluate("window.gnSamePage") is True
+
+
+def test_light_and_dark_schemes_restyle_the_viewer(page, site):
+    open_viewer(page, site, SAMPLES["public_good"], step=3)
+    panel = page.locator(".gn-step")
+    look = "el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]"
+    light = panel.evaluate(look)
+    page.locator("label[for='__palette_1']").click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    dark = panel.evaluate(look)
+    assert light[0] != dark[0] and light[1] != dark[1]
+
+
+def test_readable_on_a_phone(browser, site):
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_viewer(page, site, SAMPLES["werewolf"], step=12)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        for control in (".gn-prev", ".gn-next", ".gn-slider", ".gn-pov"):
+            box = page.locator(control).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 375, control
+        state_box, setup_box = page.locator(".gn-state").bounding_box(), page.locator(".gn-setup").bounding_box()
+        assert state_box["x"] == setup_box["x"] and setup_box["y"] > state_box["y"]  # one column
+        page.locator(".gn-next").tap()
+        assert state(page)[0] == 13
+    finally:
+        context.close()
+    assert not errors
+
+
+def rows(page) -> list[list[str]]:
+    """The list's rows: replay link, game, date, players, outcome (hidden cells included)."""
+    return page.locator(f"{LIST} tbody tr").evaluate_all(
+        "trs => trs.map(tr => Array.from(tr.cells, td => td.textContent))")
+
+
+def test_replay_list_filters_by_game_agent_and_outcome_from_the_address(page, site):
+    base = site[1]
+    page.goto(f"{base}/replays/")
+    page.wait_for_selector(READY_LIST)
+    assert len(rows(page)) == len(SAMPLES) + 3
+    page.goto(f"{base}/replays/?game=chameleon")
+    page.wait_for_selector(READY_LIST)
+    assert {r[1] for r in rows(page)} == {"The Chameleon"} and len(rows(page)) == 3
+    assert not page.locator(f"{LIST} tbody td:nth-child(2)").first.is_visible()  # one game: no game column
+    label = payloads.description(1)["name"]
+    page.select_option(f"{LIST} select[name=agent]", label)
+    page.wait_for_selector(READY_LIST)
+    assert address(page) == {"game": "chameleon", "agent": label}
+    assert len(rows(page)) == 2 and all(label in r[3] for r in rows(page))
+    page.select_option(f"{LIST} select[name=outcome]", "invalid")
+    page.wait_for_selector(READY_LIST)
+    assert address(page) == {"game": "chameleon", "agent": label, "outcome": "invalid"}
+    assert [r[4] for r in rows(page)] == ["invalid"]
+    link = page.locator(f"{LIST} tbody a")
+    assert parse_qs(urlparse(link.get_attribute("href")).query) == {"id": [PAYLOAD_INVALID]}
+    page.click(f"{LIST} button[type=reset]")
+    page.wait_for_selector(READY_LIST)
+    assert address(page) == {} and len(rows(page)) == len(SAMPLES) + 3
+
+
+def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
+    site_dir = tmp_path / "site"
+    (site_dir / "replays").mkdir(parents=True)
+    shutil.copytree(Path(replays.__file__).parent / "assets" / "viewer", site_dir / "assets" / "viewer")
+    (site_dir / "replays" / "index.html").write_text(
+        "<!doctype html><meta charset=utf-8>" + replays.pages({})["replays/index.md"].split("# Replays", 1)[1],
+        encoding="utf-8")
+    agents = ["a", "b"]
+    shard = {"v": 1, "game": "undercover",
+             "rows": [[f"g-{i:04d}", f"2026-01-{1 + i % 28:02d}", [i % 2, 1, 1], [1, 2], i % 2, 0, [0, 1, 1]]
+                      for i in range(120)]}
+    index = {"v": 1, "total": 120, "agents": agents, "games": [
+        {"game": "undercover", "title": "Undercover", "count": 120, "shards": ["undercover-0.json"],
+         "outcomes": ["civilians win", "undercover wins"], "roles": ["undercover", "civilian"], "agents": [0, 1]}]}
+    (site_dir / replays.LIST_DIR).mkdir(parents=True)
+    (site_dir / replays.LIST_DIR / "index.json").write_text(json.dumps(index))
+    (site_dir / replays.LIST_DIR / "undercover-0.json").write_text(json.dumps(shard))
+    page.goto(f"{serve(site_dir)}/replays/?page=2")
+    page.wait_for_selector(READY_LIST)
+    assert page.locator(".gn-page").inner_text() == "Page 2 of 3" and len(rows(page)) == 50
+    assert page.locator(f"{LIST} .gn-message").inner_text() == "Showing 51–100 of 120 replays."
+    dates = [r[2] for r in rows(page)]
+    assert dates == sorted(dates, reverse=True)
+    page.click(".gn-page-next")
+    page.wait_for_selector(READY_LIST)
+    assert page.locator(".gn-page").inner_text() == "Page 3 of 3" and len(rows(page)) == 20
+    assert address(page) == {"page": "3"}
+    page.select_option(f"{LIST} select[name=agent]", "a")
+    page.wait_for_selector(READY_LIST)
+    assert page.locator(".gn-page").inner_text() == "Page 1 of 2" and address(page) == {"agent": "a"}
+    assert rows(page)[0][3] == "a (undercover), b ×2 (civilian)"
