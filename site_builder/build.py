@@ -30,6 +30,16 @@ PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
 ASSETS = PACKAGE / "assets" / "gamenight"
 REPO_DOCS = PACKAGE.parent / "docs"
+
+
+def docs_folder() -> Path:
+    """The project docs the methodology pages come from: ./docs when run from a checkout.
+
+    A non-editable install (the Pages workflow's `pip install .`) has no docs beside the
+    package, so the checkout's own folder is preferred; both give the same pages.
+    """
+    here = Path.cwd() / "docs"
+    return here if (here / "metrics.md").is_file() else REPO_DOCS
 SITE_NAME = "gamenight"
 PROJECT_MARKER = ".gamenight-site-project"  # marks a work folder this module may empty
 SITE_MARKER = Path("assets") / "gamenight" / "site.js"  # present in every site this module built
@@ -141,7 +151,7 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     docs.mkdir(parents=True)
     (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
     tables = csv_tables(results)
-    method_pages, method_nav = pages.methodology_pages(REPO_DOCS)
+    method_pages, method_nav = pages.methodology_pages(docs_folder())
     site = pages.render(results, recent=recent_games(corpus), has_replays=True,
                         methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
     markdown = {**site.markdown, **method_pages}
