@@ -23,7 +23,7 @@ PARAMS = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "tau": 25.0 / 300
 RESAMPLES = 200
 #: Re-rating every resample costs one model update per game: bound the updates per table so a
 #: 10,000-game corpus stays quick (at least 30 resamples; small corpora get all 200).
-UPDATE_BUDGET = 300_000
+UPDATE_BUDGET = 180_000
 MIN_RESAMPLES = 30
 LEVEL = 0.95
 
