@@ -1,3 +1,3 @@
 """gamenight runner: rules engines, agents, the replay contract and tournaments."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

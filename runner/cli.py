@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -129,7 +130,22 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     if not summary.ok:
         for failure in summary.failures:
             click.echo(f"failed: {failure}", err=True)
+        _print_provider_failures(summary)
         sys.exit(1)
+
+
+def _print_provider_failures(summary: Summary) -> None:
+    """Games the providers could not serve: the cause once (not once per game), and what to do."""
+    if summary.stopped is not None:
+        click.echo(f"stopped: the provider failed, not the model: {summary.stopped}", err=True)
+    reasons = Counter(message for _, message in summary.not_played if message != summary.stopped)
+    for message, games in sorted(reasons.items()):
+        click.echo(f"not played ({games} game{'s' if games != 1 else ''}): the provider failed: {message}", err=True)
+    missing = len(summary.not_played) + summary.never_started
+    if missing:
+        click.echo(f"{missing} game{'s were' if missing != 1 else ' was'} not played and nothing was written for "
+                   f"{'them' if missing != 1 else 'it'}; run the same command again to play "
+                   f"{'them' if missing != 1 else 'it'}.", err=True)
 
 
 def _override(tournament: Tournament, count: int | None, seed: int | None) -> Tournament:
@@ -157,11 +173,14 @@ async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, t
 
 def _print_summary(summary: Summary) -> None:
     names = sorted(set(summary.played) | set(summary.skipped), key=_game_order)
-    click.echo(f"{'game':<20}{'played':>8}{'kept':>8}{'invalid':>9}")
+    click.echo(f"{'game':<20}{'played':>8}{'kept':>8}{'forfeited':>11}")
     for name in names:
-        click.echo(f"{name:<20}{summary.played[name]:>8}{summary.skipped[name]:>8}{summary.invalid[name]:>9}")
+        click.echo(f"{name:<20}{summary.played[name]:>8}{summary.skipped[name]:>8}{summary.invalid[name]:>11}")
     click.echo(f"{'total':<20}{sum(summary.played.values()):>8}{sum(summary.skipped.values()):>8}"
-               f"{sum(summary.invalid.values()):>9}")
+               f"{sum(summary.invalid.values()):>11}")
+    if summary.replaced:
+        click.echo(f"({summary.replaced} replay{'s' if summary.replaced != 1 else ''} that an older runner wrote as "
+                   "forfeits for provider failures were played again)")
     if summary.appearances:
         click.echo("\nwins by agent in the games played now (seats that won / seats played):")
         for (game, agent), seats in sorted(summary.appearances.items(), key=lambda kv: (_game_order(kv[0][0]), kv[0][1])):

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from runner import __version__
 from runner.agents.base import Agent, Decision, ProbeRequest, Request
 from runner.games import IllegalAction, State
 from runner.games.base import Game
-from runner.replay.format import FORMAT_NAME, FORMAT_VERSION
+from runner.replay.format import FORMAT_NAME, lowest_version
+
+T = TypeVar("T")
 
 #: How many times an agent is asked for one decision before the game ends invalid.
 DEFAULT_MAX_ATTEMPTS = 3
@@ -42,7 +44,7 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     """Play to the end and return the replay records: header, events and probes, outcome."""
     state = game.start(params, setup)
     header = {
-        "type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
+        "type": "header", "format": FORMAT_NAME, "version": 1,  # raised below if version-2 fields are used
         "game_id": game_id, "game": game.name, "variant": dict(params), "seed": seed,
         "tournament": tournament, "matchup": matchup,
         "players": [{"seat": s, "name": seating.names[s], "role": seating.roles[s],
@@ -65,11 +67,14 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         seats = pending.seats if pending.simultaneous else pending.seats[:1]
         # Simultaneous seats all decide from the same observation, before any of them acts.
         requests = [(seat, state.observe(seat), state.legal(seat)) for seat in seats]
-        results = await asyncio.gather(*(
+        results = await all_or_nothing([
             _decide(game, state, seating.agents[seat], seat, pending.phase, obs, legal, max_attempts,
                     tuple(seating.names))
-            for seat, obs, legal in requests))
-        for seat, (action, attempts, evidence) in zip(seats, results):
+            for seat, obs, legal in requests])
+        # Legal actions first, then a forfeit: the forfeit ends the game, and the others' moves
+        # (and the model calls behind them) must not be lost with it.
+        decided = sorted(zip(seats, results), key=lambda item: item[1][0] is None)
+        for seat, (action, attempts, evidence) in decided:
             start = len(state.events)
             if action is None:
                 state.forfeit(seat, f"no legal action after {max_attempts} attempts")
@@ -85,7 +90,21 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             if action is None:
                 break
     outcome = {"type": "outcome", **state.outcome()}
-    return [header, *body, outcome]
+    records = [header, *body, outcome]
+    header["version"] = lowest_version(records)
+    return records
+
+
+async def all_or_nothing(coroutines: Sequence[Awaitable[T]]) -> list[T]:
+    """The results of running `coroutines` together; if one raises (a provider failure, say),
+    the others are cancelled and that exception propagates as it is."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _count_events(body: list[dict[str, Any]]) -> int:
@@ -147,7 +166,12 @@ def _jsonable(value: Any) -> Any:
 
 async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
                       names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """Ask every seat the probes allowed now; keep the well-formed answers."""
+    """Ask every seat the probes allowed now; the answers, and the unusable ones marked as such.
+
+    A probe whose answer cannot be read or is not a well-formed belief is kept with `answer`
+    null and the reason in `error`, so its model calls stay in the replay (and in the usage and
+    cost); the metrics skip it.
+    """
     records: list[dict[str, Any]] = []
     kinds = state.probes()
     n = len(agents)
@@ -164,17 +188,27 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
             decision = await agents[seat].probe(request)
             if decision is None:
                 continue
-            answer = decision.action
-            if decision.error:
-                continue  # an unreadable belief is simply not recorded
-            try:
-                state.check_probe(seat, kind, answer)
-                if kind == "suspect_of" and answer["of"] != about:
-                    raise IllegalAction(f"the probe asked about seat {about}")
-            except IllegalAction:
-                continue  # an unusable belief is simply not recorded
-            record = {"type": "probe", "seat": seat, "probe": kind, "answer": dict(answer)}
+            record: dict[str, Any] = {"type": "probe", "seat": seat, "probe": kind}
+            error = decision.error or _probe_problem(state, seat, kind, about, decision.action)
+            if error is None:
+                record["answer"] = dict(decision.action)
+            else:
+                record["answer"] = None
+                if about is not None:
+                    record["about"] = about
+                record["error"] = error[:2000]
             if decision.evidence:
                 record["evidence"] = decision.evidence
             records.append(record)
     return records
+
+
+def _probe_problem(state: State, seat: int, kind: str, about: int | None, answer: Any) -> str | None:
+    """Why a probe answer is not a usable belief, or None."""
+    try:
+        state.check_probe(seat, kind, answer)
+        if kind == "suspect_of" and answer["of"] != about:
+            raise IllegalAction(f"the probe asked about seat {about}")
+    except IllegalAction as exc:
+        return str(exc) or "not a usable belief"
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import itertools
+import json
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from runner import games
-from runner.agents.base import Agent
+from runner.agents.base import Agent, ProviderError
 from runner.agents.builtin import make
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
@@ -51,10 +52,18 @@ class Summary:
     wins: Counter = field(default_factory=Counter)         # (game, agent) -> seats that won
     failures: list[str] = field(default_factory=list)      # "game_id: error" for crashed games
     usage: dict[str, Usage] = field(default_factory=dict)  # model -> calls and tokens of the games played now
+    #: Games abandoned because a provider could not answer (not written; a later run plays them).
+    not_played: list[tuple[str, str]] = field(default_factory=list)  # (game_id, provider error)
+    #: The failure no retry can heal that stopped the run early (None if it ran to the end).
+    stopped: str | None = None
+    #: Games never started because the run stopped early.
+    never_started: int = 0
+    #: Replays an older runner wrote as forfeits for provider failures, played again now.
+    replaced: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        return not self.failures and not self.not_played and self.stopped is None
 
 
 class Seats:
@@ -156,11 +165,13 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     remove_stray_temporaries(out)
     to_play = []
     for planned in tournament.plan():
-        if replay_path(out, planned).exists():
+        path = replay_path(out, planned)
+        if path.exists() and not forfeited_by_provider(path):
             summary.skipped[planned.matchup.game] += 1
             if on_done:
                 on_done(planned, "skipped")
         else:
+            summary.replaced += path.exists()
             to_play.append(planned)
     models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
     async with connections_for(models.values(), tournament.providers, environ) as connections:
@@ -176,13 +187,21 @@ async def _play_all(tournament: Tournament, to_play: list[PlannedGame], out: Pat
         queue.put_nowait(planned)
 
     async def worker() -> None:
-        while True:
+        while summary.stopped is None:
             try:
                 planned = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             try:
                 records = await play_planned(planned, tournament.max_attempts, tournament.probes, created, seats)
+            except ProviderError as exc:
+                # Not the model's doing: nothing is written, and a later run plays the game.
+                summary.not_played.append((planned.game_id, str(exc)))
+                if exc.lasting and summary.stopped is None:
+                    summary.stopped = str(exc)  # games in progress finish; no new one starts
+                if on_done:
+                    on_done(planned, "not played")
+                continue
             except Exception as exc:  # a crashing agent must not lose the other games
                 summary.failures.append(f"{planned.game_id}: {type(exc).__name__}: {exc}")
                 if on_done:
@@ -195,6 +214,39 @@ async def _play_all(tournament: Tournament, to_play: list[PlannedGame], out: Pat
                 on_done(planned, "played")
 
     await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
+    summary.never_started = queue.qsize()
+
+
+#: The start of the error an agent of runner 0.1 recorded for an attempt whose model call got no
+#: reply ("the model call failed: ...", "the model call for the belief analysis failed: ...").
+_PROVIDER_ATTEMPT = "the model call"
+
+
+def forfeited_by_provider(path: Path) -> bool:
+    """Whether a replay on disk is a forfeit that an older runner wrote for a provider failure.
+
+    Recognised by its forfeit: every refused attempt of the forfeited decision has no reply
+    (`raw` null) and an error starting "the model call", which runner 0.1 wrote only when the
+    provider answered nothing (a model that replied, however badly, always leaves its reply).
+    Current runners never write such a game. Anything unreadable is kept for `validate` to report.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    if b'"forfeit"' not in raw:
+        return False
+    try:
+        records = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    forfeit = next((r for r in records if isinstance(r, dict) and r.get("type") == "event"
+                    and r.get("kind") == "forfeit"), None)
+    attempts = forfeit.get("attempts") if forfeit else None
+    if not isinstance(attempts, list) or not attempts:
+        return False
+    return all(isinstance(a, dict) and a.get("raw") is None and str(a.get("error", "")).startswith(_PROVIDER_ATTEMPT)
+               for a in attempts)
 
 
 def _tally(summary: Summary, planned: PlannedGame, records: list[dict]) -> None:
@@ -287,7 +339,7 @@ class _MeasuringModel:
         self.settings = settings
         self.prompt_tokens: list[float] = []
 
-    async def complete(self, messages: Any) -> Any:
+    async def complete(self, messages: Any, schema: Any = None) -> Any:
         from runner.llm.types import Completion
 
         self.prompt_tokens.append(sum(len(m.content) / CHARS_PER_TOKEN + TOKENS_PER_MESSAGE for m in messages))

@@ -30,7 +30,16 @@ MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup"}
 PROVIDERS = ("openai", "anthropic", "openai_compatible")
 #: Keys of a language-model agent table. The played settings go into `AgentSpec.spec` (and so
 #: into the game ids); how to reach the endpoint (`api_key_env`, `timeout_s`) does not.
-LLM_PLAY_KEYS = ("provider", "model", "base_url", "temperature", "max_tokens", "seed", "design", "design_params")
+LLM_PLAY_KEYS = ("provider", "model", "base_url", "temperature", "max_tokens", "seed", "design", "design_params",
+                 "top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output", "structured_reasoning",
+                 "extra_body")
+#: Played keys written into `AgentSpec.spec` only when given, so that adding them kept the ids
+#: of every tournament that does not use them.
+LLM_OPTIONAL_KEYS = ("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
+                     "structured_reasoning", "extra_body")
+#: Longest free-text reasoning field a structured answer may have (a schema maxLength; llama.cpp's
+#: grammars fail on much longer ones).
+MAX_STRUCTURED_REASONING = 1000
 LLM_ACCESS_KEYS = ("api_key_env", "timeout_s")
 #: Keys of a `[providers.<name>]` table (runner.llm.types.ProviderLimits) and what each takes.
 LIMIT_KEYS = {"max_concurrency": "a whole number from 1 to 100000",
@@ -77,9 +86,15 @@ class AgentSpec:
         from runner.llm.types import ModelSettings
 
         extra = {k: v for k, v in self.access.items() if v is not None}
-        return ModelSettings(provider=self.spec["provider"], model=self.spec["model"],
-                             base_url=self.spec["base_url"], temperature=self.spec["temperature"],
-                             max_tokens=self.spec["max_tokens"], seed=self.spec["seed"], **extra)
+        spec = self.spec
+        stop = spec.get("stop")
+        return ModelSettings(provider=spec["provider"], model=spec["model"],
+                             base_url=spec["base_url"], temperature=spec["temperature"],
+                             max_tokens=spec["max_tokens"], seed=spec["seed"], top_p=spec.get("top_p"),
+                             stop=tuple(stop) if isinstance(stop, list) else stop,
+                             reasoning_effort=spec.get("reasoning_effort"), thinking_budget=spec.get("thinking_budget"),
+                             structured_output=spec.get("structured_output"), extra_body=spec.get("extra_body"),
+                             **extra)
 
 
 @dataclass(frozen=True)
@@ -303,7 +318,7 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
     played = {"provider": provider, "model": model, "base_url": base_url,
               "temperature": None if temperature is None else float(temperature),
               "max_tokens": max_tokens, "seed": seed, "design": design,
-              "design_params": _plain(design_params)}
+              "design_params": _plain(design_params), **_llm_options(spec, here)}
     access = {"api_key_env": _key_variable(spec.get("api_key_env"), f"{here}.api_key_env"),
               "timeout_s": _optional_number(spec.get("timeout_s"), f"{here}.timeout_s", 0.001, 3600.0)}
     agent = AgentSpec(name, played, access)
@@ -314,6 +329,50 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
     except ValueError as exc:
         raise PlanError(f"{here}: {exc}") from None
     return agent
+
+
+def _llm_options(spec: Mapping[str, Any], here: str) -> dict[str, Any]:
+    """The optional provider and answer options of an agent table, given ones only, normalised."""
+    options: dict[str, Any] = {}
+    if spec.get("top_p") is not None:
+        options["top_p"] = float(_optional_number(spec["top_p"], f"{here}.top_p", 0.0, 1.0))
+    if spec.get("stop") is not None:
+        stop = spec["stop"]
+        if isinstance(stop, str):
+            stop = [stop]
+        if not isinstance(stop, list) or not all(isinstance(x, str) for x in stop):
+            raise PlanError(f"{here}.stop: must be a string or a list of strings, e.g. stop = [\"\\n\\n\"]")
+        options["stop"] = list(stop)
+    for key in ("reasoning_effort", "structured_output"):
+        if spec.get(key) is not None:
+            if not isinstance(spec[key], str):
+                raise PlanError(f"{here}.{key}: must be a string")
+            options[key] = spec[key]
+    if spec.get("thinking_budget") is not None:
+        options["thinking_budget"] = _optional_int(spec["thinking_budget"], f"{here}.thinking_budget", 1, 10_000_000)
+    if spec.get("structured_reasoning") is not None:
+        if spec.get("structured_output") is None:
+            raise PlanError(f"{here}.structured_reasoning: goes with structured_output (the reasoning field is "
+                            "part of the answer's JSON Schema)")
+        chars = _optional_int(spec["structured_reasoning"], f"{here}.structured_reasoning", 0,
+                              MAX_STRUCTURED_REASONING)
+        if chars:
+            options["structured_reasoning"] = chars
+    if spec.get("extra_body") is not None:
+        body = spec["extra_body"]
+        if not isinstance(body, Mapping):
+            raise PlanError(f"{here}.extra_body: must be a table, e.g. extra_body = {{ top_k = 40 }}")
+        _refuse_secrets_deep(body, f"{here}.extra_body")
+        options["extra_body"] = _plain(body)
+    return options
+
+
+def _refuse_secrets_deep(table: Mapping[str, Any], here: str) -> None:
+    """`_refuse_secrets` through nested tables (a body passed as is must not carry a credential)."""
+    _refuse_secrets(table, here)
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            _refuse_secrets_deep(value, f"{here}.{key}")
 
 
 def _plain(value: Any) -> Any:

@@ -192,6 +192,7 @@ def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -
         key = agent["key"]
         rows.append({"ref": refs[key], "rating": rated.get(key), "games": agent["games"],
                      "win_rate": (magic.get(key) or {}).get("win_rate"),
+                     "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
                      "provider": agent["provider"], "design": agent["design"],
                      "played": sorted(agent["by_game"])})
     return sorted(rows, key=row_order)

@@ -235,8 +235,10 @@ def replay_data(game: ScoredGame, records: Sequence[Mapping[str, Any]],
 def _step(record: Mapping[str, Any]) -> dict[str, Any]:
     """One event or probe in the viewer's compact form (k kind, p phase, s seat, d data, v vis)."""
     if record["type"] == "probe":
-        return {"k": "probe", "p": record["probe"], "s": record["seat"], "d": record["answer"],
-                "v": [record["seat"]]}
+        answer = record["answer"]
+        if answer is None:  # kept for its model calls: what went wrong instead of a belief
+            answer = {"unanswered": record["error"], **({"of": record["about"]} if "about" in record else {})}
+        return {"k": "probe", "p": record["probe"], "s": record["seat"], "d": answer, "v": [record["seat"]]}
     step = {"n": record["n"], "k": record["kind"], "p": record["phase"], "s": record["seat"],
             "d": record["data"], "v": record["vis"]}
     if record.get("attempts"):

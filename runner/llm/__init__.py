@@ -14,8 +14,9 @@ from runner.llm.types import (
     ConfigError,
     Message,
     ModelSettings,
+    ProviderError,
     ProviderLimits,
 )
 
 __all__ = ["PROVIDERS", "ChatModel", "Completion", "ConfigError", "Connections", "Message",
-           "ModelSettings", "ProviderLimits", "redact"]
+           "ModelSettings", "ProviderError", "ProviderLimits", "redact"]

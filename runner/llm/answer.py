@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-_STOP = frozenset({"stop", "end_turn", "stop_sequence", "eos", "eos_token"})
+_STOP = frozenset({"stop", "end_turn", "stop_sequence", "eos", "eos_token", "tool_use"})  # tool_use: a forced answer tool
 _LENGTH = frozenset({"length", "max_tokens", "max_length", "model_length"})
 
 
@@ -17,6 +17,9 @@ class Answer:
     model_reported: str | None
     input_tokens: int | None
     output_tokens: int | None
+    reasoning: str | None = None  # reasoning the API returned apart from the reply (never the answer)
+    reasoning_tokens: int | None = None  # of output_tokens, those spent thinking
+    cached_input_tokens: int | None = None  # of input_tokens, those read from a prompt cache
 
 
 def normalise_finish(reason: str | None) -> str | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anthropic
@@ -12,6 +13,8 @@ from runner.llm.failures import MalformedReply
 from runner.llm.types import Message, ModelSettings
 
 ANTHROPIC_URL = "https://api.anthropic.com"
+#: The name of the one tool a structured "tool" call forces the model to use.
+ANSWER_TOOL = "answer"
 #: The Messages API requires an output cap; this one applies when the tournament sets none.
 DEFAULT_MAX_TOKENS = 1024
 
@@ -25,7 +28,8 @@ class AnthropicChat:
                                                max_retries=0)
 
     @staticmethod
-    def request(settings: ModelSettings, messages: Sequence[Message]) -> dict[str, Any]:
+    def request(settings: ModelSettings, messages: Sequence[Message],
+                schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The keyword arguments of `messages.create`: system prompts go in `system`."""
         system = [m.content for m in messages if m.role == "system"]
         args: dict[str, Any] = {
@@ -37,17 +41,37 @@ class AnthropicChat:
         }
         if system:
             args["system"] = "\n\n".join(system)
-        # No temperature or seed: the Messages API version these SDKs speak (2026-10-21)
-        # rejects sampling parameters, and has never taken a seed (check_settings refuses
-        # a temperature rather than record one that was not applied).
+        # No temperature, top_p or seed: the Messages API version these SDKs speak (2026-10-21)
+        # rejects sampling parameters, and has never taken a seed (check_settings refuses them
+        # rather than record settings that were not applied).
+        if settings.stop:
+            args["stop_sequences"] = list(settings.stop)
+        if settings.thinking_budget is not None:
+            args["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
+        output: dict[str, Any] = {}
+        if settings.reasoning_effort is not None:
+            output["effort"] = settings.reasoning_effort
+        if schema is not None and settings.structured_output == "json_schema":
+            output["format"] = {"type": "json_schema", "schema": dict(schema)}  # the API's own structured output
+        elif schema is not None and settings.structured_output == "tool":
+            # One tool the model must call: its input is the answer.
+            args["tools"] = [{"name": ANSWER_TOOL, "description": "Give your answer.", "input_schema": dict(schema)}]
+            args["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+        if output:
+            args["output_config"] = output
         return args
 
-    async def send(self, settings: ModelSettings, messages: Sequence[Message]) -> Answer:
-        response = await self.client.messages.create(**self.request(settings, messages))
+    async def send(self, settings: ModelSettings, messages: Sequence[Message],
+                   schema: Mapping[str, Any] | None = None) -> Answer:
+        response = await self.client.messages.create(**self.request(settings, messages, schema))
         blocks = getattr(response, "content", None)
         if not isinstance(blocks, list):
             raise MalformedReply("the reply has no list of content blocks")
         text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
+        tool = next((b for b in blocks if getattr(b, "type", None) == "tool_use"
+                     and getattr(b, "name", None) == ANSWER_TOOL), None)
+        if tool is not None:  # the forced tool's input is the answer, as JSON text like any reply
+            text = json.dumps(getattr(tool, "input", None), ensure_ascii=False)
         usage = getattr(response, "usage", None)
         return Answer(
             text=text,
@@ -55,10 +79,27 @@ class AnthropicChat:
             model_reported=getattr(response, "model", None) or None,
             input_tokens=_input_tokens(usage),
             output_tokens=token_count(getattr(usage, "output_tokens", None)),
+            reasoning=_thinking(blocks),
+            reasoning_tokens=token_count(getattr(getattr(usage, "output_tokens_details", None),
+                                                 "thinking_tokens", None)),
+            cached_input_tokens=token_count(getattr(usage, "cache_read_input_tokens", None)),
         )
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _thinking(blocks: list[Any]) -> str | None:
+    """The text of the reply's thinking blocks (redacted ones are marked, their content is not readable)."""
+    parts = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "thinking" and isinstance(getattr(block, "thinking", None), str):
+            parts.append(block.thinking)
+        elif kind == "redacted_thinking":
+            parts.append("[redacted thinking]")
+    text = "\n\n".join(p for p in parts if p.strip())
+    return text or None
 
 
 def _input_tokens(usage: Any) -> int | None:

@@ -156,6 +156,60 @@ def check_settings(settings: ModelSettings) -> None:
                           "rejects sampling parameters; remove temperature from this agent")
     if settings.seed is not None and (not isinstance(settings.seed, int) or isinstance(settings.seed, bool)):
         raise ConfigError(f"{where}: seed must be a whole number, not {settings.seed!r}")
+    _check_options(settings, where)
+
+
+#: Structured-output modes each provider speaks (docs/tournaments.md).
+STRUCTURED_MODES = {"openai": ("json_schema",), "openai_compatible": ("json_schema", "json_object"),
+                    "anthropic": ("json_schema", "tool")}
+#: Reasoning effort words each provider takes.
+EFFORTS = {"openai": ("none", "minimal", "low", "medium", "high", "xhigh"),
+           "openai_compatible": ("none", "minimal", "low", "medium", "high", "xhigh"),
+           "anthropic": ("low", "medium", "high", "xhigh", "max")}
+#: Most stop sequences an API takes.
+MAX_STOP = 4
+
+
+def _check_options(settings: ModelSettings, where: str) -> None:
+    """Refuse provider options the provider would reject or silently ignore, naming the field."""
+    provider = settings.provider
+    if settings.top_p is not None:
+        if provider == "anthropic":
+            raise ConfigError(f"{where}: top_p cannot be set for provider anthropic: its Messages API (version "
+                              "2026-10-21) rejects sampling parameters; remove top_p from this agent")
+        if not (_number(settings.top_p) and 0 < settings.top_p <= 1):
+            raise ConfigError(f"{where}: top_p must be a number above 0 and at most 1, not {settings.top_p!r}")
+    if settings.stop is not None and (not isinstance(settings.stop, tuple) or not 1 <= len(settings.stop) <= MAX_STOP
+                                      or not all(isinstance(x, str) and x for x in settings.stop)):
+        raise ConfigError(f"{where}: stop must be a list of 1 to {MAX_STOP} non-empty strings")
+    if settings.reasoning_effort is not None and settings.reasoning_effort not in EFFORTS[provider]:
+        raise ConfigError(f"{where}: reasoning_effort for provider {provider} must be one of "
+                          f"{', '.join(EFFORTS[provider])}, not {settings.reasoning_effort!r}")
+    if settings.thinking_budget is not None:
+        if provider != "anthropic":
+            raise ConfigError(f"{where}: thinking_budget is Anthropic's extended thinking; for provider {provider} "
+                              "use reasoning_effort")
+        cap = settings.max_tokens or 0
+        if not (isinstance(settings.thinking_budget, int) and not isinstance(settings.thinking_budget, bool)
+                and 1024 <= settings.thinking_budget < cap):
+            raise ConfigError(f"{where}: thinking_budget must be a whole number of at least 1024 and below "
+                              f"max_tokens (which must be set), not {settings.thinking_budget!r}")
+    mode = settings.structured_output
+    if mode is not None and mode not in STRUCTURED_MODES[provider]:
+        raise ConfigError(f"{where}: structured_output for provider {provider} must be one of "
+                          f"{', '.join(STRUCTURED_MODES[provider])}, not {mode!r} (json_object is for "
+                          "llama-cpp-python's server, tool for Anthropic's forced tool)")
+    if mode == "tool" and settings.thinking_budget is not None:
+        raise ConfigError(f"{where}: structured_output = \"tool\" cannot be combined with thinking_budget: "
+                          "Anthropic does not force a tool while the model thinks; use \"json_schema\"")
+    if settings.extra_body is not None:
+        if provider != "openai_compatible":
+            raise ConfigError(f"{where}: extra_body is for provider openai_compatible only")
+        if not isinstance(settings.extra_body, Mapping):
+            raise ConfigError(f"{where}: extra_body must be a table")
+        reserved = sorted(set(settings.extra_body) & {"model", "messages", "stream"})
+        if reserved:
+            raise ConfigError(f"{where}: extra_body must not set {', '.join(reserved)}: gamenight sets them")
 
 
 def check_limits(name: str, limits: ProviderLimits) -> None:

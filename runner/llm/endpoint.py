@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from runner.llm.answer import Answer
 from runner.llm.budget import Budget, Clock, Sleep, TokenBucket
@@ -20,12 +20,15 @@ CHARS_PER_TOKEN = 4
 TOKENS_PER_MESSAGE = 4
 #: The output assumed when a model has no max_tokens (Anthropic's default cap here too).
 ASSUMED_OUTPUT_TOKENS = 1024
+#: Calls in a row that may fail after all their retries before the endpoint counts as down.
+DOWN_AFTER = 3
 
 
 class Transport(Protocol):
     """An SDK adapter: one HTTP attempt per `send`."""
 
-    async def send(self, settings: ModelSettings, messages: Sequence[Message]) -> Answer: ...
+    async def send(self, settings: ModelSettings, messages: Sequence[Message],
+                   schema: Mapping[str, Any] | None = None) -> Answer: ...
 
     async def aclose(self) -> None: ...
 
@@ -70,6 +73,16 @@ class Endpoint:
         self.tokens = self._budget(limits.tokens_per_minute)
         self._secrets = secrets  # shared with the whole run, so no key shows in any endpoint's errors
         self._paused_until = 0.0
+        self.failed_in_a_row = 0  # calls that failed after every retry since the last answer
+
+    def answered(self) -> None:
+        """A call got its reply: the endpoint is up."""
+        self.failed_in_a_row = 0
+
+    def gave_up(self) -> bool:
+        """A call failed after every retry; True once DOWN_AFTER have in a row (the endpoint is down)."""
+        self.failed_in_a_row += 1
+        return self.failed_in_a_row >= DOWN_AFTER
 
     def _budget(self, per_minute: float | None) -> Budget | None:
         if per_minute is None:

@@ -6,6 +6,8 @@ import email.utils
 import json
 import math
 import random
+import re
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,11 +39,24 @@ class MalformedReply(Exception):
 
 @dataclass(frozen=True)
 class Failure:
-    """One failed attempt: a message for people, and what the retry loop should do."""
+    """One failed attempt: a message for people, and what the retry loop and the run should do.
+
+    `lasting` marks a failure no retry and no other game can heal (a wrong key, a missing
+    permission, an unknown model or URL, nothing listening at the address, an exhausted
+    quota): the run stops rather than fail every remaining game the same way.
+    """
 
     message: str
     retryable: bool
     retry_after_s: float | None = None
+    lasting: bool = False
+
+
+#: Statuses that say the endpoint, the key or the model name is wrong: no retry can help.
+LASTING_STATUSES = frozenset({401, 403, 404})
+# Error codes and words that mean the account has run out of money (OpenAI's code, Anthropic's
+# message). Per-minute quotas are rate limits, which heal: those are 429s without these words.
+_QUOTA = re.compile(r"insufficient_quota|credit balance is too low", re.IGNORECASE)
 
 
 def classify(exc: BaseException, *, timeout_s: float) -> Failure:
@@ -49,6 +64,9 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
     if isinstance(exc, _TIMEOUTS):
         return Failure(f"timed out after {timeout_s:g} s", retryable=True)
     if isinstance(exc, _CONNECTION):
+        unreachable = _unreachable(exc)
+        if unreachable:
+            return Failure(f"cannot connect: {unreachable}", retryable=False, lasting=True)
         cause = exc.__cause__ or exc.__context__
         detail = f" ({type(cause).__name__})" if cause is not None else ""
         return Failure(f"connection error{detail}", retryable=True)
@@ -59,13 +77,38 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
         message = f"HTTP {status} {words}" + (f": {detail}" if detail else "")
         if status == 404:
             message += " (check the model name and base_url)"
+        if status in (400, 403, 429) and _QUOTA.search(f"{_error_code(exc.body)} {detail}"):
+            return Failure(f"{message} (the account's quota or credit is used up)", retryable=False, lasting=True)
         retryable = status in RETRYABLE_STATUSES or status >= 500
-        return Failure(message, retryable, retry_after(exc.response.headers) if retryable else None)
+        return Failure(message, retryable, retry_after(exc.response.headers) if retryable else None,
+                       lasting=status in LASTING_STATUSES)
     if isinstance(exc, (json.JSONDecodeError, *_INVALID_BODY)):
         return Failure("the response body is not valid JSON", retryable=True)
     if isinstance(exc, MalformedReply):
         return Failure(f"malformed response: {exc}", retryable=True)
     return Failure(f"unexpected error: {type(exc).__name__}: {exc}", retryable=False)
+
+
+def _unreachable(exc: BaseException) -> str | None:
+    """Why nothing answers at the address (refused, unknown host), read from the cause chain."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused (is the server running at that address?)"
+        if isinstance(link, socket.gaierror):
+            return "the host name does not resolve (check base_url)"
+        link = link.__cause__ or link.__context__
+    return None
+
+
+def _error_code(body: Any) -> str:
+    """The machine-readable code or type of an API error body ("insufficient_quota"...), or ""."""
+    inner = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(inner, Mapping):
+        return " ".join(str(inner.get(k) or "") for k in ("code", "type"))
+    return ""
 
 
 def error_detail(body: Any, limit: int = 300) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from runner.llm.endpoint import Endpoint, estimate_tokens
 from runner.llm.failures import Failure, classify
@@ -22,9 +23,14 @@ class LimitedChatModel:
     def __repr__(self) -> str:
         return f"LimitedChatModel({self.settings.provider}:{self.settings.model})"
 
-    async def complete(self, messages: Sequence[Message]) -> Completion:
-        """Ask once, retrying what is worth retrying; the reply, or the last error, with accounting."""
+    async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None = None) -> Completion:
+        """Ask once, retrying what is worth retrying; the reply, or the last error, with accounting.
+
+        `schema` constrains the reply when the settings name a structured-output mode.
+        """
         messages = tuple(messages)
+        structured = self.settings.structured_output if schema is not None else None
+        schema = schema if structured else None
         for message in messages:
             if message.role not in ROLES:
                 raise ValueError(f"message role must be one of {ROLES}, not {message.role!r}")
@@ -37,7 +43,7 @@ class LimitedChatModel:
                 if first_sent is None:
                     first_sent = endpoint.clock()
                 try:
-                    answer = await endpoint.transport.send(self.settings, messages)
+                    answer = await endpoint.transport.send(self.settings, messages, schema)
                 except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a Failure
                     failure = classify(exc, timeout_s=self.settings.timeout_s)
                     if failure.retry_after_s is not None:
@@ -45,12 +51,20 @@ class LimitedChatModel:
                         endpoint.pause(min(failure.retry_after_s, limits.backoff_max_s))
                 else:
                     turn.settle(answer)
+                    endpoint.answered()
                     return Completion(answer.text, answer.finish_reason, answer.model_reported,
                                       answer.input_tokens, answer.output_tokens,
-                                      self._elapsed_ms(first_sent), retries=retries)
+                                      self._elapsed_ms(first_sent), retries=retries, reasoning=answer.reasoning,
+                                      structured=structured, reasoning_tokens=answer.reasoning_tokens,
+                                      cached_input_tokens=answer.cached_input_tokens)
             if not failure.retryable or retries >= limits.max_retries:
+                down = endpoint.gave_up() if failure.retryable else False
+                error = self._error_text(failure, retries)
+                if down:
+                    error += (f" ({endpoint.failed_in_a_row} calls in a row failed after every retry: "
+                              "the endpoint looks down)")
                 return Completion(None, None, None, None, None, self._elapsed_ms(first_sent),
-                                  error=self._error_text(failure, retries), retries=retries)
+                                  error=error, retries=retries, lasting=failure.lasting or down)
             await endpoint.sleep(endpoint.backoff.delay(retries, failure.retry_after_s))
             retries += 1
 

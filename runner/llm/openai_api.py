@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import openai
@@ -24,8 +24,9 @@ class OpenAIChat:
         self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url or OPENAI_URL,
                                          max_retries=0)
 
-    def request(self, settings: ModelSettings, messages: Sequence[Message]) -> dict[str, Any]:
-        """The keyword arguments of `chat.completions.create` for these settings."""
+    def request(self, settings: ModelSettings, messages: Sequence[Message],
+                schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for these settings (and schema)."""
         args: dict[str, Any] = {
             "model": settings.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -33,17 +34,33 @@ class OpenAIChat:
         }
         if settings.temperature is not None:
             args["temperature"] = settings.temperature
+        if settings.top_p is not None:
+            args["top_p"] = settings.top_p
         if settings.seed is not None:
             args["seed"] = settings.seed
+        if settings.stop:
+            args["stop"] = list(settings.stop)
+        if settings.reasoning_effort is not None:
+            args["reasoning_effort"] = settings.reasoning_effort
         if settings.max_tokens is not None:
             # OpenAI's current name for the output cap (reasoning models refuse `max_tokens`);
             # vLLM, Ollama and llama.cpp servers all understand the older `max_tokens`.
             key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
             args[key] = settings.max_tokens
+        if schema is not None and settings.structured_output == "json_schema":
+            # OpenAI's strict structured outputs; vLLM, Ollama and llama-server take the same shape.
+            args["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "answer", "schema": dict(schema), "strict": True}}
+        elif schema is not None and settings.structured_output == "json_object":
+            # llama-cpp-python's server: JSON mode constrained by a schema (it refuses json_schema).
+            args["response_format"] = {"type": "json_object", "schema": dict(schema)}
+        if settings.extra_body:
+            args["extra_body"] = dict(settings.extra_body)
         return args
 
-    async def send(self, settings: ModelSettings, messages: Sequence[Message]) -> Answer:
-        response = await self.client.chat.completions.create(**self.request(settings, messages))
+    async def send(self, settings: ModelSettings, messages: Sequence[Message],
+                   schema: Mapping[str, Any] | None = None) -> Answer:
+        response = await self.client.chat.completions.create(**self.request(settings, messages, schema))
         choices = getattr(response, "choices", None)
         if not choices:
             raise MalformedReply("the reply has no choices")
@@ -59,6 +76,11 @@ class OpenAIChat:
             model_reported=getattr(response, "model", None) or None,
             input_tokens=token_count(getattr(usage, "prompt_tokens", None)),
             output_tokens=token_count(getattr(usage, "completion_tokens", None)),
+            reasoning=_reasoning_of(message),
+            reasoning_tokens=token_count(getattr(getattr(usage, "completion_tokens_details", None),
+                                                 "reasoning_tokens", None)),
+            cached_input_tokens=token_count(getattr(getattr(usage, "prompt_tokens_details", None),
+                                                    "cached_tokens", None)),
         )
 
     async def aclose(self) -> None:
@@ -76,3 +98,19 @@ def _text_of(message: Any) -> str:
         parts = [p.get("text") if isinstance(p, dict) else getattr(p, "text", None) for p in content]
         return "".join(p for p in parts if isinstance(p, str))
     raise MalformedReply(f"the reply's content is {type(content).__name__}, not text")
+
+
+#: Where OpenAI-compatible servers put a reasoning model's thinking, apart from the content:
+#: `reasoning_content` (vLLM, llama.cpp, DeepSeek), `reasoning` (Ollama, OpenRouter).
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def _reasoning_of(message: Any) -> str | None:
+    """The thinking a server returned beside the reply, as text (recorded, never read as the move)."""
+    for name in _REASONING_FIELDS:
+        value = getattr(message, name, None)
+        if value is None and isinstance(getattr(message, "model_extra", None), dict):
+            value = message.model_extra.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from runner.agents.base import ProviderError
 
 #: Providers this layer speaks to.
 PROVIDERS = ("openai", "anthropic", "openai_compatible")
@@ -31,6 +33,16 @@ class ModelSettings:
     max_tokens: int | None = None
     seed: int | None = None
     timeout_s: float = 60.0
+    top_p: float | None = None
+    stop: tuple[str, ...] | None = None
+    reasoning_effort: str | None = None     # OpenAI reasoning models; Anthropic's output effort
+    thinking_budget: int | None = None      # Anthropic extended thinking: budget_tokens
+    #: How a decision's JSON Schema is sent (None: no structured output): "json_schema" (OpenAI,
+    #: vLLM, Ollama, llama-server; Anthropic's output format), "json_object" (llama-cpp-python's
+    #: server: json_object with a schema), "tool" (Anthropic: one forced tool).
+    structured_output: str | None = None
+    #: Passed through as is into an OpenAI-compatible server's request body.
+    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,16 @@ class Completion:
     latency_ms: float             # wall time of the whole call including retries
     error: str | None = None      # set when no reply could be had (never contains secrets)
     retries: int = 0
+    lasting: bool = False         # the error cannot heal (wrong key, unknown model, nothing listening)
+    reasoning: str | None = None  # thinking the API returned apart from the reply
+    structured: str | None = None  # the structured-output mode the call used (None: free text)
+    reasoning_tokens: int | None = None  # of output_tokens, those spent thinking (when reported)
+    cached_input_tokens: int | None = None  # of input_tokens, those read from the provider's cache
+
+    def raise_for_error(self) -> None:
+        """ProviderError if the call got no reply."""
+        if self.error is not None:
+            raise ProviderError(self.error, lasting=self.lasting)
 
     def evidence(self, messages: Sequence[Message]) -> dict[str, Any]:
         """The replay's `call` record (docs/replay-format.md, runner/replay/schema.json)."""
@@ -78,15 +100,24 @@ class Completion:
             "latency_ms": round(max(0.0, float(self.latency_ms)), 1),
             "error": _clip(self.error, _CALL_ERROR_MAX),
             "retries": max(0, int(self.retries)),
+            # Only when there is something to say: older readers know none of these (format version 2).
+            **({"reasoning": self.reasoning} if self.reasoning is not None else {}),
+            **({"structured": self.structured} if self.structured is not None else {}),
+            **({"reasoning_tokens": n} if (n := _count(self.reasoning_tokens)) else {}),
+            **({"cached_input_tokens": n} if (n := _count(self.cached_input_tokens)) else {}),
         }
 
 
 class ChatModel(Protocol):
-    """A chat model endpoint: `complete` returns a Completion and never raises for provider trouble."""
+    """A chat model endpoint: `complete` returns a Completion and never raises for provider trouble.
+
+    `schema`, when given and the settings name a `structured_output` mode, is the JSON Schema
+    the reply must match (constrained decoding); without a mode it is ignored.
+    """
 
     settings: ModelSettings
 
-    async def complete(self, messages: Sequence[Message]) -> Completion: ...
+    async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None = None) -> Completion: ...
 
 
 def _clip(text: str | None, limit: int) -> str | None:

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 FORMAT_NAME = "gamenight.replay"
-FORMAT_VERSION = 1
+#: The newest format version. A writer records the lowest version whose fields the replay uses,
+#: so replays without version-2 fields stay byte-identical to those older runners wrote.
+FORMAT_VERSION = 2
+FORMAT_VERSIONS = (1, 2)
+#: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
+#: model calls and language-model agents. A version-1 file holding one of them is refused.
+V2_PROBE_FIELDS = frozenset(("about", "error"))
+V2_CALL_FIELDS = frozenset(("reasoning", "structured", "reasoning_tokens", "cached_input_tokens", "cached"))
+V2_AGENT_FIELDS = frozenset(("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
+                             "structured_reasoning", "extra_body"))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.
@@ -382,7 +391,7 @@ def _plain_header(data: dict[str, Any]) -> bool:
     if data.keys() != _HEADER_KEYS:
         return False
     provenance, players = data["provenance"], data["players"]
-    if not (data["format"] == FORMAT_NAME and type(data["version"]) is int and data["version"] == 1
+    if not (data["format"] == FORMAT_NAME and type(data["version"]) is int and data["version"] in FORMAT_VERSIONS
             and type(data["game_id"]) is str and _SLUG.match(data["game_id"])
             and type(data["game"]) is str and _NAME.match(data["game"])
             and type(data["variant"]) is dict and type(data["setup"]) is dict
@@ -546,3 +555,33 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def version_2_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-2 field in a replay's records."""
+    for i, data in enumerate(records):
+        kind = data.get("type")
+        if kind == "probe":
+            if data.get("answer", {}) is None:
+                yield i, "answer", "an unanswered probe (answer null)"
+            for key in sorted(V2_PROBE_FIELDS & data.keys()):
+                yield i, key, f"the probe field {key!r}"
+        if kind == "header":
+            for p, player in enumerate(data.get("players") or ()):
+                agent = player.get("agent") if isinstance(player, Mapping) else None
+                if isinstance(agent, Mapping):
+                    for key in sorted(V2_AGENT_FIELDS & agent.keys()):
+                        yield i, f"players[{p}].agent.{key}", f"the agent field {key!r}"
+        if kind == "judge" and isinstance(data.get("judge"), Mapping):
+            for key in sorted(V2_AGENT_FIELDS & data["judge"].keys()):
+                yield i, f"judge.{key}", f"the agent field {key!r}"
+        calls = (data.get("evidence") or {}).get("calls") if isinstance(data.get("evidence"), Mapping) else None
+        for c, call in enumerate(calls or ()):
+            if isinstance(call, Mapping):
+                for key in sorted(V2_CALL_FIELDS & call.keys()):
+                    yield i, f"evidence.calls[{c}].{key}", f"the call field {key!r}"
+
+
+def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
+    """The lowest format version that can hold these records."""
+    return 2 if next(version_2_uses(records), None) is not None else 1

@@ -14,7 +14,7 @@ from typing import Any
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
-                                  read_file, schema_problems, show)
+                                  read_file, schema_problems, show, version_2_uses)
 
 #: Fields of event records that the runner adds and the rules do not produce.
 RUNNER_FIELDS = ("type", "n", "attempts", "evidence")
@@ -80,6 +80,10 @@ def _check(path: str, records: list[Record], problems: list[Problem]) -> Checked
         checked.problems = limit_problems(path, checked.problems)
         return checked
     checked.problems.extend(_structure(path, records))
+    if not checked.problems and records[0].data["version"] == 1:
+        checked.problems.extend(
+            Problem(path, records[i].line, f"{what} needs replay format version 2; this file says version 1",
+                    field) for i, field, what in version_2_uses(r.data for r in records))
     if checked.problems:
         return checked
     cursor = _Cursor()
@@ -356,11 +360,22 @@ def _check_probe(path: str, record: Record, state: State, produced: int,
     if kind not in allowed:
         where = f"only {', '.join(map(repr, allowed))} here" if allowed else "no probe is asked at this point"
         return Problem(path, record.line, f"probe {kind!r} is not asked here: {where}", "probe")
-    try:
-        state.check_probe(seat, kind, answer)
-    except IllegalAction as exc:
-        return Problem(path, record.line, str(exc), "answer")
-    question = (seat, kind, answer.get("of"))  # "of" is a seat once the answer is well-formed
+    if answer is None:  # unanswered: only the question must make sense
+        about = data.get("about")
+        if kind == "suspect_of" and about is None:
+            return Problem(path, record.line, "an unanswered suspect_of probe must say which seat it asked about",
+                           "about")
+        if kind != "suspect_of" and about is not None:
+            return Problem(path, record.line, f"a {kind!r} probe is not about another seat", "about")
+        if about is not None and (about == seat or about >= state.game.players(state.params)):
+            return Problem(path, record.line, f"seat {seat} cannot be asked about seat {about}", "about")
+        question = (seat, kind, about)
+    else:
+        try:
+            state.check_probe(seat, kind, answer)
+        except IllegalAction as exc:
+            return Problem(path, record.line, str(exc), "answer")
+        question = (seat, kind, answer.get("of"))  # "of" is a seat once the answer is well-formed
     if question in answered:
         return Problem(path, record.line, f"seat {seat} already answered this {kind!r} probe here", "probe")
     answered.add(question)

@@ -21,7 +21,7 @@ from typing import Any
 from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
 from site_builder.scoring import SCORER_VERSION
-from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
+from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
 
 
 @dataclass
@@ -54,7 +54,8 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     outcome = checked.state.outcome()
     winners = tuple(outcome["winners"])
     events, probes = [], []
-    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0} for _ in header["players"]]
+    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0, "decisions": 0, "reasked": 0}
+             for _ in header["players"]]
     end = outcome_index(checked.records)
     judgements = tuple(
         {"dimension": r.data["dimension"], "judge": agent_key(r.data["judge"]), "round": r.data["round"],
@@ -72,7 +73,14 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
                 u["latency_ms"] += call.get("latency_ms") or 0
         if data["type"] == "event":
             events.append({k: data[k] for k in ("n", "kind", "phase", "seat", "data", "vis")})
-        else:
+            if data["kind"] in ("action", "forfeit") and isinstance(data["seat"], int) \
+                    and 0 <= data["seat"] < len(usage):
+                # One decision of that seat; re-asked if any attempt before the last was refused.
+                usage[data["seat"]]["decisions"] += 1
+                refused = len(data.get("attempts") or ())
+                asked = refused + (1 if data["kind"] == "action" else 0)
+                usage[data["seat"]]["reasked"] += 1 if asked > 1 else 0
+        elif data["answer"] is not None:  # unanswered probes carry calls but no belief
             probes.append({"after": len(events), "seat": data["seat"], "probe": data["probe"],
                            "answer": data["answer"]})
     seats = tuple(SeatInfo(p["seat"], p["name"], p["role"], agent_key(p["agent"]), p["seat"] in winners)
@@ -212,13 +220,19 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
         games[content_hash] = game
         for seat, description in zip(game.seats, entry["agents"]):
             descriptions.setdefault(seat.agent, []).append(description)
-    agents = {key: AgentInfo(key, _label(descs), {k: v for k, v in descs[0].items() if k != "name"})
+    agents = {key: AgentInfo(key, _label(descs), {k: v for k, v in descs[0].items() if k not in NOT_IDENTITY},
+                             _reported(descs))
               for key, descs in descriptions.items()}
     ordered = sorted(games.values(), key=lambda g: g.game_id)
     invalid.sort(key=lambda i: i["path"])
     duplicates.sort(key=lambda d: d["path"])
     return Corpus(ordered, dict(sorted(agents.items())), invalid, duplicates, files, files_read, resimulated,
                   dict(sorted(ids.items())))
+
+
+def _reported(descriptions: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """Every model id the APIs reported for an agent's seats, sorted (metadata, not identity)."""
+    return tuple(sorted({d["model_reported"] for d in descriptions if isinstance(d.get("model_reported"), str)}))
 
 
 def _label(descriptions: Sequence[dict[str, Any]]) -> str:

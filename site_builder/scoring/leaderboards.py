@@ -55,7 +55,7 @@ def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *
         valid = [g for g in played if g.valid]
         rows = []
         for key in sorted({s.agent for g in played for s in g.seats}):
-            rows.append(_row(name, key, agents[key], played, valid, seed))
+            rows.append(_row(name, key, agents[key], played, seed))
         rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
         score = SEAT_SCORES.get(name)
         boards[name] = {
@@ -69,24 +69,42 @@ def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *
     return boards
 
 
-def _row(name: str, key: str, agent: AgentInfo, played: list[ScoredGame], valid: list[ScoredGame],
-         seed: int) -> dict[str, Any]:
-    seats = [(g, s) for g in valid for s in g.seats_of(key)]
+def conduct(games: Sequence[ScoredGame], key: str) -> dict[str, Any]:
+    """How reliably an agent played `games` (those it sat in): forfeits and re-asked decisions.
+
+    forfeit_rate: games it forfeited / games it played. reask_rate: its decisions that needed
+    more than one attempt / its decisions. left_out: games another agent forfeited.
+    """
+    mine = [g for g in games if g.seats_of(key)]
+    forfeits = sum(1 for g in mine if g.forfeiter == key)
+    decisions = reasked = 0
+    for g in mine:
+        for s in g.seats_of(key):
+            decisions += int(g.usage[s.seat].get("decisions", 0))
+            reasked += int(g.usage[s.seat].get("reasked", 0))
+    return {"games": len(mine), "forfeits": forfeits, "left_out": sum(1 for g in mine if not g.counts_for(key)),
+            "forfeit_rate": rate(forfeits, len(mine)), "decisions": decisions, "reask_rate": rate(reasked, decisions)}
+
+
+def _row(name: str, key: str, agent: AgentInfo, played: list[ScoredGame], seed: int) -> dict[str, Any]:
+    mine = [g for g in played if g.seats_of(key)]
+    # A forfeit is a loss of every seat of the agent that forfeited; another's forfeit leaves the
+    # game out of this agent's rates (docs/metrics.md, "Forfeits").
+    seats = [(g, s) for g in mine if g.counts_for(key) for s in g.seats_of(key)]
     wins = sum(s.won for _, s in seats)
     roles: dict[str, list[bool]] = defaultdict(list)
     for _, s in seats:
         roles[s.role].append(s.won)
     row: dict[str, Any] = {
         "agent": key, "label": agent.label, "provider": agent.provider, "design": agent.design,
-        "games": sum(1 for g in played if g.seats_of(key)),
-        "invalid_games": sum(1 for g in played if g.seats_of(key) and not g.valid),
+        **conduct(mine, key),
         "seats": len(seats),
         "win_rate": rate(wins, len(seats)),
         "roles": {role: rate(sum(w), len(w)) for role, w in sorted(roles.items())},
     }
     score = SEAT_SCORES.get(name)
     if score:
-        values = [v for g, s in seats if (v := score[2](g, s)) is not None]
+        values = [v for g, s in seats if g.valid and (v := score[2](g, s)) is not None]
         row[score[0]] = _mean_with_ci(values, seed)
     return row
 

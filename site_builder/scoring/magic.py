@@ -84,10 +84,17 @@ COLUMN = {f: i for i, f in enumerate(FIELDS)}
 # -- per-game tallies ------------------------------------------------------------------------
 
 def tally(game: ScoredGame, agent: str) -> dict[str, float]:
-    """What one valid MAgIC game contributes to one agent's metrics (zeros where it adds nothing)."""
+    """What one MAgIC game contributes to one agent's metrics (zeros where it adds nothing).
+
+    A game the agent forfeited is a loss in every role it held there (credit 0 out of the role's
+    units); it adds nothing to the other metrics. Another agent's forfeit adds nothing at all.
+    """
     t = dict.fromkeys(FIELDS, 0.0)
     seats = game.seats_of(agent)
-    if not seats or not game.valid:
+    if not seats or not game.counts_for(agent):
+        return t
+    if not game.valid:
+        _forfeited(game, seats, t)
         return t
     if game.game == "chameleon":
         _hidden_role(game, seats, t, "chameleon", "non_chameleon", game.result["chameleon"], CHAMELEON_CREDITS)
@@ -106,6 +113,15 @@ def tally(game: ScoredGame, agent: str) -> dict[str, float]:
     elif game.game == "public_good":
         _public_good(game, seats, t)
     return t
+
+
+def _forfeited(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:
+    """The credit units of a forfeited game, with no credit: counted as its results would be."""
+    if game.game in ("chameleon", "undercover"):
+        for role in {s.role for s in seats}:  # one unit per (game, agent, role), as in _hidden_role
+            t[f"units_{role}"] += 1
+    else:  # the three public games count one unit per seat
+        t[f"units_{game.game}"] += len(seats)
 
 
 def _hidden_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], hidden: str, side: str,
@@ -324,10 +340,12 @@ def _radar(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any
     return out
 
 
-def agent_report(rows: np.ndarray, invalid: int, seed: int) -> dict[str, Any]:
-    """Every MAgIC number of one agent from its tally rows (one per valid game, game_id order)."""
+def agent_report(rows: np.ndarray, forfeits: int, left_out: int, seed: int) -> dict[str, Any]:
+    """Every MAgIC number of one agent from its tally rows (one per counted game, game_id order):
+    its complete games and those it forfeited; `left_out` games another agent forfeited."""
     t = _totals(rows.sum(axis=0) if len(rows) else np.zeros(len(FIELDS)))
-    out: dict[str, Any] = {"games": {"valid": len(rows), "invalid": invalid}, "roles": _roles(t),
+    out: dict[str, Any] = {"games": {"counted": len(rows), "forfeits": forfeits, "left_out": left_out},
+                           "roles": _roles(t),
                            "win_rate": _win_rate(rows, t, seed)}
     for name, metric in METRICS.items():
         out[name] = (_report_composite(metric, rows, t, seed) if metric.composite
@@ -404,8 +422,9 @@ def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
     rows, reports = {}, {}
     for key in keys:
         mine = [g for g in ordered if g.seats_of(key)]
-        valid = [g for g in mine if g.valid]
-        matrix = np.array([[tally(g, key)[f] for f in FIELDS] for g in valid], dtype=float)
-        rows[key] = matrix.reshape(len(valid), len(FIELDS))
-        reports[key] = agent_report(rows[key], len(mine) - len(valid), seed)
+        counted = [g for g in mine if g.counts_for(key)]
+        matrix = np.array([[tally(g, key)[f] for f in FIELDS] for g in counted], dtype=float)
+        rows[key] = matrix.reshape(len(counted), len(FIELDS))
+        forfeits = sum(1 for g in counted if not g.valid)
+        reports[key] = agent_report(rows[key], forfeits, len(mine) - len(counted), seed)
     return {"agents": reports, "comparisons": _comparisons(keys, agents, rows, reports)}

@@ -8,14 +8,20 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def agent_key(description: Mapping[str, Any]) -> str:
-    """The identity of an agent on the leaderboard: its full description except the display name.
+#: Description fields that do not make an agent: its display name, and the model id the API
+#: reported (only known after the seat's first answered call, so a seat that forfeited before
+#: would otherwise split one model into two rows; it is metadata shown on the agent's page).
+NOT_IDENTITY = ("name", "model_reported")
 
-    Two seats are the same agent iff they have the same strategy/model, parameters and design.
-    Design parameters drawn at random per game (listed in `design_params.drawn`, e.g. Big Five
-    trait levels) are the same design playing, so they are left out of the identity.
+
+def agent_key(description: Mapping[str, Any]) -> str:
+    """The identity of an agent on the leaderboard: what the tournament file said it is.
+
+    Two seats are the same agent iff they have the same strategy/model, settings, parameters
+    and design. Design parameters drawn at random per game (listed in `design_params.drawn`,
+    e.g. Big Five trait levels) are the same design playing, so they are left out too.
     """
-    identity = {k: v for k, v in description.items() if k != "name"}
+    identity = {k: v for k, v in description.items() if k not in NOT_IDENTITY}
     params = identity.get("design_params")
     if isinstance(params, Mapping) and isinstance(params.get("drawn"), list):
         drawn = {str(k) for k in params["drawn"]}
@@ -66,6 +72,19 @@ class ScoredGame:
         """False for a game that ended invalid (an agent never produced a legal move)."""
         return self.status == "complete"
 
+    @property
+    def forfeiter(self) -> str | None:
+        """The agent whose seat forfeited an invalid game (None for a complete game)."""
+        if self.valid:
+            return None
+        seat = (self.result.get("forfeit") or {}).get("seat")
+        return self.seats[seat].agent if isinstance(seat, int) and 0 <= seat < len(self.seats) else None
+
+    def counts_for(self, agent: str) -> bool:
+        """Whether this game enters `agent`'s rates: every complete game, and the invalid games
+        it forfeited (as losses of all its seats); another agent's forfeit leaves it out."""
+        return self.valid or self.forfeiter == agent
+
     def seats_of(self, agent: str) -> list[SeatInfo]:
         return [s for s in self.seats if s.agent == agent]
 
@@ -101,6 +120,7 @@ class AgentInfo:
     key: str
     label: str
     description: Mapping[str, Any]
+    reported: tuple[str, ...] = ()  # model ids the APIs answered with, over all its games
 
     @property
     def kind(self) -> str:

@@ -1,7 +1,7 @@
 """A rating across agents: OpenSkill Plackett-Luce over per-game rankings, with bootstrap intervals.
 
-Each valid game becomes a ranking of the distinct agents in it (score = fraction of the agent's
-seats that won; equal scores share a rank). Games are rated in game_id order, so the result
+Each game becomes a ranking of the distinct agents in it (score = fraction of the agent's seats
+that won; equal scores share a rank; an agent that forfeited ranks last, the others tie first). Games are rated in game_id order, so the result
 does not depend on file order; a seeded bootstrap over games (each resample re-rated from
 scratch) gives a 95% interval of every agent's mu, and the LMSYS-style rank upper bound.
 """
@@ -30,10 +30,22 @@ LEVEL = 0.95
 Ranking = list[tuple[str, float]]  # (agent key, score), sorted by agent key
 
 
+#: The score of the agent that forfeited a game: below every other outcome.
+FORFEIT_SCORE = -1.0
+
+
 def game_ranking(game: ScoredGame) -> Ranking | None:
-    """The agents of a valid game with their score (share of their seats that won); None if not rateable."""
+    """The agents of a game with their score (share of their seats that won); None if not rateable.
+
+    A game an agent forfeited ranks that agent last and every other agent tied first: the
+    forfeit is its loss, and says nothing about how the others compare with each other.
+    """
     if not game.valid:
-        return None
+        loser = game.forfeiter
+        others = sorted({s.agent for s in game.seats} - {loser})
+        if loser is None or not others:
+            return None
+        return sorted([(loser, FORFEIT_SCORE), *((a, 0.0) for a in others)])
     seats: dict[str, int] = {}
     won: dict[str, int] = {}
     for seat in game.seats:
@@ -106,15 +118,14 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
     """
     chosen = sorted((g for g in games if game is None or g.game == game), key=lambda g: g.game_id)
     rankings: list[Ranking] = []
-    invalid = single = 0
+    single = 0
+    forfeits = 0
     for g in chosen:
         ranking = game_ranking(g)
         if ranking is None:
-            if g.valid:
-                single += 1
-            else:
-                invalid += 1
+            single += 1
             continue
+        forfeits += not g.valid
         rankings.append(ranking)
     if resamples is None:
         resamples = max(MIN_RESAMPLES, min(RESAMPLES, UPDATE_BUDGET // max(len(rankings), 1)))
@@ -139,5 +150,5 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
     rows.sort(key=lambda row: (-row["ordinal"], row["agent"]))
     return {"game": game, "model": "openskill PlackettLuce", "library": f"openskill {version('openskill')}",
             "params": dict(PARAMS), "resamples": resamples if rankings else 0, "level": LEVEL,
-            "games_rated": len(rankings), "games_skipped": {"invalid": invalid, "single_agent": single},
+            "games_rated": len(rankings), "forfeits_rated": forfeits, "games_skipped": {"single_agent": single},
             "agents": rows}

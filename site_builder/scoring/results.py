@@ -41,8 +41,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         },
         "agents": [
             {"key": a.key, "label": a.label, "kind": a.kind, "provider": a.provider, "design": a.design,
-             "description": dict(a.description),
-             "games": sum(1 for g in games if g.seats_of(a.key)),
+             "description": dict(a.description), "models_reported": list(a.reported),
+             **leaderboards.conduct(games, a.key),
              "by_game": dict(sorted(Counter(g.game for g in games if g.seats_of(a.key)).items()))}
             for a in agents.values()
         ],
@@ -98,8 +98,10 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
     for game, board in results["leaderboards"].items():
         for row in board["agents"]:
             rows.append([game, row["label"], row["games"], row["seats"], row["win_rate"],
-                         *(row["win_rate"]["ci"] if row["win_rate"] else ["", ""])])
-    write("leaderboards.csv", ["game", "agent", "games", "seats", "win_rate", "win_low", "win_high"], rows)
+                         *(row["win_rate"]["ci"] if row["win_rate"] else ["", ""]), row["forfeits"],
+                         row["forfeit_rate"], row["reask_rate"]])
+    write("leaderboards.csv", ["game", "agent", "games", "seats", "win_rate", "win_low", "win_high", "forfeits",
+                               "forfeit_rate", "reask_rate"], rows)
     metrics = ["win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation",
                "coordination", "rationality"]
     write("magic.csv", ["agent", *metrics, "radar_area"],

@@ -14,8 +14,10 @@ headers, and the servers count requests in flight so tests can check concurrency
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import random
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -35,6 +37,11 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     delay_s: float = 0.0              # wait before answering
+    reasoning: str | None = None      # thinking sent apart from the reply (reasoning_content / a thinking block)
+    refusal: bool = False             # OpenAI: the text comes as a refusal, with no content
+    tool_input: Any = None            # Anthropic: answer with a tool_use block of the forced tool instead
+    reasoning_tokens: int | None = None  # reported in the usage details
+    cached_input_tokens: int | None = None  # reported in the usage details
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,7 @@ def malformed_json() -> Fault:
 def too_slow(delay_s: float, then: Answer = "late") -> Reply:
     """An answer that only comes after `delay_s` (longer than the client's timeout)."""
     reply = then if isinstance(then, Reply) else Reply(str(then))
-    return Reply(reply.text, reply.finish, reply.model, reply.input_tokens, reply.output_tokens,
-                 delay_s=delay_s)
+    return dataclasses.replace(reply, delay_s=delay_s)
 
 
 def length_cut(text: str) -> Reply:
@@ -130,6 +136,35 @@ def answering(decide: Callable[[list[dict[str, str]]], Any], *,
     return script
 
 
+def styled(decide: Callable[[list[dict[str, str]]], Any]) -> Script:
+    """Like `answering`, but replies the many ways real chat models wrap an answer, in turn
+    (call number modulo the styles): Markdown bold, a code fence, prose after the answer line,
+    a closed <think> block holding a different draft, a fenced bare JSON object, reasoning sent
+    apart from the reply. Every style states one unambiguous answer."""
+    def script(body: dict[str, Any], n: int) -> Answer:
+        action = decide(chat_messages(body))
+        if isinstance(action, (Reply, Fault)):
+            return action
+        line = json.dumps(dict(action), ensure_ascii=False)
+        style = REPLY_STYLES[n % len(REPLY_STYLES)]
+        if style == "separate reasoning":
+            return Reply(f"ANSWER: {line}", reasoning=f"Draft: ANSWER: {{\"draft\": true}}\nThen I settled on {line}.")
+        return STYLE_TEMPLATES[style].format(line=line)
+    return script
+
+
+#: The reply styles of `styled`, by name.
+STYLE_TEMPLATES = {
+    "plain": "I weighed the options.\nANSWER: {line}",
+    "bold": "Here is my reasoning: the others have been consistent.\n\n**ANSWER: {line}**",
+    "code fence": "My move:\n\n```\nANSWER: {line}\n```\n\nGood luck, everyone!",
+    "prose after": "ANSWER: {line}\n\nI chose this because it keeps my options open.",
+    "closed think": "<think>\nShould I go with the first idea?\nANSWER: {{\"draft\": true}}\nNo.\n</think>\n\nANSWER: {line}",
+    "bare json": "```json\n{line}\n```",
+}
+REPLY_STYLES = (*STYLE_TEMPLATES, "separate reasoning")
+
+
 def answer_text(action: Mapping[str, Any], reasoning: str = "I weighed what I know and chose.") -> str:
     """A reply in gamenight's answer format: reasoning, then a last line `ANSWER: <json>`."""
     return f"{reasoning}\nANSWER: {json.dumps(dict(action), ensure_ascii=False)}"
@@ -153,10 +188,13 @@ class _FakeServer(ABC):
 
     path = ""
 
-    def __init__(self, script: Script, *, latency_s: float = 0.0):
+    def __init__(self, script: Script, *, latency_s: float = 0.0, port: int = 0, key: str | None = None):
         self.script = script
+        self.key = key                    # when set, a request without this key gets the API's 401
         self.latency_s = latency_s
+        self.wanted_port = port           # 0: any free port
         self.requests: list[Recorded] = []
+        self.usage: list[tuple[int, int]] = []  # (input, output) tokens reported in each successful reply
         self.in_flight = 0
         self.max_in_flight = 0
         self.script_errors: list[str] = []  # exceptions raised by the script (answered with a 500)
@@ -196,7 +234,7 @@ class _FakeServer(ABC):
             daemon_threads = True
             block_on_close = False
 
-        httpd = Server(("127.0.0.1", 0), Handler)
+        httpd = Server(("127.0.0.1", self.wanted_port), Handler)
         self._httpd = httpd
         # A short poll interval makes `stop` quick (the stdlib default is half a second).
         self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,),
@@ -276,6 +314,9 @@ class _FakeServer(ABC):
         if not isinstance(body, dict):
             self._send_json(handler, 400, self.error_body(400, "body is not JSON", {}), {})
             return
+        if self.key is not None and self.presented_key(handler.headers) != self.key:
+            self._send_json(handler, 401, self.error_body(401, self.bad_key_message, body), {})
+            return
         try:
             answer = self.script(body, call)
         except Exception as exc:  # noqa: BLE001 - a broken script must show up, not hang the client
@@ -294,7 +335,10 @@ class _FakeServer(ABC):
                                 self.error_body(answer.status, answer.message, body),
                                 answer.headers)
         else:
-            self._send_json(handler, 200, self.reply_body(answer, body, call), {})
+            payload = self.reply_body(answer, body, call)
+            with self._lock:
+                self.usage.append(self.reported_usage(payload))
+            self._send_json(handler, 200, payload, {})
 
     def _send_json(self, handler: BaseHTTPRequestHandler, status: int, payload: Any,
                    headers: Mapping[str, str]) -> None:
@@ -324,6 +368,18 @@ class _FakeServer(ABC):
     def extra_headers(self) -> dict[str, str]:
         return {}
 
+    bad_key_message = "Invalid API key."
+
+    @staticmethod
+    def presented_key(headers: Any) -> str:
+        """The key a request carries (the API's own header)."""
+        return str(headers.get("authorization", "")).removeprefix("Bearer ")
+
+    @staticmethod
+    @abstractmethod
+    def reported_usage(payload: dict[str, Any]) -> tuple[int, int]:
+        """(input, output) tokens a reply body reports."""
+
 
 _OPENAI_ERROR_CODES = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
 _ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
@@ -336,6 +392,7 @@ class FakeOpenAI(_FakeServer):
     """`POST /v1/chat/completions` answering like the OpenAI API (also what vLLM/Ollama speak)."""
 
     path = "/v1/chat/completions"
+    bad_key_message = "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."
 
     @property
     def base_url(self) -> str:
@@ -352,8 +409,9 @@ class FakeOpenAI(_FakeServer):
             "model": reply.model or str(request.get("model")),
             "choices": [{
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.text, "refusal": None,
-                            "annotations": []},
+                "message": {"role": "assistant", "content": None if reply.refusal else reply.text,
+                            "refusal": reply.text if reply.refusal else None, "annotations": [],
+                            **({"reasoning_content": reply.reasoning} if reply.reasoning else {})},
                 "logprobs": None,
                 "finish_reason": reply.finish,
             }],
@@ -361,14 +419,18 @@ class FakeOpenAI(_FakeServer):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-                "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                "prompt_tokens_details": {"cached_tokens": reply.cached_input_tokens or 0, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens or 0, "audio_tokens": 0,
                                               "accepted_prediction_tokens": 0,
                                               "rejected_prediction_tokens": 0},
             },
             "service_tier": "default",
             "system_fingerprint": "fp_fake",
         }
+
+    @staticmethod
+    def reported_usage(payload: dict[str, Any]) -> tuple[int, int]:
+        return payload["usage"]["prompt_tokens"], payload["usage"]["completion_tokens"]
 
     def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
         kind = "server_error" if status >= 500 else "invalid_request_error"
@@ -384,6 +446,12 @@ class FakeAnthropic(_FakeServer):
     """`POST /v1/messages` answering like the Anthropic Messages API."""
 
     path = "/v1/messages"
+    bad_key_message = "invalid x-api-key"
+
+    @staticmethod
+    def presented_key(headers: Any) -> str:
+        # The SDK sends the key as x-api-key (an auth token would come as a bearer header).
+        return str(headers.get("x-api-key") or str(headers.get("authorization", "")).removeprefix("Bearer "))
 
     @property
     def base_url(self) -> str:
@@ -396,17 +464,29 @@ class FakeAnthropic(_FakeServer):
             "type": "message",
             "role": "assistant",
             "model": reply.model or str(request.get("model")),
-            "content": [{"type": "text", "text": reply.text}],
-            "stop_reason": stop,
+            "content": ([{"type": "thinking", "thinking": reply.reasoning, "signature": "c2lnbmF0dXJl"}]
+                        if reply.reasoning else [])
+                       + ([{"type": "tool_use", "id": f"toolu_fake{call:08d}", "name": _forced_tool(request),
+                            "input": reply.tool_input}] if reply.tool_input is not None
+                          else [{"type": "text", "text": reply.text}]),
+            "stop_reason": "tool_use" if reply.tool_input is not None else stop,
             "stop_sequence": None,
             "usage": {
                 "input_tokens": _estimate(request) if reply.input_tokens is None else reply.input_tokens,
                 "output_tokens": (_tokens(reply.text) if reply.output_tokens is None
                                   else reply.output_tokens),
                 "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
+                "cache_read_input_tokens": reply.cached_input_tokens or 0,
+                **({"output_tokens_details": {"thinking_tokens": reply.reasoning_tokens}}
+                   if reply.reasoning_tokens is not None else {}),
             },
         }
+
+    @staticmethod
+    def reported_usage(payload: dict[str, Any]) -> tuple[int, int]:
+        usage = payload["usage"]
+        return (usage["input_tokens"] + usage["cache_creation_input_tokens"] + usage["cache_read_input_tokens"],
+                usage["output_tokens"])
 
     def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
@@ -415,6 +495,71 @@ class FakeAnthropic(_FakeServer):
 
     def extra_headers(self) -> dict[str, str]:
         return {"request-id": "req_fake"}
+
+
+def _forced_tool(request: Mapping[str, Any]) -> str:
+    choice = request.get("tool_choice") or {}
+    return str(choice.get("name") or "answer")
+
+
+def requested_schema(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON Schema a request asks the reply to match, in any of the wire formats gamenight sends."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return response_format["json_schema"]["schema"]
+    if response_format.get("type") == "json_object" and "schema" in response_format:
+        return response_format["schema"]
+    output_format = (body.get("output_config") or {}).get("format") or {}
+    if output_format.get("type") == "json_schema":
+        return output_format["schema"]
+    tools = body.get("tools") or []
+    if tools and body.get("tool_choice", {}).get("type") == "tool":
+        return next(t["input_schema"] for t in tools if t["name"] == body["tool_choice"]["name"])
+    return None
+
+
+def schema_value(schema: Mapping[str, Any], rng: random.Random, name: str = "") -> Any:
+    """A value matching `schema`, as a constrained decoder would produce one (enums drawn from `rng`;
+    a list of numbers sums to 100, as a split must)."""
+    if "anyOf" in schema:
+        return schema_value(schema["anyOf"][0], rng, name)
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    kind = schema.get("type")
+    if kind == "object":
+        return {key: schema_value(sub, rng, key) for key, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        size = schema.get("minItems", 1)
+        items = schema.get("items", {})
+        if "enum" in items:
+            return rng.sample(list(items["enum"]), size)
+        if items.get("type") == "number":
+            return [100 - 33 * (size - 1)] + [33] * (size - 1)
+        return [schema_value(items, rng) for _ in range(size)]
+    if kind == "integer":
+        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 10))
+    if kind == "number":
+        return schema.get("minimum", 0)
+    if kind == "string":
+        text = "I am a Villager, and I have nothing to hide." if name == "text" else (
+            "Weighing what was said." if name == "reasoning" else "bright")
+        return text[: schema.get("maxLength", len(text))]
+    return None
+
+
+def constrained(fallback: Script, seed: int = 0) -> Script:
+    """A script that, like a server doing constrained decoding, answers every request that carries a
+    JSON Schema with a matching object (Anthropic's forced tool: as the tool's input), and any
+    other request with `fallback`."""
+    def script(body: dict[str, Any], n: int) -> Answer:
+        schema = requested_schema(body)
+        if schema is None:
+            return fallback(body, n)
+        value = schema_value(schema, random.Random(f"{seed}:{n}"))
+        if body.get("tool_choice", {}).get("type") == "tool":
+            return Reply("", tool_input=value)
+        return Reply(json.dumps(value, ensure_ascii=False))
+    return script
 
 
 def _flatten(content: Any) -> str:
@@ -449,6 +594,7 @@ def find_secret(server: _FakeServer, secrets: Sequence[str]) -> list[str]:
 
 
 __all__ = ["Answer", "FakeAnthropic", "FakeOpenAI", "Fault", "Recorded", "Reply", "Script",
-           "always", "answer_text", "answering", "chat_messages", "find_secret", "length_cut", "malformed_json",
+           "always", "answer_text", "answering", "chat_messages", "constrained", "requested_schema", "schema_value",
+           "styled", "REPLY_STYLES", "find_secret", "length_cut", "malformed_json",
            "rate_limited", "sequence", "server_error", "too_slow", "unauthorized"]
 

@@ -72,7 +72,10 @@ def test_reply_usage_and_model_id_are_recorded(provider):
                   input_tokens=31, output_tokens=9)
     completion, requests = ask(provider, always(reply))
     assert completion == Completion(reply.text, "stop", "test-model-2025-01-01", 31, 9,
-                                    completion.latency_ms, error=None, retries=0)
+                                    completion.latency_ms, error=None, retries=0,
+                                    reasoning_tokens=completion.reasoning_tokens,
+                                    cached_input_tokens=completion.cached_input_tokens)
+    assert not completion.reasoning_tokens and not completion.cached_input_tokens  # the fakes report 0 or nothing
     assert completion.latency_ms > 0 and len(requests) == 1
 
 
@@ -236,8 +239,9 @@ def test_a_server_that_is_gone_is_a_connection_error():
             return await connections.model(settings).complete(HELLO)
 
     completion = asyncio.run(go())
-    assert completion.text is None and completion.retries == 1
-    assert "connection error" in completion.error
+    # Nothing listens there: no retry can help, so none is made, and the failure is lasting.
+    assert completion.text is None and completion.retries == 0 and completion.lasting
+    assert "connection refused" in completion.error
 
 
 def test_backoff_grows_with_jitter_and_is_reproducible():

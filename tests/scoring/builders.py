@@ -28,12 +28,13 @@ def llm(name: str, model: str, design: str | None = None, provider: str = "opena
 
 def replay(game_name: str, setup: Mapping[str, Any], agents: Sequence[Mapping[str, Any]],
            inputs: Sequence[tuple], *, rules: Mapping[str, Any] | None = None,
-           game_id: str = "golden-1", tournament: str = "golden", evidence: Mapping[int, Any] | None = None
-           ) -> bytes:
+           game_id: str = "golden-1", tournament: str = "golden", evidence: Mapping[int, Any] | None = None,
+           attempts: Mapping[int, Sequence[Mapping[str, Any]]] | None = None) -> bytes:
     """The bytes of a valid replay in which the given inputs are played.
 
     `inputs` items: ("act", seat, action) | ("chance", outcome) | ("forfeit", seat, reason) |
-    ("probe", seat, kind, answer). `evidence` maps an event number to an evidence object.
+    ("probe", seat, kind, answer). `evidence` maps an event number to an evidence object, `attempts`
+    to the refused attempts before it.
     """
     game = games.get(game_name)
     params = game.params(dict(rules or {}))
@@ -64,6 +65,8 @@ def replay(game_name: str, setup: Mapping[str, Any], agents: Sequence[Mapping[st
             raise ValueError(item)
         for i, event in enumerate(state.events[start:]):
             record = {"type": "event", "n": start + i, **event}
+            if attempts and record["n"] in attempts:
+                record["attempts"] = [dict(a) for a in attempts[record["n"]]]
             if evidence and record["n"] in evidence:
                 record["evidence"] = evidence[record["n"]]
             body.append(record)

@@ -41,15 +41,49 @@ def test_prisoners_dilemma_board_counts_seats_wins_and_mean_totals():
     assert board["score"]["name"] == "mean_total"
 
 
-def test_invalid_games_count_as_played_but_not_in_rates():
+REFUSED = {"action": None, "raw": "I cannot decide.", "error": "Your reply has no ANSWER line"}
+
+
+def test_a_forfeit_is_a_loss_of_the_forfeiting_agent_only():
+    # b forfeits at seat 1 after three unreadable replies; b also holds seat 2 there.
     forfeited = scored(replay("prisoners_dilemma", PD_PAYOFFS, [A, B, B],
                               [("act", 0, {"choice": D}), ("forfeit", 1, "no legal action after 3 attempts")],
-                              rules={"rounds": 1}, game_id="bad"))
-    board = leaderboards([forfeited, pd_game("g1", [[D, C, C]])], infos(A, B), seed=1)["prisoners_dilemma"]
+                              rules={"rounds": 1}, game_id="bad", attempts={1: [REFUSED] * 3}))
+    # One re-asked decision in a complete game: seat 2 (b) needed a second try.
+    g1 = scored(replay("prisoners_dilemma", PD_PAYOFFS, [A, B, B],
+                       [("act", 0, {"choice": D}), ("act", 1, {"choice": C}), ("act", 2, {"choice": C})],
+                       rules={"rounds": 1}, game_id="g1", attempts={2: [REFUSED]}))
+    board = leaderboards([forfeited, g1], infos(A, B), seed=1)["prisoners_dilemma"]
     assert (board["games"], board["valid"], board["invalid"]) == (2, 1, 1)
     assert board["valid_ratio"]["value"] == pytest.approx(0.5)
     rows = {r["label"]: r for r in board["agents"]}
-    assert rows["b"]["games"] == 2 and rows["b"]["invalid_games"] == 1 and rows["b"]["seats"] == 2
+    a, b = rows["a"], rows["b"]
+    # a: the forfeit is not charged to it (left out), its one counted seat won.
+    assert (a["games"], a["forfeits"], a["left_out"], a["seats"]) == (2, 0, 1, 1)
+    assert a["win_rate"]["value"] == 1.0 and a["forfeit_rate"]["value"] == 0.0
+    # b: both its seats of the forfeited game are losses, as are its two seats of g1.
+    assert (b["games"], b["forfeits"], b["left_out"], b["seats"]) == (2, 1, 0, 4)
+    assert b["win_rate"] == {"value": 0.0, "ci": b["win_rate"]["ci"], "n": 4}
+    assert b["forfeit_rate"]["value"] == pytest.approx(1 / 2) and b["forfeit_rate"]["n"] == 2
+    # b decided three times (the forfeit, seats 1 and 2 of g1); two needed more than one attempt.
+    assert b["decisions"] == 3 and b["reask_rate"]["value"] == pytest.approx(2 / 3)
+    assert a["decisions"] == 2 and a["reask_rate"]["value"] == 0.0
+    # The mean total comes from complete games only.
+    assert b["mean_total"]["n"] == 2 and a["mean_total"]["n"] == 1
+
+
+def test_one_forfeit_attempt_is_no_reask():
+    once = {"action": None, "raw": "?", "error": "no ANSWER line"}
+    game = scored(replay("prisoners_dilemma", PD_PAYOFFS, [A, B, B], [("forfeit", 0, "no legal action after 1 attempt")],
+                         rules={"rounds": 1}, game_id="one", attempts={0: [once]}))
+    row = {r["label"]: r for r in leaderboards([game], infos(A, B), seed=1)["prisoners_dilemma"]["agents"]}["a"]
+    assert row["decisions"] == 1 and row["reask_rate"]["value"] == 0.0 and row["forfeit_rate"]["value"] == 1.0
+
+
+def test_the_model_id_an_api_reported_is_not_identity():
+    early = llm("m", "gpt-test")
+    later = {**early, "model_reported": "gpt-test-2026-01-01"}
+    assert agent_key(early) == agent_key(later)
 
 
 def test_games_that_were_not_played_have_no_board():

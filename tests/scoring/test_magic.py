@@ -85,8 +85,8 @@ def public_good(gid, agents, rounds):
                          rules={"rounds": len(rounds)}))
 
 
-def forfeit(gid, game, agents, setup, rules):
-    raw = replay(game, setup, agents, [("forfeit", 0, "no legal move after 3 attempts")], game_id=gid, rules=rules)
+def forfeit(gid, game, agents, setup, rules, seat=0):
+    raw = replay(game, setup, agents, [("forfeit", seat, "no legal move after 3 attempts")], game_id=gid, rules=rules)
     out = scored(raw)
     assert out.status == "invalid"
     return out
@@ -162,30 +162,50 @@ def test_win_rate_over_roles_played():
     assert 0 <= win["ci"][0] <= win["ci"][1] <= 1
 
 
-def test_invalid_games_change_nothing():
+def test_a_forfeit_is_a_loss_in_the_forfeiters_roles_and_changes_nothing_else():
     games = win_rate_games()
-    invalid = [
+    forfeits = [
         forfeit("a-z1", "prisoners_dilemma", [X, B, B], {"payoffs": PAYOFFS}, {"rounds": 2}),
         forfeit("a-z2", "public_good", [X, B, B], {"multiplier": 2, "endowment": 100}, {"rounds": 1}),
     ]
-    with_invalid = of(games + invalid)
-    assert with_invalid["games"] == {"valid": 6, "invalid": 2}
+    report = of(games + forfeits)
+    assert report["games"] == {"counted": 8, "forfeits": 2, "left_out": 0}
+    roles = report["roles"]
+    assert roles["prisoners_dilemma"]["value"] == pytest.approx(1 / 2)  # the win of a-p1, the loss of a-z1
+    assert roles["prisoners_dilemma"]["strict"]["value"] == 0.0
+    assert roles["public_good"]["value"] == 0.0 and roles["public_good"]["n"] == 2
+    assert report["win_rate"]["value"] == pytest.approx((0.5 + 1 + 1 + 0.5 + 0) / 5)
     without = of(games)
-    del with_invalid["games"], without["games"]
-    assert with_invalid == without
+    for name in ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
+                 "rationality"):
+        assert report[name] == without[name], name
 
 
-def test_all_games_invalid_gives_none_everywhere():
+def test_another_agents_forfeit_changes_nothing_for_the_others():
+    games = win_rate_games()
+    theirs = [forfeit("a-z1", "prisoners_dilemma", [B, X, X], {"payoffs": PAYOFFS}, {"rounds": 2}),
+              forfeit("a-z2", "chameleon", [B, X, X], {"card": CARD, "secret": "apple", "chameleon": 2,
+                                                         "order": [0, 1, 2]},
+                      {"players": 3, "words": 4, "clue": "word", "ties": "even"})]
+    with_theirs = of(games + theirs)
+    assert with_theirs["games"] == {"counted": 6, "forfeits": 0, "left_out": 2}
+    without = of(games)
+    del with_theirs["games"], without["games"]
+    assert with_theirs == without
+    assert of(games + theirs, key=KB)["games"]["forfeits"] == 2
+
+
+def test_only_forfeits_gives_losses_and_nothing_else():
     games = [forfeit("z1", "prisoners_dilemma", [X, B, B], {"payoffs": PAYOFFS}, {"rounds": 2}),
              forfeit("z2", "cost_sharing", [X, B, B], {"fee": 900, "airlines": AIRLINES}, {"rounds": 1})]
     report = of(games)
-    assert report["games"] == {"valid": 0, "invalid": 2}
-    assert report["roles"] == dict.fromkeys(report["roles"], None) and len(report["roles"]) == 7
-    for name in ("win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation",
-                 "coordination", "rationality"):
+    assert report["games"] == {"counted": 2, "forfeits": 2, "left_out": 0}
+    assert report["roles"]["prisoners_dilemma"]["value"] == 0.0 and report["roles"]["cost_sharing"]["value"] == 0.0
+    assert report["win_rate"]["value"] == 0.0
+    for name in ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
+                 "rationality"):
         assert report[name] is None, name
-    assert report["radar"]["values"] == [None] * 7
-    assert report["radar"]["area"] is None and report["radar"]["relative_area"] is None
+    assert report["radar"]["area"] is None
 
 
 def test_no_games_in_a_role_is_absent_not_zero():

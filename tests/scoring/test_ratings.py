@@ -29,10 +29,15 @@ def base() -> ScoredGame:
 
 
 def game(base: ScoredGame, game_id: str, seats: Sequence[tuple[str, bool]], *, name: str = "prisoners_dilemma",
-         status: str = "complete") -> ScoredGame:
-    """A game whose seat i is played by agent seats[i][0] and won iff seats[i][1]."""
+         forfeit: int | None = None) -> ScoredGame:
+    """A game whose seat i is played by agent seats[i][0] and won iff seats[i][1]; or, with
+    `forfeit`, a game that seat forfeited (no winners)."""
+    if forfeit is not None:
+        infos = tuple(SeatInfo(i, f"P{i}", "player", KEYS[agent], False) for i, (agent, _) in enumerate(seats))
+        return dataclasses.replace(base, game_id=game_id, game=name, status="invalid", seats=infos, winners=(),
+                                   result={"forfeit": {"seat": forfeit, "phase": "choose", "reason": "test"}})
     infos = tuple(SeatInfo(i, f"P{i}", "player", KEYS[agent], won) for i, (agent, won) in enumerate(seats))
-    return dataclasses.replace(base, game_id=game_id, game=name, status=status, seats=infos,
+    return dataclasses.replace(base, game_id=game_id, game=name, seats=infos,
                                winners=tuple(i for i, (_, won) in enumerate(seats) if won))
 
 
@@ -49,7 +54,10 @@ def test_game_ranking_scores_share_of_seats_won(base):
     g = game(base, "g1", [("a", True), ("a", False), ("b", True)])
     assert ratings.game_ranking(g) == sorted([(KEYS["a"], 0.5), (KEYS["b"], 1.0)])
     assert ratings.game_ranking(game(base, "g2", [("a", True)] * 3)) is None           # self-play
-    assert ratings.game_ranking(game(base, "g3", [("a", False), ("b", False), ("c", False)], status="invalid")) is None
+    # A forfeit: the forfeiter last, the others tied first.
+    forfeited = game(base, "g3", [("a", False), ("b", False), ("c", False)], forfeit=1)
+    assert ratings.game_ranking(forfeited) == sorted([(KEYS["a"], 0.0), (KEYS["b"], -1.0), (KEYS["c"], 0.0)])
+    assert ratings.game_ranking(game(base, "g4", [("a", False)] * 3, forfeit=0)) is None  # self-play
 
 
 def test_one_game_update_by_hand(base):
@@ -115,13 +123,25 @@ def test_shuffling_games_changes_nothing(base):
 def test_self_play_and_invalid_games_are_skipped(base):
     games = dominance(base, 8)
     extra = [game(base, f"solo-{i}", [("d", i % 2 == 0)] * 3) for i in range(5)]
-    extra += [game(base, "bad-1", [("a", False), ("d", False), ("c", False)], status="invalid")]
+    extra += [game(base, "bad-1", [("d", False)] * 3, forfeit=2)]
     with_extra = ratings.leaderboard(games + extra, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
     without = ratings.leaderboard(games, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
     assert with_extra["agents"] == without["agents"]
     assert KEYS["d"] not in {r["agent"] for r in with_extra["agents"]}
     assert with_extra["games_rated"] == 8
-    assert with_extra["games_skipped"] == {"invalid": 1, "single_agent": 5}
+    assert with_extra["games_skipped"] == {"single_agent": 6}
+
+
+def test_a_forfeit_lowers_the_forfeiter_only(base):
+    games = [game(base, f"g{i}", [("a", True), ("b", False), ("c", False)]) for i in range(4)]
+    forfeits = [game(base, f"z{i}", [("a", False), ("b", False), ("c", False)], forfeit=1) for i in range(4)]
+    before = rows(ratings.leaderboard(games, AGENTS, seed=4, game="prisoners_dilemma", resamples=20))
+    after_board = ratings.leaderboard(games + forfeits, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
+    after = rows(after_board)
+    assert after_board["forfeits_rated"] == 4 and after_board["games_rated"] == 8
+    assert after["b"]["mu"] < before["b"]["mu"]  # b forfeited four times: ranked last each time
+    assert after["c"]["mu"] > before["c"]["mu"]  # c tied first in those games, above b
+    assert after["b"]["mu"] < after["c"]["mu"]
 
 
 def test_overall_and_per_game_boards(base):

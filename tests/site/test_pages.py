@@ -154,7 +154,7 @@ def test_every_cell_of_the_home_table_has_a_sort_key(results):
     body = home.split("<tbody>")[1].split("</tbody>")[0]
     for row in re.findall(r"<tr.*?</tr>", body):
         numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
-        assert len(numeric) == 4  # rank bound, rating, games, win rate
+        assert len(numeric) == 6  # rank bound, rating, games, win rate, forfeit rate, re-ask rate
         assert all(v == "" or float(v) == float(v) for v in numeric)
 
 

@@ -162,7 +162,8 @@ def test_instant_navigation_initialises_the_next_page(tab, base, site):
     tab.click("#gn-overall a:text-is('random')")
     tab.wait_for_selector("#gn-radar-chart[data-gn-rendered]")
     assert tab.evaluate("() => window.gnSamePage === true")  # no full reload: Material swapped the page
-    assert tab.url.endswith(agent_page(site, "random"))
+    # Material's anchor tracking may carry the last heading scrolled past as a fragment; the page is what counts.
+    assert tab.url.split("#")[0].endswith(agent_page(site, "random"))
     games_header = tab.locator("table[data-gn-sortable] thead th.gn-sortable").first
     assert games_header.count() == 1
 

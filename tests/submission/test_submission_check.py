@@ -443,11 +443,11 @@ def test_the_layout_pattern():
 
 def test_report_lists_problems_as_file_line_field_message(repo, played):
     raw = played["chameleon"][0]
-    path = add(repo, edit(raw, lambda lines: lines[0].update(version=2)))[0]
+    path = add(repo, edit(raw, lambda lines: lines[0].update(version=3)))[0]
     repo.commit()
     result, summary = repo.check()
     assert result.exit_code == 1
-    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be 1, not 2" in summary
+    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2; got 3" in summary
     assert json.loads(json.dumps(summary))  # plain text, no binary
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from runner import games
 from runner.agents.llm.agent import LLMAgent
 from runner.agents.llm.designs import DESIGNS, check_design, make_design
+from runner.agents.llm.formats import AnswerStyle
 from runner.agents.llm.render import prompts_digest
 from runner.llm.types import ChatModel
 
@@ -21,7 +22,8 @@ from runner.llm.types import ChatModel
 #: prompts, so that games played with different prompts are never taken for the same agent.
 PROMPT_VERSION = f"1.{prompts_digest()}"
 #: Settings of the agent table copied into the description when given.
-_SETTINGS = ("base_url", "temperature", "max_tokens", "seed")
+_SETTINGS = ("base_url", "temperature", "max_tokens", "seed", "top_p", "stop", "reasoning_effort", "thinking_budget",
+             "structured_output", "structured_reasoning", "extra_body")
 
 
 def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat: int,
@@ -38,7 +40,9 @@ def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat
     description: dict[str, Any] = {"name": name, "kind": "llm", "provider": spec["provider"], "model": spec["model"]}
     description.update({key: spec[key] for key in _SETTINGS if spec.get(key) is not None})
     description.update(design=design.name, design_params=design.params, prompt_version=PROMPT_VERSION)
-    return LLMAgent(model, description, design, game=game, seat=seat)
+    style = AnswerStyle(structured=spec.get("structured_output") is not None,
+                        reasoning_chars=int(spec.get("structured_reasoning") or 0))
+    return LLMAgent(model, description, design, game=game, seat=seat, style=style)
 
 
 __all__ = ["DESIGNS", "PROMPT_VERSION", "LLMAgent", "check_design", "make_llm_agent"]

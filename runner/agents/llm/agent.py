@@ -3,8 +3,11 @@
 A decision is a fresh two-message conversation (system: the rules; user: what the seat knows
 and what is asked), preceded by the design's pre-calls. When the runner asks again (the
 request carries the errors of the refused tries), the same conversation goes on: the model's
-previous reply and the reason it was refused are added, and the question is asked again. A
-try that failed at the provider adds nothing: the same messages are simply sent again.
+previous reply and the reason it was refused are added, and the question is asked again.
+
+A call the provider could not answer (after the provider layer's retries) raises
+`ProviderError`: the game is abandoned and not written, since a provider failure says nothing
+about how the model plays. Only replies the model did give can cost it the game.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.agents.base import Agent, Decision, ProbeRequest, Request
-from runner.agents.llm.designs import Design, Notes, ProviderFailure
-from runner.agents.llm.formats import action_format, probe_format
+from runner.agents.llm.designs import Design, Notes
+from runner.agents.llm.formats import AnswerStyle, action_format, probe_format
 from runner.agents.llm.parse import ParseError, answer_object, read_action, read_probe
 from runner.agents.llm.render import Scene, observation, render, system_prompt
+from runner.agents.llm.schemas import action_schema, probe_schema, without_reasoning
 from runner.llm.types import ChatModel, Completion, Message
 
 
@@ -38,65 +42,74 @@ def scene_of(game: str, seat: int, names: tuple[str, ...], observation_: Mapping
     return Scene(game, seat, tuple(names), observation_)
 
 
-def decision_messages(scene: Scene, request: Request, notes: Notes, persona: str | None) -> list[Message]:
+def decision_messages(scene: Scene, request: Request, notes: Notes, persona: str | None,
+                      style: AnswerStyle = AnswerStyle()) -> list[Message]:
     """The first messages of a decision: the rules, then what the seat knows and what is asked."""
     ask = render(f"ask/{scene.game}_{request.phase}.j2", **scene.context(legal=request.legal))
     prompt = render("decision.j2", **scene.context(
-        observation=observation(scene), ask=ask, answer_format=action_format(request.legal),
+        observation=observation(scene), ask=ask, answer_rule=style.rule(action_format(request.legal)),
         errors=list(request.errors), decision=True, **notes.context()))
-    return [Message("system", system_prompt(scene, persona)), Message("user", prompt)]
+    return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
 
-def probe_messages(scene: Scene, request: ProbeRequest, notes: Notes, persona: str | None) -> list[Message]:
+def probe_messages(scene: Scene, request: ProbeRequest, notes: Notes, persona: str | None,
+                   style: AnswerStyle = AnswerStyle()) -> list[Message]:
     """The messages of a belief probe."""
     prompt = render("probe.j2", **scene.context(
         observation=observation(scene), kind=request.kind, about=request.about, roles=list(request.roles),
-        answer_format=probe_format(request.kind, request.roles), errors=list(request.errors),
+        answer_rule=style.rule(probe_format(request.kind, request.roles)), errors=list(request.errors),
         **notes.context()))
-    return [Message("system", system_prompt(scene, persona)), Message("user", prompt)]
+    return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
 
 class LLMAgent(Agent):
     """Plays one seat of one game through a chat model, in one of the papers' designs."""
 
-    def __init__(self, model: ChatModel, description: dict[str, Any], design: Design, *, game: str, seat: int):
+    def __init__(self, model: ChatModel, description: dict[str, Any], design: Design, *, game: str, seat: int,
+                 style: AnswerStyle = AnswerStyle()):
         self.model = model
         self.description = description
         self.design = design
         self.game = game
         self.seat = seat
+        self.style = style
         self._thread: _Thread | None = None
-        # Pre-calls made while answering a probe are reported with the next decision's evidence.
-        self._unreported: list[dict[str, Any]] = []
 
-    async def call(self, messages: list[Message], calls: list[dict[str, Any]]) -> Completion:
-        """One model call, recorded in `calls`; the first reply's model id goes into the description."""
-        completion = await self.model.complete(list(messages))
+    async def call(self, messages: list[Message], calls: list[dict[str, Any]],
+                   schema: Mapping[str, Any] | None = None) -> Completion:
+        """One model call, recorded in `calls`; ProviderError if the provider gave no reply.
+
+        `schema` constrains the reply when the agent uses structured outputs (ignored otherwise).
+        The first reply's model id is kept in the description as metadata (never identity).
+        """
+        completion = await self.model.complete(list(messages), schema if self.style.structured else None)
+        completion.raise_for_error()
         calls.append(completion.evidence(list(messages)))
-        if completion.error is None and completion.model_reported and "model_reported" not in self.description:
+        if completion.model_reported and "model_reported" not in self.description:
             self.description["model_reported"] = completion.model_reported
         return completion
 
+    def answer(self, completion: Completion, expected: str) -> dict[str, Any]:
+        """The answer object of a reply (ParseError if none); a structured reply's reasoning field,
+        which is the model's thinking, is set aside."""
+        found = answer_object(completion.text, completion.finish_reason, expected)
+        return without_reasoning(found) if self.style.structured else found
+
     async def act(self, request: Request) -> Decision:
-        calls, self._unreported = self._unreported, []
+        calls: list[dict[str, Any]] = []
         scene = scene_of(request.game, request.seat, request.names, request.observation)
         key = (request.phase, len(request.observation.get("log", ())))
         thread = self._continued(request, key)
         if thread is None:
-            try:
-                notes = await self.design.prepare(self, scene, request.phase, calls)
-            except ProviderFailure as exc:
-                return Decision(None, raw=None, evidence={"calls": calls}, error=str(exc))
+            notes = await self.design.prepare(self, scene, request.phase, calls)
             thread = self._open(scene, request, key, notes)
         self._thread = thread
-        completion = await self.call(thread.messages, calls)
+        schema = action_schema(request.legal, scene.names, self.style.reasoning_chars) if self.style.structured else None
+        completion = await self.call(thread.messages, calls, schema)
         evidence = {"calls": calls}
-        if completion.error is not None:
-            thread.replies.append(None)
-            return Decision(None, raw=None, evidence=evidence, error=f"the model call failed: {completion.error}")
         thread.replies.append(completion.text)
         try:
-            answer = answer_object(completion.text, completion.finish_reason, thread.expected)
+            answer = self.answer(completion, thread.expected)
             action = read_action(answer, request.legal, scene.names, thread.expected)
         except ParseError as exc:
             return Decision(None, raw=completion.text, evidence=evidence, error=str(exc))
@@ -107,32 +120,28 @@ class LLMAgent(Agent):
         thread = self._thread
         if not request.errors or thread is None or thread.key != key or len(thread.replies) != len(request.errors):
             return None
-        last = thread.replies[-1]
-        if last is not None:  # after a provider failure there is nothing to answer: send the same again
-            reask = render("reask.j2", error=request.errors[-1], answer_format=thread.expected)
-            thread.messages = [*thread.messages, Message("assistant", last), Message("user", reask)]
+        reask = render("reask.j2", error=request.errors[-1], answer_rule=self.style.rule(thread.expected))
+        thread.messages = [*thread.messages, Message("assistant", thread.replies[-1] or ""), Message("user", reask)]
         return thread
 
     def _open(self, scene: Scene, request: Request, key: tuple[str, int], notes: Notes) -> _Thread:
         """A fresh conversation for this decision (earlier refusals listed, if any)."""
-        messages = decision_messages(scene, request, notes, self.design.persona())
+        messages = decision_messages(scene, request, notes, self.design.persona(), self.style)
         return _Thread(key, messages, action_format(request.legal))
 
     async def probe(self, request: ProbeRequest) -> Decision | None:
         scene = scene_of(request.game, request.seat, request.names, request.observation)
-        try:
-            notes = await self.design.prepare(self, scene, None, self._unreported)
-        except ProviderFailure as exc:
-            return Decision(None, raw=None, error=str(exc))
-        expected = probe_format(request.kind, request.roles)
-        messages = probe_messages(scene, request, notes, self.design.persona())
+        # The design's pre-calls made for this probe are part of its evidence, like a decision's.
         calls: list[dict[str, Any]] = []
-        completion = await self.call(messages, calls)
+        notes = await self.design.prepare(self, scene, None, calls)
+        expected = probe_format(request.kind, request.roles)
+        messages = probe_messages(scene, request, notes, self.design.persona(), self.style)
+        schema = (probe_schema(request.kind, request.about, request.seat, request.roles, scene.names,
+                               self.style.reasoning_chars) if self.style.structured else None)
+        completion = await self.call(messages, calls, schema)
         evidence = {"calls": calls}
-        if completion.error is not None:
-            return Decision(None, raw=None, evidence=evidence, error=f"the model call failed: {completion.error}")
         try:
-            answer = answer_object(completion.text, completion.finish_reason, expected)
+            answer = self.answer(completion, expected)
             belief = read_probe(answer, request.kind, request.about, request.roles, scene.names, expected)
         except ParseError as exc:
             return Decision(None, raw=completion.text, evidence=evidence, error=str(exc))

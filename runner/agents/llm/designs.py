@@ -16,7 +16,7 @@
 
 All designs apply to every game. A pre-call whose reply cannot be read is not fatal: the agent
 goes on without that note (the call is still in the evidence). A pre-call the provider could
-not answer ends the decision with an error, so that the runner asks again.
+not answer raises `ProviderError`, like any call: the game is abandoned, not written.
 """
 
 from __future__ import annotations
@@ -27,21 +27,26 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from runner.agents.llm import favor, persona, strategies
-from runner.agents.llm.formats import favor_format, strategy_format
-from runner.agents.llm.parse import ParseError, answer_object, read_ratings, read_strategy
+from runner.agents.llm.formats import AnswerStyle, favor_format, strategy_format
+from runner.agents.llm.parse import ParseError, read_ratings, read_strategy
 from runner.agents.llm.render import Scene, observation, render, system_prompt
+from runner.agents.llm.schemas import favor_schema, strategy_schema
 from runner.agents.llm.strategies import Strategy
 from runner.llm.types import Completion, Message
 
 
-class ProviderFailure(Exception):
-    """A design's pre-call got no reply from the provider; the message is the Decision's error."""
-
-
 class Caller(Protocol):
-    """What a design needs from its agent: a way to call the model and record the call."""
+    """What a design needs from its agent: how it answers, a way to call the model and record the
+    call, and a way to read an answer object from a reply."""
 
-    async def call(self, messages: list[Message], calls: list[dict[str, Any]]) -> Completion: ...
+    style: AnswerStyle
+
+    async def call(self, messages: list[Message], calls: list[dict[str, Any]],
+                   schema: Mapping[str, Any] | None = None) -> Completion:
+        """One model call recorded in `calls`; raises ProviderError when the provider gives no reply."""
+
+    def answer(self, completion: Completion, expected: str) -> dict[str, Any]:
+        """The answer object of a reply; ParseError if it has none."""
 
 
 @dataclass(frozen=True)
@@ -80,16 +85,8 @@ class Design:
         """Make the design's pre-calls for a decision in `phase` (None: a probe); return its notes."""
         return Notes()
 
-    def _system(self, scene: Scene) -> Message:
-        return Message("system", system_prompt(scene, self.persona()))
-
-
-async def _reply(caller: Caller, messages: list[Message], calls: list[dict[str, Any]], what: str) -> Completion:
-    """One pre-call; ProviderFailure if the provider gave no reply."""
-    completion = await caller.call(messages, calls)
-    if completion.error is not None:
-        raise ProviderFailure(f"the model call for the {what} failed: {completion.error}")
-    return completion
+    def _system(self, scene: Scene, caller: Caller) -> Message:
+        return Message("system", system_prompt(scene, self.persona(), caller.style.structured))
 
 
 class PGM(Design):
@@ -106,8 +103,7 @@ class PGM(Design):
         point = len(scene.observation.get("log", ()))
         if self._analysis is None or self._analysis[0] != point:
             prompt = render("pgm/belief.j2", **scene.context(observation=observation(scene), **Notes().context()))
-            completion = await _reply(caller, [self._system(scene), Message("user", prompt)], calls,
-                                      "belief analysis")
+            completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls)
             text = (completion.text or "").strip() or None
             if text is not None and completion.finish_reason == "length":
                 text += " [cut off]"
@@ -167,10 +163,11 @@ class Favor(Design):
         expected = favor_format(others)
         prompt = render("favor.j2", **scene.context(
             observation=observation(scene, new_from=self._seen),
-            favor=favor.statements(self.levels, scene.names), answer_format=expected))
-        completion = await _reply(caller, [self._system(scene), Message("user", prompt)], calls, "favor update")
+            favor=favor.statements(self.levels, scene.names), answer_rule=caller.style.rule(expected)))
+        schema = favor_schema(others, caller.style.reasoning_chars)
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
         try:
-            obj = answer_object(completion.text, completion.finish_reason, expected)
+            obj = caller.answer(completion, expected)
             ratings = read_ratings(obj, scene.names, scene.seat, expected)
         except ParseError:
             return  # an unreadable rating leaves the levels as they were (004 keeps what it can read)
@@ -190,10 +187,11 @@ class StrategyDecision(Design):
         expected = strategy_format()
         prompt = render("strategy.j2", **scene.context(
             observation=observation(scene), situation=strategies.SITUATIONS[str(phase)],
-            options=options, answer_format=expected, **Notes().context()))
-        completion = await _reply(caller, [self._system(scene), Message("user", prompt)], calls, "strategy choice")
+            options=options, answer_rule=caller.style.rule(expected), **Notes().context()))
+        schema = strategy_schema([o.name for o in options], caller.style.reasoning_chars)
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
         try:
-            obj = answer_object(completion.text, completion.finish_reason, expected)
+            obj = caller.answer(completion, expected)
             chosen = read_strategy(obj, [o.name for o in options], expected)
         except ParseError:
             return Notes()  # decide without a strategy; the failed choice stays in the evidence

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 #: What a player is called in an answer: its name as the prompt writes it.
@@ -76,4 +77,24 @@ def favor_format(others: Sequence[str]) -> str:
     return f"ANSWER: {{{pairs}{more}}}"
 
 
-__all__ = ["PLAYER", "action_format", "favor_format", "probe_format", "quoted", "strategy_format"]
+@dataclass(frozen=True)
+class AnswerStyle:
+    """How an agent is asked to answer: an ANSWER line in free text, or (with structured outputs)
+    only the JSON object, optionally with a bounded "reasoning" field first."""
+
+    structured: bool = False
+    reasoning_chars: int = 0
+
+    def rule(self, expected: str) -> str:
+        """The closing instruction of a prompt asking for the answer `expected` (an ANSWER line)."""
+        if not self.structured:
+            return f"End your reply with exactly one line of this form, with nothing after it:\n{expected}"
+        shape = expected.removeprefix("ANSWER: ")
+        note = ""
+        if self.reasoning_chars:
+            shape = shape.replace("{", '{"reasoning": "<your brief thinking>", ', 1)
+            note = f' Think briefly in "reasoning" (at most {self.reasoning_chars} characters) first.'
+        return f"Reply with only a JSON object of this form.{note}\n{shape}"
+
+
+__all__ = ["PLAYER", "AnswerStyle", "action_format", "favor_format", "probe_format", "quoted", "strategy_format"]

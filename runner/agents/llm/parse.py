@@ -1,13 +1,22 @@
-"""Strict reading of a model's reply: one `ANSWER: {json}` line, last, with the right fields.
+"""Reading a model's reply: one `ANSWER: {json}` line, as real models write it, never a guess.
 
-The rules of the form (each broken rule is a `ParseError` whose message tells the model what to
-fix; the agent hands it back to the runner, which asks again):
+The rules (each broken rule is a `ParseError` whose message tells the model what to fix; the
+agent hands it back to the runner, which asks again):
 
 - A reply cut off by the length limit (finish reason "length") is refused whatever it holds.
-- Exactly one line starts with `ANSWER:` (any case, after optional spaces), and it is the last
-  line of the reply; trailing blank lines and spaces are allowed, nothing else after it (not a
-  closing code fence either). Markdown around the marker (`**ANSWER:**`) is refused.
-- After the marker comes one strict JSON object and nothing else: no duplicate keys, no NaN.
+- Reasoning is never read. Closed `<think>`, `<thinking>` and `<reasoning>` blocks are removed
+  first (also a leading block whose opening tag the chat template wrote, seen as a lone closing
+  tag); a reply that ends inside an open block has no answer, even if its last line looks like
+  one: that line is a draft the model never committed to.
+- The answer is the line starting with `ANSWER:` (any case; "Final answer:" too), which may be
+  wrapped in Markdown emphasis or backticks (`**ANSWER:** {...}`, `` `ANSWER: {...}` ``), sit in
+  a block quote or inside a code fence, and be followed by more prose. The JSON object may also
+  start on the lines after a bare `ANSWER:` (often in a ```json fence).
+- Two answer lines that say different things are refused as ambiguous; the same answer
+  repeated is one answer.
+- A reply that is exactly one JSON object (optionally fenced) is read as the answer object.
+- After the marker comes one strict JSON object: no duplicate keys, no NaN, no words after it
+  on the same line (only closing emphasis or backticks).
 - The object has exactly the fields asked for, of the right JSON types.
 - Players are named by their name as the prompt writes it, or as "Player N" (N counted from 1
   in seat order), ignoring case and runs of spaces. A bare number is refused as ambiguous
@@ -17,7 +26,7 @@ fix; the agent hands it back to the runner, which asks again):
   nothing, spaces, hyphens and underscores are treated as the same character (so
   "non-chameleon" reads as `non_chameleon`) when that matches exactly one option.
 
-Nothing is ever read from the prose before the ANSWER line, so a legal-looking word in the
+Nothing is ever read from the prose around the answer line, so a legal-looking word in the
 reasoning is never taken as the move. Whether the move is legal is for the rules engine to say.
 """
 
@@ -31,10 +40,16 @@ from typing import Any
 from runner.agents.llm.formats import quoted
 from runner.replay.format import kind_of, show
 
-#: A line that tries to give the answer (markdown around the word included, to refuse it clearly).
-_MARKER = re.compile(r"^[\s*_`>#~-]*answer[\s*_`]*:", re.IGNORECASE)
-#: The one accepted form of that line.
-_PLAIN_MARKER = re.compile(r"^\s*answer:", re.IGNORECASE)
+#: A line that gives the answer: optional quote marker, emphasis or backticks around the word.
+_MARKER = re.compile(r"^\s*(?:>\s*)*[-#*_`~\s]*(?:final\s+)?answer[\s*_`]*:[\s*_`]*", re.IGNORECASE)
+#: A code fence line (its info string, e.g. json, included).
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*[\w+-]*\s*$")
+_REASONING_TAGS = "think|thinking|reasoning"
+_CLOSED_BLOCK = re.compile(rf"<({_REASONING_TAGS})\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_OPEN_TAG = re.compile(rf"<({_REASONING_TAGS})\s*>", re.IGNORECASE)
+_CLOSE_TAG = re.compile(rf"</({_REASONING_TAGS})\s*>", re.IGNORECASE)
+#: What may close an answer line after its JSON object: emphasis, backticks, a full stop.
+_CLOSING = re.compile(r"^[\s*_`~.]*$")
 _PLAYER_N = re.compile(r"player\s*#?\s*(\d{1,4})")
 _SEPARATORS = re.compile(r"[\s_-]+")
 
@@ -43,65 +58,139 @@ class ParseError(ValueError):
     """A reply whose answer cannot be read; the message is written for the model."""
 
 
+def without_reasoning(reply: str, expected: str) -> str:
+    """The reply with its closed reasoning blocks removed; ParseError if it ends inside one."""
+    text = _CLOSED_BLOCK.sub("\n", reply)
+    if not _OPEN_TAG.search(text):
+        # The chat template may open the block itself: the reply then starts inside it.
+        closes = list(_CLOSE_TAG.finditer(text))
+        if closes:
+            text = text[closes[-1].end():]
+    if _OPEN_TAG.search(text):
+        tag = _OPEN_TAG.search(text).group(1)  # type: ignore[union-attr]
+        raise ParseError(f"Your reply ended inside an unclosed <{tag}> block, so it gives no answer (a line "
+                         f"inside your reasoning is only a draft). Close the block with </{tag}>, then end "
+                         f"your reply with exactly one line of the form {expected}")
+    return text
+
+
 def answer_object(reply: str | None, finish_reason: str | None, expected: str) -> dict[str, Any]:
-    """The JSON object of the reply's single, final ANSWER line; ParseError otherwise."""
+    """The JSON object of the reply's answer (see the module's rules); ParseError otherwise."""
     ending = f"End your reply with exactly one line of the form {expected}"
     if finish_reason == "length":
         raise ParseError("Your reply was cut off by the length limit before it was finished. "
                          f"Keep your reasoning shorter. {ending}")
     if reply is None or not reply.strip():
         raise ParseError(f"Your reply was empty. {ending}")
-    lines = reply.rstrip().splitlines()
+    text = without_reasoning(reply, expected)
+    lines = [line for line in text.splitlines() if not _FENCE.match(line)]
     marked = [i for i, line in enumerate(lines) if _MARKER.match(line)]
     if not marked:
+        whole = _whole_object(lines)
+        if whole is not None:
+            return whole
+        if not text.strip():
+            raise ParseError(f"Your reply holds only reasoning and no answer. {ending}")
         raise ParseError(f"Your reply has no ANSWER line, so no move could be read from it. {ending}")
-    if len(marked) > 1:
-        raise ParseError(f"Your reply has {len(marked)} lines starting with ANSWER:, so it is unclear "
-                         f"which one is your move. Give exactly one. {ending}")
-    if marked[0] != len(lines) - 1:
-        if _spread_json("\n".join(lines[marked[0]:])):
-            raise ParseError("Write the whole JSON object on the ANSWER line itself, on one line, as "
-                             "the last line of your reply (write a line break inside a string as \\n). "
-                             f"{ending}")
-        raise ParseError("The ANSWER line must be the very last line of your reply; nothing may "
-                         f"follow it (not even a closing code fence). {ending}")
-    line = lines[-1]
-    if not _PLAIN_MARKER.match(line):
-        raise ParseError("Write the ANSWER line as plain text: it must start with ANSWER: (no "
-                         f"markdown, quotes or space before the colon). {ending}")
-    payload = line.split(":", 1)[1].strip()
+    if len(marked) == 1:
+        return _answer_at(lines, marked[0], expected)
+    try:
+        answers = [_answer_at(lines, i, expected) for i in marked]
+    except ParseError:
+        answers = []
+    if not answers or any(a != answers[0] for a in answers[1:]):
+        raise ParseError(f"Your reply has {len(marked)} different ANSWER lines, so it is unclear which one is "
+                         f"your move. Give exactly one. {ending}")
+    return answers[0]  # the same answer repeated
+
+
+def _whole_object(lines: list[str]) -> dict[str, Any] | None:
+    """The reply's one JSON object when the reply (fences aside) is nothing else; None otherwise."""
+    body = "\n".join(lines).strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        value = json.loads(body, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _answer_at(lines: list[str], index: int, expected: str) -> dict[str, Any]:
+    """The JSON object an answer line holds (or that starts on the lines after a bare marker)."""
+    line = lines[index]
+    payload = line[_MARKER.match(line).end():].strip()  # type: ignore[union-attr]
     if not payload:
-        raise ParseError(f"Nothing follows ANSWER:. {ending}")
-    value = _strict_json(payload, expected)
+        rest = "\n".join(lines[index + 1:]).strip()
+        if not rest.startswith("{"):
+            raise ParseError(f"Nothing follows ANSWER:. End your reply with exactly one line of the form {expected}")
+        return _object_in(rest, expected, spread=True)
+    if not payload.lstrip("`").startswith("{"):
+        value = _strict_json(payload.strip("*_`~ ").rstrip("."), expected)
+        raise ParseError(f"After ANSWER: there must be a JSON object in braces, got {kind_of(value)}. "
+                         f"End your reply with exactly one line of the form {expected}")
+    payload = payload.lstrip("`")
+    try:
+        return _object_in(payload, expected, spread=False)
+    except ParseError:
+        # An object spread over lines from the marker on (a raw line break in a statement, or
+        # pretty-printed JSON) is still one unambiguous answer.
+        rest = "\n".join([payload, *lines[index + 1:]])
+        try:
+            return _object_in(rest, expected, spread=True)
+        except ParseError:
+            pass
+        raise
+
+
+def _object_in(text: str, expected: str, *, spread: bool) -> dict[str, Any]:
+    """The JSON object at the start of `text`, followed only by closing marks (or, when spread
+    over lines, by anything on later lines)."""
+    try:
+        value, end = json.JSONDecoder(object_pairs_hook=_pairs_once, parse_constant=_no_constant,
+                                      strict=not spread).raw_decode(text)
+    except _Refused as exc:
+        raise ParseError(f"{exc} Answer again with {expected}") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"The text after ANSWER: is not valid JSON ({exc.msg} at character "
+                         f"{exc.pos + 1}). Use double quotes around strings, write line breaks inside a string "
+                         f"as \\n, and put no words, quotes or backticks around the object. "
+                         f"Answer again with {expected}") from None
+    except RecursionError:
+        raise ParseError(f"The JSON after ANSWER: is nested too deeply. Answer again with {expected}") from None
+    rest = text[end:]
+    tail = rest.split("\n", 1)[0] if spread or "\n" in rest else rest
+    if not _CLOSING.match(tail):
+        raise ParseError("After ANSWER: write one JSON object and nothing else on that line: no words, "
+                         f"quotes or backticks after it. Answer again with {expected}")
     if not isinstance(value, dict):
         raise ParseError(f"After ANSWER: there must be a JSON object in braces, got {kind_of(value)}. "
-                         f"{ending}")
+                         f"Answer again with {expected}")
     return value
 
 
-def _spread_json(tail: str) -> bool:
-    """Whether an ANSWER line and the lines after it hold one JSON object spread over lines."""
-    try:
-        return isinstance(json.loads(tail.split(":", 1)[1], strict=False), dict)
-    except (json.JSONDecodeError, RecursionError):
-        return False
+class _Refused(ValueError):
+    """A JSON construct refused while parsing (a repeated key, NaN); the message says which."""
+
+
+def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise _Refused(f"The JSON object repeats the field(s) {quoted(repeated)}.")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON number.")
 
 
 def _strict_json(text: str, expected: str) -> Any:
     """`text` as one strict JSON value, or a ParseError that says what is wrong with it."""
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in pairs]
-        repeated = sorted({k for k in keys if keys.count(k) > 1})
-        if repeated:
-            raise ParseError(f"The JSON object repeats the field(s) {quoted(repeated)}. "
-                             f"Answer again with {expected}")
-        return dict(pairs)
-
-    def no_constant(name: str) -> Any:
-        raise ParseError(f"{name} is not a JSON number. Answer again with {expected}")
-
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+        return json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
+    except _Refused as exc:
+        raise ParseError(f"{exc} Answer again with {expected}") from None
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise ParseError("After ANSWER: write one JSON object and nothing else: no words, "

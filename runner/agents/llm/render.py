@@ -112,9 +112,9 @@ class Scene:
                 "log": list(self.observation.get("log", [])), "new_from": None, **extra}
 
 
-def system_prompt(scene: Scene, persona: str | None) -> str:
+def system_prompt(scene: Scene, persona: str | None, structured: bool = False) -> str:
     """The rules of the game as gamenight plays them, the seat's identity, and how to answer."""
-    return render("system.j2", **scene.context(persona=persona))
+    return render("system.j2", **scene.context(persona=persona, structured=structured))
 
 
 def observation(scene: Scene, new_from: int | None = None) -> str:

@@ -222,6 +222,9 @@
     function describe(s) {
       var handler = s.k === "probe" ? own(PROBES, s.p) : own(own(DESCRIBE, data.game) || {}, s.p);
       if (s.k === "forfeit") return [name(s.s), " never made a legal move and forfeits: ", quote(s.d.reason)];
+      if (s.k === "probe" && s.d && typeof s.d.unanswered === "string") {
+        return [name(s.s), " (asked privately) gave no usable answer: ", quote(s.d.unanswered)];
+      }
       if (handler) {
         try { return handler(s.d, s); } catch (error) { /* a shape this viewer does not know: shown as data */ }
       }

@@ -7,6 +7,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from runner.llm.types import Completion, Message, ModelSettings
 
@@ -17,10 +18,10 @@ FILLERS = ("zephyr", "quixotic", "marmalade", "bramble", "lantern", "velvet", "c
 
 
 def reply(text: str | None, *, finish: str = "stop", model: str = "fake-model-2025", error: str | None = None,
-          tokens: tuple[int, int] = (100, 20)) -> Completion:
+          tokens: tuple[int, int] = (100, 20), lasting: bool = False) -> Completion:
     """A Completion as the provider layer would return it."""
     if error is not None:
-        return Completion(None, None, None, None, None, latency_ms=5.0, error=error, retries=2)
+        return Completion(None, None, None, None, None, latency_ms=5.0, error=error, retries=2, lasting=lasting)
     return Completion(text, finish, model, tokens[0], tokens[1], latency_ms=12.5)
 
 
@@ -32,7 +33,7 @@ class FakeModel:
         self.settings = settings
         self.calls: list[list[Message]] = []
 
-    async def complete(self, messages: Sequence[Message]) -> Completion:
+    async def complete(self, messages: Sequence[Message], schema: Any = None) -> Completion:
         self.calls.append(list(messages))
         out = self.script(list(messages), len(self.calls) - 1)
         return reply(out) if isinstance(out, str) else out

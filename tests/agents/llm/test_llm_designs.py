@@ -11,7 +11,7 @@ import pytest
 from llm_fakes import FakeModel, legal_reply, reply, scripted
 
 from runner import games
-from runner.agents.base import ProbeRequest, Request
+from runner.agents.base import ProbeRequest, ProviderError, Request
 from runner.agents.builtin import make
 from runner.agents.llm import PROMPT_VERSION, make_llm_agent
 from runner.agents.llm.persona import _ADJECTIVES
@@ -117,19 +117,25 @@ def test_a_move_the_rules_refuse_is_asked_again_with_the_rules_reason_through_th
     assert records[0]["players"][0]["agent"]["model_reported"] == "fake-model-2025"
 
 
-def test_a_provider_failure_is_an_error_and_the_reask_sends_the_same_messages():
+def test_a_provider_failure_raises_so_the_game_is_abandoned_not_forfeited():
     model = scripted(reply(None, error="HTTP 503 from the provider after 2 retries"),
                      "ANSWER: {\"choice\": \"cooperate\"}")
     llm = agent(model)
     state = dilemma()
-    failed = run(llm.act(ask(state, 0)))
-    assert failed.action is None and failed.raw is None
-    assert failed.error == "the model call failed: HTTP 503 from the provider after 2 retries"
-    assert failed.evidence["calls"][0]["error"].startswith("HTTP 503") and failed.evidence["calls"][0]["reply"] is None
+    with pytest.raises(ProviderError, match="HTTP 503") as raised:
+        run(llm.act(ask(state, 0)))
+    assert not raised.value.lasting
     assert "model_reported" not in llm.description  # nothing answered yet
-    again = run(llm.act(ask(state, 0, errors=[failed.error])))
+    again = run(llm.act(ask(state, 0)))  # a later game asks afresh
     assert again.action == {"choice": "cooperate"}
     assert model.calls[1] == model.calls[0]
+
+
+def test_a_lasting_provider_failure_says_so():
+    model = scripted(reply(None, error="HTTP 401 authentication failed", lasting=True))
+    with pytest.raises(ProviderError) as raised:
+        run(agent(model).act(ask(dilemma(), 0)))
+    assert raised.value.lasting
 
 
 def test_model_reported_comes_from_the_first_successful_reply():
@@ -149,7 +155,8 @@ def test_pgm_asks_for_a_two_hop_analysis_once_per_point_and_uses_it_for_probes_a
     llm = agent(model, "pgm", game="chameleon")
     state = chameleon(clues=3)
     belief = run(llm.probe(probe_of(state, 0, "suspect")))
-    assert belief.action == {"seat": 1} and len(belief.evidence["calls"]) == 1
+    # The analysis was made for this probe, so its call is the probe's evidence too.
+    assert belief.action == {"seat": 1} and len(belief.evidence["calls"]) == 2
     belief_prompt = model.calls[0][1].content
     assert "Your own view" in belief_prompt and "Their views" in belief_prompt
     assert "I think <player> thinks:" in belief_prompt
@@ -157,7 +164,7 @@ def test_pgm_asks_for_a_two_hop_analysis_once_per_point_and_uses_it_for_probes_a
     vote = run(llm.act(ask(state, 0)))
     assert vote.action == {"vote": 1}
     assert len(model.calls) == 3  # no second analysis at the same point
-    assert [c["reply"] for c in vote.evidence["calls"]] == [analysis, "ANSWER: {\"vote\": \"Player 2\"}"]
+    assert [c["reply"] for c in vote.evidence["calls"]] == ["ANSWER: {\"vote\": \"Player 2\"}"]
     assert analysis in model.calls[2][1].content and "Use your analysis" in model.calls[2][1].content
     for seat, target in ((0, 1), (1, 0), (2, 0)):
         state.act(seat, {"vote": target})
@@ -166,11 +173,10 @@ def test_pgm_asks_for_a_two_hop_analysis_once_per_point_and_uses_it_for_probes_a
     assert len(model.calls) == 5 and guess.evidence["calls"][0]["reply"] == "Now I see more."
 
 
-def test_a_failed_belief_call_ends_the_decision_with_an_error():
+def test_a_failed_belief_call_is_a_provider_failure_too():
     model = scripted(reply(None, error="timed out after 60 s"))
-    decision = run(agent(model, "pgm").act(ask(dilemma(), 0)))
-    assert decision.action is None and "belief analysis failed: timed out" in decision.error
-    assert len(decision.evidence["calls"]) == 1
+    with pytest.raises(ProviderError, match="timed out"):
+        run(agent(model, "pgm").act(ask(dilemma(), 0)))
 
 
 def test_b5p_puts_a_persona_from_the_trait_levels_in_every_system_prompt():
@@ -249,7 +255,7 @@ def test_strategy_picks_a_strategy_before_speaking_or_voting_only():
     assert guess.action == {"guess": "golf"} and len(guess.evidence["calls"]) == 1  # a guess is not a vote
 
 
-def test_an_unreadable_probe_is_not_recorded_but_the_game_goes_on():
+def test_an_unreadable_probe_is_recorded_unanswered_with_its_call_and_the_game_goes_on():
     def script(messages, i):
         if "A question about what you believe" in messages[-1].content:
             return "Hard to say."
@@ -263,7 +269,13 @@ def test_an_unreadable_probe_is_not_recorded_but_the_game_goes_on():
                                                     ["chameleon", "non_chameleon", "non_chameleon"]),
                        seed=2, game_id="t-chameleon-000000000002", tournament="t", matchup="m", created="2026-11-21"))
     assert check_bytes("x.jsonl", encode(records)).ok
-    assert not [r for r in records if r["type"] == "probe"]
+    probes = [r for r in records if r["type"] == "probe"]
+    assert probes and all(p["answer"] is None and "no ANSWER line" in p["error"] for p in probes)
+    assert all(len(p["evidence"]["calls"]) == 1 and p["evidence"]["calls"][0]["reply"] == "Hard to say."
+               for p in probes)
+    about = [p["about"] for p in probes if p["probe"] == "suspect_of"]
+    assert about and all(isinstance(a, int) for a in about)
+    assert records[-1]["status"] == "complete"
 
 
 def test_the_description_follows_the_schema_and_holds_no_secret():

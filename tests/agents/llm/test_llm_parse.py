@@ -40,17 +40,18 @@ CASES = [
      PD, PLAYERS, "stop", "no ANSWER line"),
     ("prose names a move, ANSWER line decides",
      "Defecting is tempting, but I'll build trust.\nANSWER: {\"choice\": \"cooperate\"}", PD, PLAYERS, "stop", {"choice": "cooperate"}),
-    ("two ANSWER lines", "ANSWER: {\"choice\": \"defect\"}\nOn second thought:\nANSWER: {\"choice\": \"cooperate\"}",
-     PD, PLAYERS, "stop", "2 lines starting with ANSWER"),
-    ("ANSWER not last", "ANSWER: {\"choice\": \"defect\"}\nI hope the others do not mind.",
-     PD, PLAYERS, "stop", "very last line"),
-    ("closing code fence after ANSWER", "```\nANSWER: {\"choice\": \"defect\"}\n```",
-     PD, PLAYERS, "stop", "very last line"),
+    ("two different ANSWER lines", "ANSWER: {\"choice\": \"defect\"}\nOn second thought:\nANSWER: {\"choice\": \"cooperate\"}",
+     PD, PLAYERS, "stop", "2 different ANSWER lines"),
+    ("a short sentence after the ANSWER line", "ANSWER: {\"choice\": \"defect\"}\nI hope the others do not mind.",
+     PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("ANSWER line inside a code fence", "```\nANSWER: {\"choice\": \"defect\"}\n```",
+     PD, PLAYERS, "stop", {"choice": "defect"}),
     ("trailing blank lines and spaces are fine", "Defect.\nANSWER: {\"choice\": \"defect\"}   \n\n  \n",
      PD, PLAYERS, "stop", {"choice": "defect"}),
     ("marker in lower case, indented", "  answer: {\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
-    ("markdown around the marker", "My move:\n**ANSWER:** {\"choice\": \"defect\"}", PD, PLAYERS, "stop", "plain text"),
-    ("space before the colon", "ANSWER : {\"choice\": \"defect\"}", PD, PLAYERS, "stop", "plain text"),
+    ("markdown around the marker", "My move:\n**ANSWER:** {\"choice\": \"defect\"}", PD, PLAYERS, "stop",
+     {"choice": "defect"}),
+    ("space before the colon", "ANSWER : {\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
     ("enumerated value in the wrong case", "ANSWER: {\"choice\": \" Defect \"}", PD, PLAYERS, "stop",
      {"choice": "defect"}),
     ("illegal enumerated value", "ANSWER: {\"choice\": \"betray\"}", PD, PLAYERS, "stop",
@@ -117,12 +118,74 @@ CASES = [
     ("statement with escaped line breaks", "ANSWER: {\"text\": \"I am the Seer.\\nBo is clean.\"}", TALK, WOLVES,
      "stop", {"text": "I am the Seer.\nBo is clean."}),
     ("JSON object spread over several lines", "I vote Bo.\nANSWER: {\n  \"vote\": \"Bo\"\n}", VOTE, WOLVES,
-     "stop", "on the ANSWER line itself"),
+     "stop", {"vote": 1}),
     ("raw line break inside a statement", "ANSWER: {\"text\": \"I am the Seer.\nBo is clean.\"}", TALK, WOLVES,
-     "stop", "as \\n"),
+     "stop", {"text": "I am the Seer.\nBo is clean."}),
     ("statement cut short inside the JSON", "ANSWER: {\"text\": \"I am the Seer and", TALK, WOLVES, "stop",
      "not valid JSON"),
 ]
+
+
+# Replies in the shapes real chat models give (seen from GPT-4o-class, Claude, Llama, Qwen3, DeepSeek-R1
+# distills and Gemma 3), each read as the model meant it, or refused when it committed to nothing.
+REAL_MODELS = [
+    ("bold answer line", "Defecting protects me.\n\n**ANSWER: {\"choice\": \"defect\"}**", PD, PLAYERS, "stop",
+     {"choice": "defect"}),
+    ("italic answer line", "*ANSWER: {\"choice\": \"defect\"}*", PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("answer line in backticks", "My move is below.\n`ANSWER: {\"choice\": \"cooperate\"}`", PD, PLAYERS, "stop",
+     {"choice": "cooperate"}),
+    ("answer line in a fenced block with prose after",
+     "Let me decide.\n\n```\nANSWER: {\"vote\": \"Player 2\"}\n```\n\nGood luck to everyone!", VOTE, PLAYERS,
+     "stop", {"vote": 1}),
+    ("bold marker then a json fence", "**Answer:**\n```json\n{\n  \"vote\": \"Player 3\"\n}\n```", VOTE, PLAYERS,
+     "stop", {"vote": 2}),
+    ("final answer heading", "### Final Answer: {\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("block-quoted answer", "> ANSWER: {\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("answer line ending with a full stop", "ANSWER: {\"choice\": \"defect\"}.", PD, PLAYERS, "stop",
+     {"choice": "defect"}),
+    ("the word answer inside prose is not a marker",
+     "My answer: I'd rather cooperate.\nANSWER: {\"choice\": \"cooperate\"}", PD, PLAYERS, "stop",
+     {"choice": "cooperate"}),
+    ("closed think block holding a draft line",
+     "<think>Maybe defect?\nANSWER: {\"choice\": \"defect\"}\nNo, they cooperated twice.</think>\n"
+     "ANSWER: {\"choice\": \"cooperate\"}", PD, PLAYERS, "stop", {"choice": "cooperate"}),
+    ("empty think block first (Qwen3 without thinking)", "<think>\n\n</think>\n\nANSWER: {\"choice\": \"defect\"}",
+     PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("only the closing tag: the chat template opened the block (DeepSeek-R1 distills)",
+     "They defected last round, so ANSWER: {\"choice\": \"cooperate\"} would be naive.\n</think>\n\n"
+     "ANSWER: {\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("thinking tags (Claude style) around a draft", "<thinking>ANSWER: {\"vote\": \"Player 4\"}</thinking>\n"
+     "ANSWER: {\"vote\": \"Player 2\"}", VOTE, PLAYERS, "stop", {"vote": 1}),
+    ("reasoning tags", "<reasoning>weighing</reasoning>ANSWER: {\"choice\": \"defect\"}", PD, PLAYERS, "stop",
+     {"choice": "defect"}),
+    ("unclosed think ending with a draft answer: a ghost move", "<think>I should defect.\nANSWER: {\"choice\": \"defect\"}",
+     PD, PLAYERS, "stop", "unclosed <think>"),
+    ("unclosed think with no draft", "<think>Let me consider the payoffs carefully", PD, PLAYERS, "stop",
+     "unclosed <think>"),
+    ("only reasoning, closed", "<think>ANSWER: {\"choice\": \"defect\"}</think>", PD, PLAYERS, "stop",
+     "only reasoning"),
+    ("the same answer twice is one answer", "ANSWER: {\"choice\": \"defect\"}\n\nTo repeat:\n**ANSWER: {\"choice\": \"defect\"}**",
+     PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("a prose answer line and a JSON one conflict", "Answer: Player 3 seems odd.\nANSWER: {\"vote\": \"Player 2\"}",
+     VOTE, PLAYERS, "stop", "2 different ANSWER lines"),
+    ("two different answers, one in bold", "**ANSWER: {\"vote\": \"Player 2\"}**\nActually:\nANSWER: {\"vote\": \"Player 3\"}",
+     VOTE, PLAYERS, "stop", "2 different ANSWER lines"),
+    ("a reply that is exactly the JSON object", "{\"choice\": \"defect\"}", PD, PLAYERS, "stop", {"choice": "defect"}),
+    ("a fenced JSON object and nothing else", "```json\n{\"vote\": \"Player 4\"}\n```", VOTE, PLAYERS, "stop",
+     {"vote": 3}),
+    ("a JSON object of the wrong shape", "{\"move\": \"defect\", \"why\": \"greed\"}", PD, PLAYERS, "stop",
+     "it lacks \"choice\""),
+    ("a JSON object with prose before it has no ANSWER line", "Here is my move: {\"choice\": \"defect\"}", PD, PLAYERS,
+     "stop", "no ANSWER line"),
+    ("a refusal", "I'm sorry, but I can't help with deceiving other players.", PD, PLAYERS, "stop", "no ANSWER line"),
+    ("words after the JSON on the answer line", "ANSWER: {\"choice\": \"defect\"} -- final", PD, PLAYERS, "stop",
+     "nothing else on that line"),
+]
+
+
+@pytest.mark.parametrize("case, reply, legal, names, finish, expected", REAL_MODELS, ids=[c[0] for c in REAL_MODELS])
+def test_real_model_replies(case, reply, legal, names, finish, expected):
+    test_reply_table(case, reply, legal, names, finish, expected)
 
 
 @pytest.mark.parametrize("case, reply, legal, names, finish, expected", CASES, ids=[c[0] for c in CASES])

@@ -1,0 +1,110 @@
+"""JSON Schemas of the answers a model is asked for, built per decision from the legal actions.
+
+With structured outputs (constrained decoding) the provider forces the reply to match the
+schema: enums of the legal words, players or options, integer ranges, fixed-length lists.
+Every schema is in the strict subset the OpenAI API accepts (`additionalProperties: false`,
+every property required), which llama.cpp and Anthropic accept too. The reply is still read by
+`parse.py` and checked by the rules: a schema narrows what a model can say, it never decides
+what is legal.
+
+A schema may put a bounded free-text `reasoning` property first, so that a model constrained
+to JSON can still think before it commits to the move (`reasoning_chars` > 0, at most 1,000:
+llama.cpp expands a maxLength into grammar rules and fails on much longer ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: The free-text field a schema may put before the answer fields.
+REASONING = "reasoning"
+#: Longest clue, statement or free text a schema allows (the rules check the real limits).
+_WORD_CHARS = 40
+_ONE_WORD = "^[A-Za-z][A-Za-z'-]*$"
+_SENTENCE_CHARS = 300
+
+
+def _object(properties: Mapping[str, Any], reasoning_chars: int) -> dict[str, Any]:
+    """A strict object schema: the reasoning first (when wanted), then the answer fields."""
+    props: dict[str, Any] = {}
+    if reasoning_chars > 0:
+        props[REASONING] = {"type": "string", "maxLength": reasoning_chars}
+    props.update(properties)
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def _names(seats: Sequence[Any], names: Sequence[str]) -> dict[str, Any]:
+    """One of the given seats, by display name."""
+    return {"type": "string", "enum": [names[s] for s in seats]}
+
+
+def _enum(options: Sequence[Any]) -> dict[str, Any]:
+    return {"type": "string", "enum": [str(o) for o in options]}
+
+
+def action_schema(legal: Mapping[str, Any], names: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of the answer to the decision `legal` describes (the rules engine's `legal`)."""
+    field = legal.get("field")
+    if field in ("vote", "proposal"):
+        value = _names(legal.get("options", []), names)
+    elif field == "look":
+        count = int(legal.get("count", 2))
+        value = {"type": "array", "items": _names(legal.get("options", []), names),
+                 "minItems": count, "maxItems": count}
+    elif field in ("choice", "guess"):
+        value = _enum(legal.get("options", []))
+    elif field == "clue":
+        mode = legal.get("mode")
+        if mode == "subset":
+            words = list(legal.get("words", []))
+            value = {"anyOf": [{"type": "array", "items": _enum(words), "maxItems": len(words)},
+                               {"type": "null"}]}
+        elif mode == "word":
+            # One word of letters (with inner hyphens or apostrophes): legal in both games that ask
+            # for one, which then check the rest (e.g. that it is not one's own word).
+            value = {"type": "string", "pattern": _ONE_WORD, "maxLength": _WORD_CHARS}
+        else:
+            value = {"type": "string", "maxLength": _SENTENCE_CHARS}
+    elif field == "text":
+        # No maxLength: llama.cpp turns one into a grammar that fails (and takes its server down)
+        # beyond about a thousand characters. The rules check the statement's length.
+        value = {"type": "string"}
+    elif field == "split":
+        size = len(legal.get("order", [])) or 3
+        value = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 100},
+                 "minItems": size, "maxItems": size}
+    elif field == "contribution":
+        value = {"type": "integer", "minimum": int(legal.get("min", 0)), "maximum": int(legal.get("max", 0))}
+    else:
+        raise ValueError(f"no answer schema for decision field {field!r}")
+    return _object({field: value}, reasoning_chars)
+
+
+def probe_schema(kind: str, about: int | None, seat: int, roles: Sequence[str], names: Sequence[str],
+                 reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a belief probe's answer."""
+    if kind == "self_role":
+        return _object({"role": _enum(roles)}, reasoning_chars)
+    if kind == "suspect":
+        seats = [s for s in range(len(names)) if s != seat]
+    elif kind == "suspect_of":
+        seats = [s for s in range(len(names)) if s != about]
+    else:
+        raise ValueError(f"unknown probe kind {kind!r}")
+    return _object({"seat": _names(seats, names)}, reasoning_chars)
+
+
+def strategy_schema(options: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a Strategy Decision answer: one strategy of the menu."""
+    return _object({"strategy": _enum(options)}, reasoning_chars)
+
+
+def favor_schema(others: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a Favor Dynamics rating: 1 to 10 for every other player."""
+    return _object({name: {"type": "integer", "minimum": 1, "maximum": 10} for name in others}, reasoning_chars)
+
+
+def without_reasoning(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """A structured answer without its reasoning field: what the readers of `parse.py` expect."""
+    return {k: v for k, v in answer.items() if k != REASONING}
