@@ -32,11 +32,11 @@ PROVIDERS = ("openai", "anthropic", "openai_compatible")
 #: into the game ids); how to reach the endpoint (`api_key_env`, `timeout_s`) does not.
 LLM_PLAY_KEYS = ("provider", "model", "base_url", "temperature", "max_tokens", "seed", "design", "design_params",
                  "top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output", "structured_reasoning",
-                 "extra_body")
+                 "extra_body", "system_role")
 #: Played keys written into `AgentSpec.spec` only when given, so that adding them kept the ids
 #: of every tournament that does not use them.
 LLM_OPTIONAL_KEYS = ("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
-                     "structured_reasoning", "extra_body")
+                     "structured_reasoning", "extra_body", "system_role")
 #: Longest free-text reasoning field a structured answer may have (a schema maxLength; llama.cpp's
 #: grammars fail on much longer ones).
 MAX_STRUCTURED_REASONING = 1000
@@ -94,7 +94,7 @@ class AgentSpec:
                              stop=tuple(stop) if isinstance(stop, list) else stop,
                              reasoning_effort=spec.get("reasoning_effort"), thinking_budget=spec.get("thinking_budget"),
                              structured_output=spec.get("structured_output"), extra_body=spec.get("extra_body"),
-                             **extra)
+                             system_role=spec.get("system_role", True), **extra)
 
 
 @dataclass(frozen=True)
@@ -358,6 +358,11 @@ def _llm_options(spec: Mapping[str, Any], here: str) -> dict[str, Any]:
                               MAX_STRUCTURED_REASONING)
         if chars:
             options["structured_reasoning"] = chars
+    if spec.get("system_role") is not None:
+        if not isinstance(spec["system_role"], bool):
+            raise PlanError(f"{here}.system_role: must be true or false")
+        if not spec["system_role"]:
+            options["system_role"] = False  # only the non-default is recorded (ids of other files unchanged)
     if spec.get("extra_body") is not None:
         body = spec["extra_body"]
         if not isinstance(body, Mapping):

@@ -202,6 +202,9 @@ def _check_options(settings: ModelSettings, where: str) -> None:
     if mode == "tool" and settings.thinking_budget is not None:
         raise ConfigError(f"{where}: structured_output = \"tool\" cannot be combined with thinking_budget: "
                           "Anthropic does not force a tool while the model thinks; use \"json_schema\"")
+    if not settings.system_role and provider != "openai_compatible":
+        raise ConfigError(f"{where}: system_role = false is for provider openai_compatible (models served "
+                          "with a chat template that has no system role, such as Gemma)")
     if settings.extra_body is not None:
         if provider != "openai_compatible":
             raise ConfigError(f"{where}: extra_body is for provider openai_compatible only")

@@ -29,7 +29,8 @@ class OpenAIChat:
         """The keyword arguments of `chat.completions.create` for these settings (and schema)."""
         args: dict[str, Any] = {
             "model": settings.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [{"role": m.role, "content": m.content}
+                         for m in (messages if settings.system_role else without_system_role(messages))],
             "timeout": settings.timeout_s,
         }
         if settings.temperature is not None:
@@ -114,3 +115,14 @@ def _reasoning_of(message: Any) -> str | None:
         if isinstance(value, str) and value.strip():
             return value
     return None
+
+
+def without_system_role(messages: Sequence[Message]) -> list[Message]:
+    """The conversation for a chat template without a system role: system text leads the first user turn."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    rest = [m for m in messages if m.role != "system"]
+    if not system:
+        return rest
+    if rest and rest[0].role == "user":
+        return [Message("user", f"{system}\n\n{rest[0].content}"), *rest[1:]]
+    return [Message("user", system), *rest]

@@ -43,6 +43,9 @@ class ModelSettings:
     structured_output: str | None = None
     #: Passed through as is into an OpenAI-compatible server's request body.
     extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
+    #: False for models whose chat template has no system role (Gemma): the system prompt is then
+    #: sent at the top of the first user message instead of being dropped by the template.
+    system_role: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Completion:
     structured: str | None = None  # the structured-output mode the call used (None: free text)
     reasoning_tokens: int | None = None  # of output_tokens, those spent thinking (when reported)
     cached_input_tokens: int | None = None  # of input_tokens, those read from the provider's cache
+    cached: bool = False          # answered from the runner's response cache (runner/llm/cache.py)
 
     def raise_for_error(self) -> None:
         """ProviderError if the call got no reply."""
@@ -105,6 +109,7 @@ class Completion:
             **({"structured": self.structured} if self.structured is not None else {}),
             **({"reasoning_tokens": n} if (n := _count(self.reasoning_tokens)) else {}),
             **({"cached_input_tokens": n} if (n := _count(self.cached_input_tokens)) else {}),
+            **({"cached": True} if self.cached else {}),
         }
 
 

@@ -25,7 +25,7 @@ FORMAT_VERSIONS = (1, 2)
 V2_PROBE_FIELDS = frozenset(("about", "error"))
 V2_CALL_FIELDS = frozenset(("reasoning", "structured", "reasoning_tokens", "cached_input_tokens", "cached"))
 V2_AGENT_FIELDS = frozenset(("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
-                             "structured_reasoning", "extra_body"))
+                             "structured_reasoning", "extra_body", "system_role"))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.

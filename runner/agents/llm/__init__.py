@@ -23,7 +23,7 @@ from runner.llm.types import ChatModel
 PROMPT_VERSION = f"1.{prompts_digest()}"
 #: Settings of the agent table copied into the description when given.
 _SETTINGS = ("base_url", "temperature", "max_tokens", "seed", "top_p", "stop", "reasoning_effort", "thinking_budget",
-             "structured_output", "structured_reasoning", "extra_body")
+             "structured_output", "structured_reasoning", "extra_body", "system_role")
 
 
 def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat: int,
