@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import textwrap
 from collections import Counter
@@ -21,7 +22,7 @@ from runner.judge import JudgeReport
 from runner.replay.format import Problem, iter_replay_files
 from runner.replay.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
-                        Summary, Usage, estimate, run)
+                        Summary, Usage, default_cache_dir, estimate, run)
 from runner.tournament import AgentSpec, PlanError, Price, Tournament, from_flags, load
 
 BUILTIN_TOURNAMENT = "builtin.toml"
@@ -75,6 +76,13 @@ def _parse_rules(items: tuple[str, ...]) -> dict:
     return rules
 
 
+def _cache_location_help() -> str:
+    """The default cache folder as --help shows it."""
+    if os.environ.get("XDG_CACHE_HOME"):
+        return "$XDG_CACHE_HOME/gamenight/responses"
+    return "~/.cache/gamenight/responses"
+
+
 @main.command("run")
 @click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
@@ -93,7 +101,13 @@ def _parse_rules(items: tuple[str, ...]) -> dict:
 @click.option("--dry-run", is_flag=True,
               help="Print the games, expected model calls, tokens and cost per matchup; play nothing "
                    "(no API key needed).")
-def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run):
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), envvar="GAMENIGHT_CACHE_DIR",
+              show_envvar=True,
+              help="Where model replies are cached, so a killed or repeated run does not pay for them again "
+                   f"[default: {_cache_location_help()}].")
+@click.option("--no-cache", is_flag=True, help="Send every model call to the provider; read and write no cache.")
+def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
+                cache_dir, no_cache):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
@@ -121,8 +135,9 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     out = out or Path("replays") / tournament.name
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
+    cache = None if no_cache else (cache_dir or default_cache_dir())
     try:
-        summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan)))
+        summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan), cache))
     except CannotStart as exc:  # a missing key variable, an unusable endpoint...
         raise click.ClickException(f"cannot start: {exc}") from None
     _print_summary(summary)
@@ -165,10 +180,13 @@ def _progress() -> Any:
                     TimeRemainingColumn(), console=console, disable=not console.is_terminal)
 
 
-async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int) -> Summary:
+async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int,
+                             cache_dir: Path | None = None) -> Summary:
     with _progress() as progress:
         task = progress.add_task("playing", total=total)
-        return await run(tournament, out, parallel, lambda planned, status: progress.advance(task))
+        return await run(tournament, out, parallel, lambda planned, status: progress.advance(task),
+                         cache_dir=cache_dir)
+
 
 
 def _print_summary(summary: Summary) -> None:
@@ -189,11 +207,15 @@ def _print_summary(summary: Summary) -> None:
 
 
 def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> None:
-    """Calls, tokens and (where a price is known) cost per model, summed from the evidence."""
+    """Calls, tokens and (where a price is known) cost per model, summed from the evidence.
+
+    "cached" counts calls answered from the response cache: they are in the replays (and in the
+    token columns, as recorded) but were not paid for again, so the cost leaves them out.
+    """
     if not usage:
         return
-    click.echo("\nmodel calls made now:")
-    click.echo(f"  {'model':<36}{'calls':>8}{'failed':>8}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    click.echo("\nmodel calls in the games played now:")
+    click.echo(f"  {'model':<36}{'calls':>8}{'cached':>8}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
     total, costs, unpriced = Usage(), [], []
     for model in sorted(usage):
         used = usage[model]
@@ -201,15 +223,17 @@ def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> Non
         costs.append(cost)
         if cost is None:
             unpriced.append(model)
-        click.echo(f"  {_cell(model, 35):<36}{used.calls:>8,}{used.failed_calls:>8,}{used.input_tokens:>13,}"
+        click.echo(f"  {_cell(model, 35):<36}{used.calls:>8,}{used.replayed_calls:>8,}{used.input_tokens:>13,}"
                    f"{used.output_tokens:>13,}{_money(cost):>11}")
-        total.calls += used.calls
-        total.failed_calls += used.failed_calls
-        total.input_tokens += used.input_tokens
-        total.output_tokens += used.output_tokens
+        for name in ("calls", "replayed_calls", "input_tokens", "output_tokens", "cached_input_tokens",
+                     "reasoning_tokens"):
+            setattr(total, name, getattr(total, name) + getattr(used, name))
     known = sum(c for c in costs if c is not None)
-    click.echo(f"  {'total':<36}{total.calls:>8,}{total.failed_calls:>8,}{total.input_tokens:>13,}"
+    click.echo(f"  {'total':<36}{total.calls:>8,}{total.replayed_calls:>8,}{total.input_tokens:>13,}"
                f"{total.output_tokens:>13,}{_money(known if costs and not unpriced else None, known):>11}")
+    if total.cached_input_tokens or total.reasoning_tokens:
+        click.echo(f"  of which: {total.cached_input_tokens:,} input tokens read from the providers' prompt caches, "
+                   f"{total.reasoning_tokens:,} output tokens spent thinking")
     if unpriced:
         click.echo(f"  no [prices] table for: {', '.join(_cell(m, 60) for m in unpriced)} (the total cost leaves them out)")
 

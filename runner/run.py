@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 import itertools
 import json
+import os
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -29,16 +30,32 @@ class Usage:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    failed_calls: int = 0    # calls that ended with an error after the provider layer's retries
+    failed_calls: int = 0    # calls recorded with an error (only in replays of runner 0.1)
+    cached_input_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
+    reasoning_tokens: int = 0     # of output_tokens, spent thinking
+    #: Calls answered from the runner's response cache: recorded, but not paid for again now.
+    replayed_calls: int = 0
+    replayed: "Usage | None" = None
 
     def add_call(self, call: Mapping[str, Any]) -> None:
         self.calls += 1
         self.input_tokens += call.get("input_tokens") or 0
         self.output_tokens += call.get("output_tokens") or 0
+        self.cached_input_tokens += call.get("cached_input_tokens") or 0
+        self.reasoning_tokens += call.get("reasoning_tokens") or 0
         self.failed_calls += 1 if call.get("error") else 0
+        if call.get("cached"):
+            self.replayed_calls += 1
+            if self.replayed is None:
+                self.replayed = Usage()
+            self.replayed.add_call({k: v for k, v in call.items() if k != "cached"})
 
     def cost(self, price: Price | None) -> float | None:
-        return None if price is None else price.cost(self.input_tokens, self.output_tokens)
+        """USD of the calls made now: the recorded tokens, less those answered from the response cache."""
+        if price is None:
+            return None
+        paid = price.cost(self.input_tokens, self.output_tokens, self.cached_input_tokens)
+        return paid - (self.replayed.cost(price) or 0.0) if self.replayed else paid
 
 
 @dataclass
@@ -68,20 +85,26 @@ class Summary:
 
 class Seats:
     """Builds the agent of each seat: a built-in strategy, or a language model from the run's
-    one `Connections` registry (one shared, rate-limited client per endpoint)."""
+    one `Connections` registry (one shared, rate-limited client per endpoint), answering from the
+    response cache first when the run has one."""
 
-    def __init__(self, connections: Any = None):
+    def __init__(self, connections: Any = None, cache: Any = None):
         self.connections = connections
+        self.cache = cache  # a runner.llm.cache.ResponseCache, or None
 
-    def agent(self, spec: AgentSpec, game: str, seat: int, rng: random.Random) -> Agent:
+    def agent(self, spec: AgentSpec, game: str, seat: int, rng: random.Random, game_id: str = "") -> Agent:
         if not spec.is_llm:
             return make(spec.spec["builtin"], spec.spec["params"], rng, spec.name, game)
         from runner.agents.llm import make_llm_agent
 
         if self.connections is None:
             raise RuntimeError(f"agent {spec.name} is a language model but the run has no connections")
-        return make_llm_agent(dict(spec.spec), self.connections.model(spec.settings()),
-                              game=game, seat=seat, rng=rng, name=spec.name)
+        model = self.connections.model(spec.settings())
+        if self.cache is not None:
+            from runner.llm.cache import CachedChatModel
+
+            model = CachedChatModel(model, self.cache, f"{game_id}/seat-{seat}")
+        return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name)
 
 
 class CannotStart(Exception):
@@ -119,6 +142,15 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
         await connections.aclose()
 
 
+def default_cache_dir() -> Path:
+    """Where `gamenight run` caches model replies: $GAMENIGHT_CACHE_DIR, else
+    $XDG_CACHE_HOME/gamenight/responses, else ~/.cache/gamenight/responses."""
+    if os.environ.get("GAMENIGHT_CACHE_DIR"):
+        return Path(os.environ["GAMENIGHT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gamenight" / "responses"
+
+
 def replay_path(out: Path, planned: PlannedGame) -> Path:
     return out / f"{planned.game_id}.jsonl"
 
@@ -144,7 +176,7 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
     n = game.players(params)
     roles = [game.role_of(params, setup, seat) for seat in range(n)]
     agents = [seats.agent(planned.agent_for(seat, roles[seat]), game.name, seat,
-                          rng_for(planned.seed, f"agent-{seat}"))
+                          rng_for(planned.seed, f"agent-{seat}"), planned.game_id)
               for seat in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), roles)
     return await play(game, params, setup, seating, seed=planned.seed, game_id=planned.game_id,
@@ -154,11 +186,13 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,
               on_done: Callable[[PlannedGame, str], None] | None = None,
-              environ: Mapping[str, str] | None = None) -> Summary:
+              environ: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> Summary:
     """Play every planned game not already on disk under `out`, `parallel` at a time.
 
     Language models get their keys from `environ` (default: the process environment); a missing
     key variable of a model that still has games to play raises CannotStart before any starts.
+    With `cache_dir`, model replies are kept there and answered from there when asked again
+    (runner/llm/cache.py); without it every call goes to the provider.
     """
     summary = Summary()
     out.mkdir(parents=True, exist_ok=True)
@@ -174,8 +208,13 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
             summary.replaced += path.exists()
             to_play.append(planned)
     models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
+    cache = None
+    if cache_dir is not None and models:
+        from runner.llm.cache import ResponseCache
+
+        cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
-        await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections), summary)
+        await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary)
     return summary
 
 

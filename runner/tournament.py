@@ -145,9 +145,14 @@ class Price:
 
     input: float
     output: float
+    cached_input: float | None = None  # input tokens read from the provider's prompt cache (default: input)
 
-    def cost(self, input_tokens: float, output_tokens: float) -> float:
-        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+    def cost(self, input_tokens: float, output_tokens: float, cached_input_tokens: float = 0) -> float:
+        """USD for these tokens; `cached_input_tokens` are part of `input_tokens`, priced at cached_input."""
+        cached = min(cached_input_tokens, input_tokens)
+        cached_price = self.input if self.cached_input is None else self.cached_input
+        return ((input_tokens - cached) * self.input + cached * cached_price
+                + output_tokens * self.output) / 1_000_000
 
 
 @dataclass(frozen=True)
@@ -478,13 +483,17 @@ def _prices(raw: Any, where: str) -> dict[str, Price]:
     found = {}
     for model, table in raw.items():
         here = f"{where}: prices.{json.dumps(model)}"
-        if not isinstance(table, Mapping) or set(table) != set(PRICE_KEYS):
-            raise PlanError(f"{here}: needs exactly input = <USD per million input tokens> and "
-                            "output = <USD per million output tokens>")
-        for key in PRICE_KEYS:
+        if (not isinstance(table, Mapping) or not set(PRICE_KEYS) <= set(table)
+                or not set(table) <= {*PRICE_KEYS, "cached_input"}):
+            raise PlanError(f"{here}: needs input = <USD per million input tokens> and "
+                            "output = <USD per million output tokens>, and optionally cached_input = "
+                            "<USD per million input tokens read from the provider's prompt cache>")
+        for key in table:
             if not is_number(table[key]) or table[key] < 0:
                 raise PlanError(f"{here}.{key}: must be a number of USD per million tokens, at least 0")
-        found[model] = Price(float(table["input"]), float(table["output"]))
+        cached = table.get("cached_input")
+        found[model] = Price(float(table["input"]), float(table["output"]),
+                             None if cached is None else float(cached))
     return found
 
 

@@ -232,7 +232,9 @@ def test_provider_limits_and_prices_are_read_and_checked():
     ({"providers": {"openai": {"max_concurrency": 0}}}, "providers.openai.max_concurrency"),
     ({"providers": {"openai": {"requests_per_minute": -5}}}, "providers.openai.requests_per_minute"),
     ({"providers": {"openai": {"api_key": "sk-123"}}}, "providers.openai.api_key: a tournament file must never"),
-    ({"prices": {"gpt-4o": {"input": 1}}}, 'prices."gpt-4o": needs exactly input'),
+    ({"prices": {"gpt-4o": {"input": 1}}}, 'prices."gpt-4o": needs input'),
+    ({"prices": {"gpt-4o": {"input": 1, "output": 2, "cache": 1}}}, 'prices."gpt-4o": needs input'),
+    ({"prices": {"gpt-4o": {"input": 1, "output": 2, "cached_input": -1}}}, 'prices."gpt-4o".cached_input: must be'),
     ({"prices": {"gpt-4o": {"input": -1, "output": 1}}}, 'prices."gpt-4o".input'),
 ])
 def test_bad_provider_and_price_tables_are_refused(overrides, message):

@@ -38,14 +38,6 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def default_location() -> Path:
-    """$GAMENIGHT_CACHE_DIR, else $XDG_CACHE_HOME/gamenight/responses, else ~/.cache/gamenight/responses."""
-    if os.environ.get("GAMENIGHT_CACHE_DIR"):
-        return Path(os.environ["GAMENIGHT_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gamenight" / "responses"
-
-
 def request_key(settings: ModelSettings, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                 place: str) -> str:
     """The SHA-256 naming one call: the complete request and its place in the run."""

@@ -1,8 +1,10 @@
 """A tournament of language-model games killed with SIGKILL mid-run and started again loses no
-finished game and plays none twice."""
+finished game, plays none twice, and (with the response cache, on by default) sends no request
+twice: the calls of the games that were under way are answered from the cache."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -15,10 +17,22 @@ from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import KEY, legal_reply
 
 GAMES = 40
-ROUNDS = 3  # calls per game: one per round for the one language-model seat
+ROUNDS = 5  # calls per game: one per round for the one language-model seat
+IN_FLIGHT = 8  # the endpoint's default max_concurrency: at most this many requests cut off by the kill
 
 
-def test_sigkill_mid_run_loses_no_finished_game_and_repeats_none(tmp_path):
+def _without_cache_marks(data: bytes) -> list[dict]:
+    """A replay's records with the "answered from the cache" marks taken out of its calls (and the
+    format version they raise: the mark is a version-2 field)."""
+    records = [json.loads(line) for line in data.decode().splitlines()]
+    records[0].pop("version")
+    for record in records:
+        for call in record.get("evidence", {}).get("calls", []):
+            call.pop("cached", None)
+    return records
+
+
+def test_sigkill_mid_run_loses_no_finished_game_and_repeats_no_request(tmp_path):
     with FakeOpenAI(legal_reply, latency_s=0.05) as server:
         plan = tmp_path / "plan.toml"
         plan.write_text(f'''name = "killed"
@@ -29,6 +43,7 @@ provider = "openai"
 model = "test-model"
 base_url = "{server.base_url}"
 api_key_env = "TEST_LLM_KEY"
+temperature = 0.7
 [[matchups]]
 game = "prisoners_dilemma"
 games = {GAMES}
@@ -47,10 +62,15 @@ lineup = ["m", "prisoners_dilemma/tit_for_tat", "random"]
         survivors = {f.name: f.read_bytes() for f in out.glob("*.jsonl")}
         assert 10 <= len(survivors) < GAMES, "the kill should land mid-run"
         assert all(check_file(out / name).ok for name in survivors)
+        under_way = server.calls - len(survivors) * ROUNDS
+        assert under_way > IN_FLIGHT  # games were under way, with calls already answered
 
-        calls_before = server.calls
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)
         calls_after = server.calls
+        # Played again from scratch into another folder: every reply comes from the cache.
+        again = subprocess.run([*cmd[:6], str(tmp_path / "again"), *cmd[7:]], env=env, capture_output=True,
+                               text=True, timeout=300, check=False)
+        calls_again = server.calls
     assert done.returncode == 0, done.stderr
     row = re.search(r"prisoners_dilemma\s+(\d+)\s+(\d+)\s+(\d+)", done.stdout)
     assert row and (int(row[1]), int(row[2]), int(row[3])) == (GAMES - len(survivors), len(survivors), 0)
@@ -58,5 +78,18 @@ lineup = ["m", "prisoners_dilemma/tit_for_tat", "random"]
     assert len(final) == GAMES
     assert all(final[name] == data for name, data in survivors.items())  # kept byte for byte
     assert all(check_file(out / name).ok for name in final)
-    assert calls_after - calls_before == (GAMES - len(survivors)) * ROUNDS  # no finished game replayed
     assert not list(out.glob("*.tmp"))
+    # No request answered before the kill was sent again: the only requests beyond the calls the
+    # replays hold are those the kill cut off in flight, before their reply reached the cache.
+    recorded = sum(len(r.get("evidence", {}).get("calls", [])) for data in final.values()
+                   for r in map(json.loads, data.decode().splitlines()))
+    assert recorded == GAMES * ROUNDS
+    assert 0 <= calls_after - recorded <= IN_FLIGHT
+    # The re-run reproduces every game from the cache, without a single request.
+    assert again.returncode == 0, again.stderr
+    assert calls_again == calls_after
+    copies = {f.name: f.read_bytes() for f in (tmp_path / "again").glob("*.jsonl")}
+    assert set(copies) == set(final)
+    assert all(_without_cache_marks(copies[n]) == _without_cache_marks(final[n]) for n in final)
+    assert all(call.get("cached") for data in copies.values() for r in map(json.loads, data.decode().splitlines())
+               for call in r.get("evidence", {}).get("calls", []))
