@@ -63,7 +63,14 @@ class AnthropicChat:
 
     async def send(self, settings: ModelSettings, messages: Sequence[Message],
                    schema: Mapping[str, Any] | None = None) -> Answer:
-        response = await self.client.messages.create(**self.request(settings, messages, schema))
+        args = self.request(settings, messages, schema)
+        if streams(settings):
+            # Streamed, as Anthropic recommends for long calls: the timeout then bounds each wait
+            # for the next event, so a long thinking call is not cut off and paid for again.
+            async with self.client.messages.stream(**args) as stream:
+                response = await stream.get_final_message()
+        else:
+            response = await self.client.messages.create(**args)
         blocks = getattr(response, "content", None)
         if not isinstance(blocks, list):
             raise MalformedReply("the reply has no list of content blocks")
@@ -87,6 +94,16 @@ class AnthropicChat:
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+#: Output caps above which a call is streamed even without thinking: such a reply takes minutes.
+STREAM_ABOVE_TOKENS = 8_192
+
+
+def streams(settings: ModelSettings) -> bool:
+    """Whether calls are streamed: extended thinking, an effort setting, or a long output cap."""
+    return (settings.thinking_budget is not None or settings.reasoning_effort is not None
+            or (settings.max_tokens or DEFAULT_MAX_TOKENS) > STREAM_ABOVE_TOKENS)
 
 
 def _thinking(blocks: list[Any]) -> str | None:

@@ -61,7 +61,10 @@ class OpenAIChat:
 
     async def send(self, settings: ModelSettings, messages: Sequence[Message],
                    schema: Mapping[str, Any] | None = None) -> Answer:
-        response = await self.client.chat.completions.create(**self.request(settings, messages, schema))
+        args = self.request(settings, messages, schema)
+        if streams(settings):
+            return await self._streamed(args)
+        response = await self.client.chat.completions.create(**args)
         choices = getattr(response, "choices", None)
         if not choices:
             raise MalformedReply("the reply has no choices")
@@ -84,8 +87,50 @@ class OpenAIChat:
                                                     "cached_tokens", None)),
         )
 
+    async def _streamed(self, args: dict[str, Any]) -> Answer:
+        """The same call as a stream: the timeout then bounds each wait for the next piece, not the
+        whole reply, so a long reasoning call is not cut off (and paid for again)."""
+        stream = await self.client.chat.completions.create(**args, stream=True,
+                                                           stream_options={"include_usage": True})
+        text: list[str] = []
+        thinking: list[str] = []
+        finish = model = usage = None
+        async for chunk in stream:
+            model = model or getattr(chunk, "model", None)
+            usage = getattr(chunk, "usage", None) or usage
+            for choice in getattr(chunk, "choices", None) or []:
+                if getattr(choice, "index", 0) != 0:
+                    continue
+                delta = getattr(choice, "delta", None)
+                piece = getattr(delta, "content", None) or getattr(delta, "refusal", None)
+                if isinstance(piece, str):
+                    text.append(piece)
+                thought = _reasoning_of(delta) if delta is not None else None
+                if thought:
+                    thinking.append(thought)
+                finish = getattr(choice, "finish_reason", None) or finish
+        return Answer(
+            text="".join(text), finish_reason=normalise_finish(finish), model_reported=model or None,
+            input_tokens=token_count(getattr(usage, "prompt_tokens", None)),
+            output_tokens=token_count(getattr(usage, "completion_tokens", None)),
+            reasoning="".join(thinking) or None,
+            reasoning_tokens=token_count(getattr(getattr(usage, "completion_tokens_details", None),
+                                                 "reasoning_tokens", None)),
+            cached_input_tokens=token_count(getattr(getattr(usage, "prompt_tokens_details", None),
+                                                    "cached_tokens", None)),
+        )
+
     async def aclose(self) -> None:
         await self.client.close()
+
+
+#: Output caps above which a call is streamed even without reasoning: such a reply takes minutes.
+STREAM_ABOVE_TOKENS = 16_384
+
+
+def streams(settings: ModelSettings) -> bool:
+    """Whether calls are streamed: reasoning models (reasoning_effort) and very long outputs."""
+    return settings.reasoning_effort is not None or (settings.max_tokens or 0) > STREAM_ABOVE_TOKENS
 
 
 def _text_of(message: Any) -> str:

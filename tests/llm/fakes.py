@@ -42,6 +42,7 @@ class Reply:
     tool_input: Any = None            # Anthropic: answer with a tool_use block of the forced tool instead
     reasoning_tokens: int | None = None  # reported in the usage details
     cached_input_tokens: int | None = None  # reported in the usage details
+    chunk_gap_s: float = 0.0          # when streamed: the wait between events (a slow generation)
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ class _FakeServer(ABC):
         self.wanted_port = port           # 0: any free port
         self.requests: list[Recorded] = []
         self.usage: list[tuple[int, int]] = []  # (input, output) tokens reported in each successful reply
+        self.streamed = 0                 # replies sent as a stream of server-sent events
         self.in_flight = 0
         self.max_in_flight = 0
         self.script_errors: list[str] = []  # exceptions raised by the script (answered with a 500)
@@ -338,7 +340,36 @@ class _FakeServer(ABC):
             payload = self.reply_body(answer, body, call)
             with self._lock:
                 self.usage.append(self.reported_usage(payload))
-            self._send_json(handler, 200, payload, {})
+            if body.get("stream"):
+                with self._lock:
+                    self.streamed += 1
+                self._send_events(handler, self.stream_events(payload), answer.chunk_gap_s)
+            else:
+                self._send_json(handler, 200, payload, {})
+
+    def _send_events(self, handler: BaseHTTPRequestHandler, events: list[str], gap_s: float) -> None:
+        """A server-sent event stream, one chunk per event, `gap_s` apart (chunked transfer encoding)."""
+        self._leave(handler)
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("transfer-encoding", "chunked")
+        for name, value in self.extra_headers().items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        for i, event in enumerate(events):
+            if i and gap_s:
+                self._closing.wait(gap_s)
+                if self._closing.is_set():
+                    return
+            data = event.encode()
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+        handler.wfile.write(b"0\r\n\r\n")
+        handler.wfile.flush()
+
+    @abstractmethod
+    def stream_events(self, payload: dict[str, Any]) -> list[str]:
+        """The reply body as the API's server-sent events."""
 
     def _send_json(self, handler: BaseHTTPRequestHandler, status: int, payload: Any,
                    headers: Mapping[str, str]) -> None:
@@ -432,6 +463,26 @@ class FakeOpenAI(_FakeServer):
     def reported_usage(payload: dict[str, Any]) -> tuple[int, int]:
         return payload["usage"]["prompt_tokens"], payload["usage"]["completion_tokens"]
 
+    def stream_events(self, payload: dict[str, Any]) -> list[str]:
+        """Chat-completion chunks: the role, the reasoning and the text in pieces, the finish, the usage."""
+        message = payload["choices"][0]["message"]
+        base = {"id": payload["id"], "object": "chat.completion.chunk", "created": payload["created"],
+                "model": payload["model"], "system_fingerprint": "fp_fake"}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+            return "data: " + json.dumps({**base, "choices": [choice]}) + "\n\n"
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        if message.get("reasoning_content"):
+            events += [chunk({"reasoning_content": part}) for part in _pieces(message["reasoning_content"])]
+        events += [chunk({"content": part}) for part in _pieces(message.get("content") or "")]
+        if message.get("refusal"):
+            events.append(chunk({"refusal": message["refusal"]}))
+        events.append(chunk({}, payload["choices"][0]["finish_reason"]))
+        events.append("data: " + json.dumps({**base, "choices": [], "usage": payload["usage"]}) + "\n\n")
+        return [*events, "data: [DONE]\n\n"]
+
     def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
         kind = "server_error" if status >= 500 else "invalid_request_error"
         kind = "requests" if status == 429 else kind
@@ -488,6 +539,40 @@ class FakeAnthropic(_FakeServer):
         return (usage["input_tokens"] + usage["cache_creation_input_tokens"] + usage["cache_read_input_tokens"],
                 usage["output_tokens"])
 
+    def stream_events(self, payload: dict[str, Any]) -> list[str]:
+        """Messages API events: message_start, each content block in deltas, message_delta, message_stop."""
+        def event(kind: str, data: dict[str, Any]) -> str:
+            return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+
+        usage = dict(payload["usage"])
+        start = {**payload, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+        events = [event("message_start", {"message": start})]
+        for index, block in enumerate(payload["content"]):
+            if block["type"] == "thinking":
+                events.append(event("content_block_start", {"index": index, "content_block": {
+                    "type": "thinking", "thinking": "", "signature": ""}}))
+                events += [event("content_block_delta", {"index": index, "delta": {"type": "thinking_delta",
+                                                                                   "thinking": part}})
+                           for part in _pieces(block["thinking"])]
+                events.append(event("content_block_delta", {"index": index, "delta": {
+                    "type": "signature_delta", "signature": block["signature"]}}))
+            elif block["type"] == "tool_use":
+                events.append(event("content_block_start", {"index": index, "content_block": {
+                    **block, "input": {}}}))
+                events += [event("content_block_delta", {"index": index, "delta": {"type": "input_json_delta",
+                                                                                   "partial_json": part}})
+                           for part in _pieces(json.dumps(block["input"]))]
+            else:
+                events.append(event("content_block_start", {"index": index, "content_block": {"type": "text",
+                                                                                             "text": ""}}))
+                events += [event("content_block_delta", {"index": index, "delta": {"type": "text_delta",
+                                                                                   "text": part}})
+                           for part in _pieces(block["text"])]
+            events.append(event("content_block_stop", {"index": index}))
+        events.append(event("message_delta", {"delta": {"stop_reason": payload["stop_reason"],
+                                                        "stop_sequence": None}, "usage": usage}))
+        return [*events, event("message_stop", {})]
+
     def error_body(self, status: int, message: str, request: Any) -> dict[str, Any]:
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message},
@@ -495,6 +580,11 @@ class FakeAnthropic(_FakeServer):
 
     def extra_headers(self) -> dict[str, str]:
         return {"request-id": "req_fake"}
+
+
+def _pieces(text: str, size: int = 12) -> list[str]:
+    """A text cut into the small pieces a stream delivers it in."""
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
 def _forced_tool(request: Mapping[str, Any]) -> str:

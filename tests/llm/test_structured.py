@@ -4,6 +4,7 @@ to the fake servers for each mode and option, and tournaments played with constr
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 
 from runner import games
 from runner.agents.llm.schemas import action_schema, favor_schema, probe_schema, strategy_schema
-from runner.llm import Connections, Message, ModelSettings
+from runner.llm import Connections, Message, ModelSettings, ProviderLimits
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value
 from tests.llm.test_honest_numbers import run_plan
 from tests.llm.test_tournament_llm import (ENV, FAST_RETRIES, KEY, assert_all_valid, legal_reply, model_table,
@@ -206,3 +207,53 @@ def test_six_games_with_structured_outputs(tmp_path, provider, mode):
     descriptions = [p["agent"] for g in games_ for p in g["records"][0]["players"] if p["agent"]["kind"] == "llm"]
     assert all(d["structured_output"] == mode and d["structured_reasoning"] == 200 for d in descriptions)
     assert {g["records"][0]["version"] for g in games_} == {2}
+
+
+# -- streaming: long calls are not cut by the timeout ----------------------------------------
+
+def test_a_long_openai_reasoning_call_is_streamed_and_not_cut_by_the_timeout():
+    # The reply takes ~3 s in all, one piece every 0.25 s; the timeout is 1 s per wait.
+    slow = Reply("ANSWER: {\"vote\": \"Ann\"}" + " " * 60, reasoning="Let me weigh every clue with care. " * 3,
+                 reasoning_tokens=50, chunk_gap_s=0.25)
+    with FakeOpenAI(always(slow)) as server:
+        completion, body = ask(server, dataclasses.replace(settings(server, "openai", reasoning_effort="high"),
+                                                           timeout_s=1.0), schema=None)
+        sent, streamed = server.calls, server.streamed
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert completion.error is None and sent == 1 and streamed == 1  # one request, never retried
+    assert completion.text.strip() == "ANSWER: {\"vote\": \"Ann\"}"
+    assert completion.reasoning.startswith("Let me weigh") and completion.reasoning_tokens == 50
+    assert completion.latency_ms > 1000  # longer than the timeout, yet whole
+
+
+def test_the_same_slow_reply_unstreamed_times_out():
+    slow = Reply("ANSWER: {\"vote\": \"Ann\"}", delay_s=1.5)
+    with FakeOpenAI(always(slow)) as server:
+        async def go():
+            async with Connections({"openai": ProviderLimits(max_retries=0)}, {"TEST_KEY": KEY}) as connections:
+                return await connections.model(dataclasses.replace(settings(server, "openai"), timeout_s=0.5)) \
+                    .complete(HELLO)
+        completion = asyncio.run(go())
+    assert completion.error and "timed out" in completion.error
+
+
+@pytest.mark.parametrize("mode", [None, "json_schema"])
+def test_anthropic_thinking_calls_are_streamed(mode):
+    script = constrained(legal_reply) if mode else always(Reply("ANSWER: {\"vote\": \"Bob\"}", reasoning="Hmm."))
+    with FakeAnthropic(script) as server:
+        completion, body = ask(server, settings(server, "anthropic", thinking_budget=2048,
+                                                structured_output=mode))
+        streamed = server.streamed
+    assert body["stream"] is True and streamed == 1 and completion.error is None
+    if mode:
+        assert json.loads(completion.text)["vote"] in ("Ann", "Bob")
+    else:
+        assert completion.reasoning == "Hmm." and completion.text == "ANSWER: {\"vote\": \"Bob\"}"
+
+
+def test_an_anthropic_forced_tool_reply_survives_streaming():
+    with FakeAnthropic(constrained(legal_reply)) as server:
+        completion, body = ask(server, dataclasses.replace(settings(server, "anthropic", structured_output="tool"),
+                                                           max_tokens=20000))
+    assert body["stream"] is True
+    assert json.loads(completion.text)["vote"] in ("Ann", "Bob") and completion.finish_reason == "stop"
