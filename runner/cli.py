@@ -141,7 +141,7 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     except CannotStart as exc:  # a missing key variable, an unusable endpoint...
         raise click.ClickException(f"cannot start: {exc}") from None
     _print_summary(summary)
-    _print_usage(summary.usage, tournament.prices)
+    _print_usage(summary.usage, tournament.prices, summary.spent)
     if not summary.ok:
         for failure in summary.failures:
             click.echo(f"failed: {failure}", err=True)
@@ -206,12 +206,16 @@ def _print_summary(summary: Summary) -> None:
             click.echo(f"  {game:<20}{agent:<34}{won:>5} / {seats:<5} ({won / seats:.0%})")
 
 
-def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> None:
+def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price],
+                 spent: Mapping[str, Mapping[str, int]] | None = None) -> None:
     """Calls, tokens and (where a price is known) cost per model, summed from the evidence.
 
     "cached" counts calls answered from the response cache: they are in the replays (and in the
-    token columns, as recorded) but were not paid for again, so the cost leaves them out.
+    token columns, as recorded) but were not paid for again, so the cost leaves them out. Calls
+    the providers answered for games that were then abandoned are in no replay: `spent` (what
+    the providers answered in this run) shows them on a line of their own.
     """
+    _print_unrecorded(usage, prices, spent or {})
     if not usage:
         return
     click.echo("\nmodel calls in the games played now:")
@@ -236,6 +240,25 @@ def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> Non
                    f"{total.reasoning_tokens:,} output tokens spent thinking")
     if unpriced:
         click.echo(f"  no [prices] table for: {', '.join(_cell(m, 60) for m in unpriced)} (the total cost leaves them out)")
+
+
+def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
+                      spent: Mapping[str, Mapping[str, int]]) -> None:
+    """The calls made for games that were not written (a provider failure abandoned them)."""
+    for model, made in sorted(spent.items()):
+        recorded = usage.get(model)
+        extra = Usage(calls=made["calls"], input_tokens=made["input_tokens"], output_tokens=made["output_tokens"],
+                      cached_input_tokens=made["cached_input_tokens"])
+        if recorded is not None:
+            paid = recorded.replayed or Usage()
+            extra.calls -= recorded.calls - paid.calls
+            extra.input_tokens -= recorded.input_tokens - paid.input_tokens
+            extra.output_tokens -= recorded.output_tokens - paid.output_tokens
+            extra.cached_input_tokens -= recorded.cached_input_tokens - paid.cached_input_tokens
+        if extra.calls > 0:
+            click.echo(f"\n{_cell(model, 60)}: {extra.calls:,} more call(s) ({extra.input_tokens:,} input and "
+                       f"{extra.output_tokens:,} output tokens, {_money(extra.cost(prices.get(model)))} USD) were made "
+                       "for games that were abandoned and not written; the response cache keeps them for the next run")
 
 
 def _print_estimate(tournament: Tournament) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.games.werewolf import PLAYERS, ROLES
-from runner.replay.format import dumps, write_atomic
+from runner.replay.format import dumps, lowest_version, write_atomic
 from runner.replay.validate import check_bytes
 from runner.run import Usage, connections_for
 from runner.tournament import AgentSpec
@@ -136,7 +136,8 @@ def judge_description(agent: AgentSpec) -> dict[str, Any]:
     """The judge as replays describe it: an LLM agent (no design; never a key)."""
     description = {"name": agent.name, "kind": "llm", "provider": agent.spec["provider"],
                    "model": agent.spec["model"]}
-    for key in ("base_url", "temperature", "max_tokens", "seed"):
+    for key in ("base_url", "temperature", "max_tokens", "seed", "top_p", "stop", "reasoning_effort",
+                "thinking_budget", "extra_body", "system_role"):
         if agent.spec.get(key) is not None:
             description[key] = agent.spec[key]
     description["prompt_version"] = PROMPT_VERSION
@@ -370,7 +371,7 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
             lines.append(judge_line(result.task, description, result.fields, result.calls))
     if not lines:
         return
-    data = game.raw + "".join(dumps(line) + "\n" for line in lines).encode("utf-8")
+    data = with_lines(game, lines)
     checked = check_bytes(str(game.path), data)
     if not checked.ok:  # never write a file the validator would refuse
         report.unreadable.append(f"{game.path}: the new judge lines do not validate: {checked.problems[0]}")
@@ -378,6 +379,18 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
     await asyncio.to_thread(write_atomic, game.path, data)
     report.changed.append(str(game.path))
     report.added.update(line["dimension"] for line in lines)
+
+
+def with_lines(game: GameToJudge, lines: Sequence[Mapping[str, Any]]) -> bytes:
+    """The replay's bytes with judge lines appended; the header's format version raised (and only
+    that line rewritten) when the new lines use version-2 fields, such as a call's cached tokens."""
+    appended = "".join(dumps(line) + "\n" for line in lines).encode("utf-8")
+    header = game.records[0]
+    needed = lowest_version([*game.records, *lines])
+    if needed <= header["version"]:
+        return game.raw + appended
+    _, rest = game.raw.split(b"\n", 1)
+    return (dumps({**header, "version": needed}) + "\n").encode("utf-8") + rest + appended
 
 
 async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,

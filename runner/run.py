@@ -77,6 +77,9 @@ class Summary:
     never_started: int = 0
     #: Replays an older runner wrote as forfeits for provider failures, played again now.
     replaced: int = 0
+    #: Per model: the calls the providers answered in this run and their tokens, including those
+    #: of games that were abandoned (and so are in no replay).
+    spent: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -214,7 +217,10 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
 
         cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
-        await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary)
+        try:
+            await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary)
+        finally:
+            summary.spent = connections.spent() if connections is not None else {}
     return summary
 
 

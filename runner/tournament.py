@@ -377,12 +377,25 @@ def _llm_options(spec: Mapping[str, Any], here: str) -> dict[str, Any]:
     return options
 
 
-def _refuse_secrets_deep(table: Mapping[str, Any], here: str) -> None:
-    """`_refuse_secrets` through nested tables (a body passed as is must not carry a credential)."""
-    _refuse_secrets(table, here)
-    for key, value in table.items():
-        if isinstance(value, Mapping):
-            _refuse_secrets_deep(value, f"{here}.{key}")
+#: A credential written as a value: provider key shapes (OpenAI, Anthropic, Groq, Hugging Face,
+#: xAI, Google) or a bearer token.
+_KEY_VALUE = re.compile(r"\b(sk|pk|rk|gsk|hf|xai)[-_][A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bbearer\s+\S{12,}",
+                        re.IGNORECASE)
+
+
+def _refuse_secrets_deep(value: Any, here: str) -> None:
+    """No credential anywhere in a body passed as is: not as a key name, not as a value, at any
+    depth of tables and lists (the value is never repeated in the message)."""
+    if isinstance(value, Mapping):
+        _refuse_secrets(value, here)
+        for key, item in value.items():
+            _refuse_secrets_deep(item, f"{here}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _refuse_secrets_deep(item, f"{here}[{i}]")
+    elif isinstance(value, str) and _KEY_VALUE.search(value):
+        raise PlanError(f"{here}: this value looks like an API key or token; a tournament file must never hold "
+                        "one (files are shared and committed, and played settings are written into every replay)")
 
 
 def _plain(value: Any) -> Any:

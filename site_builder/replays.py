@@ -276,7 +276,8 @@ def _call(call: Mapping[str, Any], texts: _Texts) -> dict[str, Any]:
     """One model call: messages as [role, text index] pairs, the reply and the call's figures."""
     out: dict[str, Any] = {"m": [[m["role"], texts.ref(m["content"])] for m in call["messages"]],
                            "r": call["reply"]}
-    for key in ("model_reported", "finish_reason", "input_tokens", "output_tokens", "latency_ms", "error"):
+    for key in ("model_reported", "finish_reason", "input_tokens", "output_tokens", "latency_ms", "error",
+                "reasoning", "structured", "cached"):
         if call.get(key) is not None:
             out[key] = call[key]
     return out

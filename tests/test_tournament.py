@@ -208,6 +208,10 @@ def test_secrets_are_refused_without_echoing_them(agent, message):
      "extra_body must not set model"),
     ({"provider": "openai_compatible", "base_url": "http://127.0.0.1:1/v1", "extra_body": {"api_key": "x"}},
      "agents.m.extra_body.api_key: a tournament file must never hold a key"),
+    ({"provider": "openai_compatible", "base_url": "http://127.0.0.1:1/v1",
+      "extra_body": {"opts": [{"api_key": "x"}]}}, "agents.m.extra_body.opts[0].api_key: a tournament file"),
+    ({"provider": "openai_compatible", "base_url": "http://127.0.0.1:1/v1",
+      "extra_body": {"foo": "sk-proj-A1b2C3d4E5f6G7h8I9"}}, "agents.m.extra_body.foo: this value looks like an API key"),
     ({"builtin": "random"}, "not both"),
     ({"provider": "anthropic", "temperature": 0.5}, "temperature cannot be set for provider anthropic"),
 ])

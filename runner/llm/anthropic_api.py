@@ -9,6 +9,7 @@ from typing import Any
 import anthropic
 
 from runner.llm.answer import Answer, normalise_finish, token_count
+from runner.llm.dialects import ANTHROPIC_OUTPUT_REFUSES, without
 from runner.llm.failures import MalformedReply
 from runner.llm.types import Message, ModelSettings
 
@@ -52,7 +53,8 @@ class AnthropicChat:
         if settings.reasoning_effort is not None:
             output["effort"] = settings.reasoning_effort
         if schema is not None and settings.structured_output == "json_schema":
-            output["format"] = {"type": "json_schema", "schema": dict(schema)}  # the API's own structured output
+            # The API's own structured output, which refuses numeric, length and size bounds.
+            output["format"] = {"type": "json_schema", "schema": without(schema, ANTHROPIC_OUTPUT_REFUSES)}
         elif schema is not None and settings.structured_output == "tool":
             # One tool the model must call: its input is the answer.
             args["tools"] = [{"name": ANSWER_TOOL, "description": "Give your answer.", "input_schema": dict(schema)}]

@@ -96,6 +96,15 @@ class Connections:
                               f"for {settings.provider} model {settings.model!r}")
         return value.strip()
 
+    def spent(self) -> dict[str, dict[str, int]]:
+        """Per model name: the calls the providers answered in this run and their tokens."""
+        totals: dict[str, dict[str, int]] = {}
+        for model in self._models.values():
+            entry = totals.setdefault(model.settings.model, dict.fromkeys(model.spent, 0))
+            for key, value in model.spent.items():
+                entry[key] += value
+        return totals
+
     async def aclose(self) -> None:
         """Close every SDK client (their HTTP connection pools)."""
         endpoints, self._endpoints = list(self._endpoints.values()), {}

@@ -31,6 +31,7 @@ _TIMEOUTS = (openai.APITimeoutError, anthropic.APITimeoutError)
 _CONNECTION = (openai.APIConnectionError, anthropic.APIConnectionError)
 _STATUS = (openai.APIStatusError, anthropic.APIStatusError)
 _INVALID_BODY = (openai.APIResponseValidationError, anthropic.APIResponseValidationError)
+_API_ERRORS = (openai.APIError, anthropic.APIError)
 
 
 class MalformedReply(Exception):
@@ -70,6 +71,10 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
         cause = exc.__cause__ or exc.__context__
         detail = f" ({type(cause).__name__})" if cause is not None else ""
         return Failure(f"connection error{detail}", retryable=True)
+    if isinstance(exc, _STATUS) and exc.status_code < 400:
+        # An error event in the middle of a stream that began with HTTP 200 (e.g. "overloaded_error").
+        detail = error_detail(exc.body)
+        return Failure(f"the reply broke off mid-stream{': ' + detail if detail else ''}", retryable=True)
     if isinstance(exc, _STATUS):
         status = exc.status_code
         words = _STATUS_WORDS.get(status, "server error" if status >= 500 else "client error")
@@ -86,7 +91,13 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
         return Failure("the response body is not valid JSON", retryable=True)
     if isinstance(exc, MalformedReply):
         return Failure(f"malformed response: {exc}", retryable=True)
+    if isinstance(exc, _API_ERRORS):  # an error the API reported with no status, e.g. mid-stream
+        return Failure(f"the API reported an error: {exc}", retryable=True)
     return Failure(f"unexpected error: {type(exc).__name__}: {exc}", retryable=False)
+
+
+#: Name-resolution errors that say the host does not exist.
+_NO_SUCH_HOST = frozenset(code for name in ("EAI_NONAME", "EAI_NODATA") if (code := getattr(socket, name, None)))
 
 
 def _unreachable(exc: BaseException) -> str | None:
@@ -97,18 +108,22 @@ def _unreachable(exc: BaseException) -> str | None:
         seen.add(id(link))
         if isinstance(link, ConnectionRefusedError):
             return "connection refused (is the server running at that address?)"
-        if isinstance(link, socket.gaierror):
-            return "the host name does not resolve (check base_url)"
+        if isinstance(link, socket.gaierror) and link.errno in _NO_SUCH_HOST:
+            return "the host name does not resolve (check base_url)"  # a temporary failure (EAI_AGAIN) may heal
         link = link.__cause__ or link.__context__
     return None
 
 
 def _error_code(body: Any) -> str:
-    """The machine-readable code or type of an API error body ("insufficient_quota"...), or ""."""
-    inner = body.get("error") if isinstance(body, Mapping) else None
-    if isinstance(inner, Mapping):
-        return " ".join(str(inner.get(k) or "") for k in ("code", "type"))
-    return ""
+    """The machine-readable code or type of an API error body ("insufficient_quota"...), or "".
+
+    The OpenAI SDK hands over the inner error object, the Anthropic SDK the whole body.
+    """
+    if not isinstance(body, Mapping):
+        return ""
+    inner = body.get("error")
+    found = inner if isinstance(inner, Mapping) else body
+    return " ".join(str(found.get(k) or "") for k in ("code", "type"))
 
 
 def error_detail(body: Any, limit: int = 300) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from runner.llm.answer import Answer
 from runner.llm.endpoint import Endpoint, estimate_tokens
 from runner.llm.failures import Failure, classify
 from runner.llm.types import Completion, Message, ModelSettings
@@ -19,6 +20,9 @@ class LimitedChatModel:
         self.settings = settings
         self.endpoint = endpoint
         self._key_variable = key_variable
+        #: What the provider answered (and so charged) through this model in this run, whether
+        #: or not the game it was for was written: calls and tokens.
+        self.spent = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0}
 
     def __repr__(self) -> str:
         return f"LimitedChatModel({self.settings.provider}:{self.settings.model})"
@@ -52,6 +56,7 @@ class LimitedChatModel:
                 else:
                     turn.settle(answer)
                     endpoint.answered()
+                    self._count(answer)
                     return Completion(answer.text, answer.finish_reason, answer.model_reported,
                                       answer.input_tokens, answer.output_tokens,
                                       self._elapsed_ms(first_sent), retries=retries, reasoning=answer.reasoning,
@@ -67,6 +72,12 @@ class LimitedChatModel:
                                   error=error, retries=retries, lasting=failure.lasting or down)
             await endpoint.sleep(endpoint.backoff.delay(retries, failure.retry_after_s))
             retries += 1
+
+    def _count(self, answer: Answer) -> None:
+        self.spent["calls"] += 1
+        self.spent["input_tokens"] += answer.input_tokens or 0
+        self.spent["output_tokens"] += answer.output_tokens or 0
+        self.spent["cached_input_tokens"] += answer.cached_input_tokens or 0
 
     def _elapsed_ms(self, since: float | None) -> float:
         return 0.0 if since is None else max(0.0, (self.endpoint.clock() - since) * 1000.0)

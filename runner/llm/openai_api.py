@@ -8,6 +8,7 @@ from typing import Any
 import openai
 
 from runner.llm.answer import Answer, normalise_finish, token_count
+from runner.llm.dialects import OPENAI_STRICT_REFUSES, without
 from runner.llm.failures import MalformedReply
 from runner.llm.types import Message, ModelSettings
 
@@ -49,9 +50,11 @@ class OpenAIChat:
             key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
             args[key] = settings.max_tokens
         if schema is not None and settings.structured_output == "json_schema":
-            # OpenAI's strict structured outputs; vLLM, Ollama and llama-server take the same shape.
+            # OpenAI's strict structured outputs; vLLM, Ollama and llama-server take the same shape
+            # (and every bound, which OpenAI itself partly refuses).
+            sent = without(schema, OPENAI_STRICT_REFUSES) if self.provider == "openai" else dict(schema)
             args["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "answer", "schema": dict(schema), "strict": True}}
+                                       "json_schema": {"name": "answer", "schema": sent, "strict": True}}
         elif schema is not None and settings.structured_output == "json_object":
             # llama-cpp-python's server: JSON mode constrained by a schema (it refuses json_schema).
             args["response_format"] = {"type": "json_object", "schema": dict(schema)}
@@ -95,20 +98,20 @@ class OpenAIChat:
         text: list[str] = []
         thinking: list[str] = []
         finish = model = usage = None
-        async for chunk in stream:
-            model = model or getattr(chunk, "model", None)
-            usage = getattr(chunk, "usage", None) or usage
-            for choice in getattr(chunk, "choices", None) or []:
-                if getattr(choice, "index", 0) != 0:
-                    continue
-                delta = getattr(choice, "delta", None)
-                piece = getattr(delta, "content", None) or getattr(delta, "refusal", None)
-                if isinstance(piece, str):
-                    text.append(piece)
-                thought = _reasoning_of(delta) if delta is not None else None
-                if thought:
-                    thinking.append(thought)
-                finish = getattr(choice, "finish_reason", None) or finish
+        async with stream:  # a cancelled call gives its connection back at once
+            async for chunk in stream:
+                model = model or getattr(chunk, "model", None)
+                usage = getattr(chunk, "usage", None) or usage
+                for delta, ended in _first_choice(chunk):
+                    piece = getattr(delta, "content", None) or getattr(delta, "refusal", None)
+                    if isinstance(piece, str):
+                        text.append(piece)
+                    thought = _reasoning_of(delta) if delta is not None else None
+                    if thought:
+                        thinking.append(thought)
+                    finish = ended or finish
+        if finish is None:  # the stream ended without saying how the reply ended: broken, not empty
+            raise MalformedReply("the stream ended before the reply was finished")
         return Answer(
             text="".join(text), finish_reason=normalise_finish(finish), model_reported=model or None,
             input_tokens=token_count(getattr(usage, "prompt_tokens", None)),
@@ -122,6 +125,12 @@ class OpenAIChat:
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _first_choice(chunk: Any) -> list[tuple[Any, str | None]]:
+    """(delta, finish reason) of the first choice in a stream chunk, if it has one."""
+    return [(getattr(c, "delta", None), getattr(c, "finish_reason", None))
+            for c in getattr(chunk, "choices", None) or [] if getattr(c, "index", 0) == 0]
 
 
 #: Output caps above which a call is streamed even without reasoning: such a reply takes minutes.

@@ -43,6 +43,7 @@ class Reply:
     reasoning_tokens: int | None = None  # reported in the usage details
     cached_input_tokens: int | None = None  # reported in the usage details
     chunk_gap_s: float = 0.0          # when streamed: the wait between events (a slow generation)
+    break_after: int | None = None    # when streamed: an error event after this many events, then the end
 
 
 @dataclass(frozen=True)
@@ -319,6 +320,10 @@ class _FakeServer(ABC):
         if self.key is not None and self.presented_key(handler.headers) != self.key:
             self._send_json(handler, 401, self.error_body(401, self.bad_key_message, body), {})
             return
+        refused = self.schema_refusal(body)
+        if refused is not None:  # as the real API: a schema keyword it does not take is a 400
+            self._send_json(handler, 400, self.error_body(400, refused, body), {})
+            return
         try:
             answer = self.script(body, call)
         except Exception as exc:  # noqa: BLE001 - a broken script must show up, not hang the client
@@ -343,7 +348,10 @@ class _FakeServer(ABC):
             if body.get("stream"):
                 with self._lock:
                     self.streamed += 1
-                self._send_events(handler, self.stream_events(payload), answer.chunk_gap_s)
+                events = self.stream_events(payload)
+                if answer.break_after is not None:  # the server fails mid-reply, as overloaded APIs do
+                    events = [*events[:answer.break_after], self.stream_error_event()]
+                self._send_events(handler, events, answer.chunk_gap_s)
             else:
                 self._send_json(handler, 200, payload, {})
 
@@ -401,6 +409,14 @@ class _FakeServer(ABC):
 
     bad_key_message = "Invalid API key."
 
+    def schema_refusal(self, body: dict[str, Any]) -> str | None:
+        """The API's 400 message for a structured-output schema it does not accept, or None."""
+        return None
+
+    def stream_error_event(self) -> str:
+        """The event an API sends when it fails in the middle of a streamed reply."""
+        raise NotImplementedError
+
     @staticmethod
     def presented_key(headers: Any) -> str:
         """The key a request carries (the API's own header)."""
@@ -420,7 +436,28 @@ _ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_err
 
 
 class FakeOpenAI(_FakeServer):
-    """`POST /v1/chat/completions` answering like the OpenAI API (also what vLLM/Ollama speak)."""
+    """`POST /v1/chat/completions` answering like the OpenAI API (also what vLLM/Ollama speak).
+
+    `strict_schemas` (default) refuses, as OpenAI does, a strict json_schema with string length
+    bounds; pass False to play a vLLM or llama.cpp server, which takes them.
+    """
+
+    def __init__(self, script: Script, *, strict_schemas: bool = True, **kw: Any):
+        super().__init__(script, **kw)
+        self.strict_schemas = strict_schemas
+
+    def schema_refusal(self, body: dict[str, Any]) -> str | None:
+        response_format = body.get("response_format") or {}
+        if self.strict_schemas and response_format.get("type") == "json_schema":
+            found = _keywords(response_format["json_schema"]["schema"], {"minLength", "maxLength"})
+            if found:
+                return (f"Invalid schema for response_format 'answer': In context=(), '{found[0]}' is not "
+                        "permitted.")
+        return None
+
+    def stream_error_event(self) -> str:
+        return "data: " + json.dumps({"error": {"message": "The server had an error while processing your "
+                                                           "request.", "type": "server_error"}}) + "\n\n"
 
     path = "/v1/chat/completions"
     bad_key_message = "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."
@@ -498,6 +535,15 @@ class FakeAnthropic(_FakeServer):
 
     path = "/v1/messages"
     bad_key_message = "invalid x-api-key"
+
+    def schema_refusal(self, body: dict[str, Any]) -> str | None:
+        output_format = (body.get("output_config") or {}).get("format") or {}
+        found = _keywords(output_format.get("schema") or {}, {"minimum", "maximum", "minLength", "maxLength",
+                                                               "pattern", "minItems", "maxItems"})
+        return f"output_format.schema: property '{found[0]}' is not supported" if found else None
+
+    def stream_error_event(self) -> str:
+        return 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
 
     @staticmethod
     def presented_key(headers: Any) -> str:
@@ -580,6 +626,24 @@ class FakeAnthropic(_FakeServer):
 
     def extra_headers(self) -> dict[str, str]:
         return {"request-id": "req_fake"}
+
+
+def _keywords(schema: Any, wanted: set[str]) -> list[str]:
+    """The keywords of `wanted` a schema uses anywhere (property names aside)."""
+    found: list[str] = []
+    if isinstance(schema, Mapping):
+        for key, value in schema.items():
+            if key in wanted:
+                found.append(key)
+            if key == "properties" and isinstance(value, Mapping):
+                for sub in value.values():
+                    found += _keywords(sub, wanted)
+            else:
+                found += _keywords(value, wanted)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _keywords(value, wanted)
+    return found
 
 
 def _pieces(text: str, size: int = 12) -> list[str]:

@@ -46,7 +46,7 @@ def ask(model, n=1):
 @pytest.mark.parametrize("change", [
     {"model": "other"}, {"base_url": "http://127.0.0.1:9000/v1"}, {"temperature": 0.2}, {"max_tokens": 99},
     {"seed": 4}, {"top_p": 0.5}, {"stop": ("x",)}, {"structured_output": "json_object"}, {"system_role": False},
-    {"extra_body": {"top_k": 5}}, {"provider": "openai"},
+    {"extra_body": {"top_k": 5}}, {"provider": "openai"}, {"reasoning_effort": "high"}, {"thinking_budget": 2048},
 ])
 def test_every_setting_that_shapes_a_reply_is_in_the_key(change):
     base = request_key(SETTINGS, MESSAGES, SCHEMA, "g/seat-0#0")

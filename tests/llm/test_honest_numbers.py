@@ -25,7 +25,7 @@ from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
 from runner.run import forfeited_by_provider
 from runner.tournament import from_dict
-from tests.llm.fakes import REPLY_STYLES, Answer, FakeAnthropic, FakeOpenAI, Reply, always, chat_messages, styled
+from tests.llm.fakes import REPLY_STYLES, Answer, FakeAnthropic, FakeOpenAI, Fault, Reply, always, chat_messages, styled
 from tests.llm.test_tournament_llm import (ENV, FAST_RETRIES, KEY, assert_all_valid, legal_answer, legal_reply,
                                            model_table, replays, six_games)
 
@@ -111,20 +111,24 @@ def test_nothing_listening_stops_at_once_and_a_later_run_plays_the_games(tmp_pat
     assert_all_valid(out)
 
 
-def test_a_model_that_never_answers_is_charged_its_forfeits_and_nobody_else(tmp_path):
-    toml_of = lambda url: f'''name = "mute"
+def dilemma(name: str, url: str, games: int) -> str:
+    """The model `name` against two scripted players in a Prisoner's Dilemma, asked twice per decision."""
+    return f'''name = "{name}"
 seed = 8
 max_attempts = 2
 {FAST_RETRIES}
-[agents.mute]
+[agents.{name}]
 {model_table("openai", url)}
 [[matchups]]
 game = "prisoners_dilemma"
-games = 3
-lineup = ["mute", "prisoners_dilemma/tit_for_tat", "prisoners_dilemma/always_defect"]
+games = {games}
+lineup = ["{name}", "prisoners_dilemma/tit_for_tat", "prisoners_dilemma/always_defect"]
 '''
+
+
+def test_a_model_that_never_answers_is_charged_its_forfeits_and_nobody_else(tmp_path):
     with FakeOpenAI(lambda body, n: "Hmm, that is a hard one. Let me think about it some more.") as server:
-        result, out = run_plan(tmp_path, toml_of(server.base_url))
+        result, out = run_plan(tmp_path, dilemma("mute", server.base_url, 3))
     assert result.exit_code == 0, result.output  # model failures are forfeits, recorded as such
     assert re.search(r"prisoners_dilemma\s+3\s+0\s+3", result.output)  # played, kept, forfeited
     scored = CliRunner().invoke(main, ["score", str(out), "--out", str(tmp_path / "results.json")])
@@ -266,22 +270,28 @@ def test_answers_wrapped_as_real_models_wrap_them_are_read_first_time(tmp_path, 
 
 
 def test_a_refusal_is_the_models_answer_not_a_provider_failure(tmp_path):
-    toml = lambda url: f'''name = "shy"
-seed = 4
-max_attempts = 2
-{FAST_RETRIES}
-[agents.shy]
-{model_table("openai", url)}
-[[matchups]]
-game = "prisoners_dilemma"
-games = 1
-lineup = ["shy", "prisoners_dilemma/tit_for_tat", "prisoners_dilemma/always_defect"]
-'''
     refusal = Reply("I'm sorry, but I can't help with strategies for betraying others.", refusal=True)
     with FakeOpenAI(always(refusal)) as server:
-        result, out = run_plan(tmp_path, toml(server.base_url))
+        result, out = run_plan(tmp_path, dilemma("shy", server.base_url, 1))
     assert result.exit_code == 0, result.output
     [game] = replays(out)
     forfeit = next(r for r in game["records"] if r["type"] == "event" and r["kind"] == "forfeit")
     assert [a["raw"] for a in forfeit["attempts"]] == [refusal.text] * 2
     assert all("no ANSWER line" in a["error"] for a in forfeit["attempts"])
+
+
+def test_calls_made_for_abandoned_games_are_still_reported(tmp_path):
+    """The provider answers a few calls, then fails for good: the games under way are abandoned,
+    but what was paid for them is printed (and kept in the cache for the next run)."""
+    def failing_after(body: dict[str, Any], n: int) -> Answer:
+        return legal_reply(body, n) if n < 5 else Fault(503, "The service is unavailable.")
+
+    with FakeOpenAI(failing_after) as server:
+        result, out = run_plan(tmp_path, tournament("openai", server.base_url))
+        answered = len(server.usage)
+    assert result.exit_code == 1, result.output
+    recorded = sum(len((r.get("evidence") or {}).get("calls", [])) for g in replays(out) for r in g["records"])
+    assert answered == 5 and recorded < answered
+    match = re.search(r"test-model: (\d+) more call\(s\) .* for games that were abandoned and not written", result.output)
+    assert match and int(match[1]) == answered - recorded
+    assert "the endpoint looks down" in result.output

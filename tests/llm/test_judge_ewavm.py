@@ -288,3 +288,25 @@ def test_variation_prompts_hide_roles_and_score_prompts_show_them(game):
     assert sum(line.startswith("[#") for line in variation.splitlines()) == 8
     assert "(really the werewolf)" in engagement
     assert sum(line.startswith("[#") for line in engagement.splitlines()) == 24
+
+
+def test_judge_lines_with_version_2_fields_raise_the_files_version(tmp_path):
+    """A prompt-cache hit (OpenAI's cached_tokens) is a version-2 call field: the file's header says
+    version 2 afterwards, and only that line of the game changed."""
+    files = werewolf_replays(tmp_path / "r")
+    before = files[0].read_bytes()
+    assert json.loads(before.splitlines()[0])["version"] == 1
+
+    def cached(body, call):
+        return Reply(good_answer(chat_messages(body)[-1]["content"]), cached_input_tokens=512)
+
+    with FakeOpenAI(cached) as server:
+        result = judge([files[0]], tournament_file(tmp_path, server.base_url))
+    assert result.exit_code == 0, result.output
+    assert check_file(files[0]).ok
+    after = files[0].read_bytes()
+    header = json.loads(after.splitlines()[0])
+    assert header["version"] == 2 and {**header, "version": 1} == json.loads(before.splitlines()[0])
+    assert after.split(b"\n", 1)[1].startswith(before.split(b"\n", 1)[1])  # every other game line as it was
+    assert len(judge_lines(files[0])) == 7
+    assert all(c["cached_input_tokens"] == 512 for j in judge_lines(files[0]) for c in j["evidence"]["calls"])

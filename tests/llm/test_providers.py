@@ -465,3 +465,47 @@ def test_chat_messages_and_answer_text():
             "messages": [{"role": "user", "content": blocks}]}
     assert chat_messages(body) == [{"role": "system", "content": "rules"}, {"role": "user", "content": "ab"}]
     assert answer_text({"choice": "cooperate"}, "why") == 'why\nANSWER: {"choice": "cooperate"}'
+
+
+# -- failures that no retry can heal ------------------------------------------------------------
+
+_QUOTA_OPENAI = json.dumps({"error": {"message": "You exceeded your current quota, please check your plan and "
+                                      "billing details.", "type": "insufficient_quota", "param": None,
+                                      "code": "insufficient_quota"}}).encode()
+_CREDIT_ANTHROPIC = json.dumps({"type": "error", "error": {
+    "type": "invalid_request_error",
+    "message": "Your credit balance is too low to access the Anthropic API."}}).encode()
+
+
+@pytest.mark.parametrize("provider, fault, words", [
+    ("openai", unauthorized(), "HTTP 401"),
+    ("anthropic", Fault(403, "Your API key does not have permission to use the specified resource."), "HTTP 403"),
+    ("openai_compatible", Fault(404, "The model `gpt-9` does not exist."), "check the model name"),
+    ("openai", Fault(429, raw_body=_QUOTA_OPENAI), "quota or credit is used up"),
+    ("anthropic", Fault(400, raw_body=_CREDIT_ANTHROPIC), "quota or credit is used up"),
+])
+def test_failures_that_cannot_heal_are_lasting_and_not_retried(provider, fault, words):
+    completion, requests = ask(provider, always(fault))
+    assert completion.error and words in completion.error
+    assert completion.lasting and completion.retries == 0 and len(requests) == 1
+
+
+@pytest.mark.parametrize("fault", [server_error(503), rate_limited(0.01), Fault(400, "context too long")])
+def test_failures_that_may_heal_are_not_lasting(fault):
+    completion, _ = ask("openai", always(fault), limits=ProviderLimits(max_retries=1, backoff_base_s=0.01,
+                                                                       backoff_max_s=0.02))
+    assert completion.error and not completion.lasting
+
+
+def test_an_endpoint_that_fails_every_retry_three_calls_in_a_row_is_down():
+    limits = ProviderLimits(max_retries=1, backoff_base_s=0.01, backoff_max_s=0.02)
+
+    async def go(server):
+        async with Connections({"openai": limits}, ENV) as connections:
+            model = connections.model(settings_for("openai", server))
+            return [await model.complete(HELLO) for _ in range(3)]
+
+    with fake_for("openai", always(server_error(503))) as server:
+        first, second, third = asyncio.run(go(server))
+    assert not first.lasting and not second.lasting
+    assert third.lasting and "the endpoint looks down" in third.error

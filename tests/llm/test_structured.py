@@ -15,7 +15,7 @@ import pytest
 from runner import games
 from runner.agents.llm.schemas import action_schema, favor_schema, probe_schema, strategy_schema
 from runner.llm import Connections, Message, ModelSettings, ProviderLimits
-from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value
+from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value, sequence
 from tests.llm.test_honest_numbers import run_plan
 from tests.llm.test_tournament_llm import (ENV, FAST_RETRIES, KEY, assert_all_valid, legal_reply, model_table,
                                            replays, six_games)
@@ -257,3 +257,57 @@ def test_an_anthropic_forced_tool_reply_survives_streaming():
                                                            max_tokens=20000))
     assert body["stream"] is True
     assert json.loads(completion.text)["vote"] in ("Ann", "Bob") and completion.finish_reason == "stop"
+
+
+# -- each API's dialect of JSON Schema -----------------------------------------------------
+
+BOUNDED = action_schema({"field": "clue", "mode": "word", "words": ["a"]}, ["Ann", "Bob"], reasoning_chars=200)
+NUMBERS = action_schema({"field": "split", "order": ["A", "B", "C"]}, ["A", "B", "C"])
+
+
+@pytest.mark.parametrize("provider, mode, fake, kept, dropped", [
+    ("openai", "json_schema", FakeOpenAI, {"pattern"}, {"maxLength"}),
+    ("openai_compatible", "json_schema", lambda s: FakeOpenAI(s, strict_schemas=False), {"pattern", "maxLength"},
+     set()),
+    ("anthropic", "json_schema", FakeAnthropic, set(), {"pattern", "maxLength"}),
+    ("anthropic", "tool", FakeAnthropic, {"pattern", "maxLength"}, set()),
+])
+def test_each_api_gets_the_schema_keywords_it_accepts(provider, mode, fake, kept, dropped):
+    with fake(constrained(legal_reply)) as server:
+        completion, body = ask(server, settings(server, provider, structured_output=mode), schema=BOUNDED)
+    assert completion.error is None
+    sent = json.dumps(body)
+    assert all(f'"{k}"' in sent for k in kept) and not any(f'"{k}"' in sent for k in dropped)
+
+
+def test_anthropic_output_format_drops_numeric_and_size_bounds_that_the_api_refuses():
+    with FakeAnthropic(constrained(legal_reply)) as server:
+        completion, body = ask(server, settings(server, "anthropic", structured_output="json_schema"), schema=NUMBERS)
+    split = body["output_config"]["format"]["schema"]["properties"]["split"]
+    assert split == {"type": "array", "items": {"type": "number"}}  # the rules check the three shares
+    assert completion.error is None and isinstance(json.loads(completion.text)["split"], list)
+
+
+def test_the_fakes_refuse_what_the_real_apis_refuse():
+    with FakeAnthropic(constrained(legal_reply)) as server:
+        async def go():
+            async with Connections({}, {"TEST_KEY": KEY}) as connections:
+                transport = connections.model(settings(server, "anthropic")).endpoint.transport
+                return await transport.client.messages.create(
+                    model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}],
+                    output_config={"format": {"type": "json_schema", "schema": NUMBERS}})
+        with pytest.raises(Exception, match="not supported"):
+            asyncio.run(go())
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_error_in_the_middle_of_a_stream_is_retried(provider):
+    broken = Reply("ANSWER: {\"vote\": \"Ann\"}", reasoning="thinking it over", break_after=3)
+    fine = Reply("ANSWER: {\"vote\": \"Ann\"}", reasoning="thinking it over")
+    fake = FakeAnthropic if provider == "anthropic" else FakeOpenAI
+    options = {"thinking_budget": 2048} if provider == "anthropic" else {"reasoning_effort": "low"}
+    with fake(sequence(broken, fine)) as server:
+        completion, _ = ask(server, settings(server, provider, **options), schema=None)
+        sent = server.calls
+    assert completion.error is None and completion.retries == 1 and sent == 2
+    assert completion.text == "ANSWER: {\"vote\": \"Ann\"}"

@@ -375,6 +375,46 @@ def test_tampered_chance_draws_and_probes_are_caught(duel, mutate, line, field, 
     assert_problem(edit(duel, mutate), line, field, *fragments)
 
 
+def unanswered(line: int, version: int = 2, **extra: Any) -> Callable[[Records], None]:
+    """Make probe `line` (0-based record index) an unanswered one, in a file of `version`."""
+    def fn(records: Records) -> None:
+        records[0]["version"] = version
+        records[line].update(answer=None, error="Your reply has no ANSWER line", **extra)
+    return fn
+
+
+def test_an_unanswered_probe_validates_in_a_version_2_file(duel):
+    checked = check(edit(duel, unanswered(1)))
+    assert checked.ok, [str(p) for p in checked.problems]
+
+
+VERSION_CASES = [
+    ("unanswered-probe-in-version-1", unanswered(1, version=1), 2, "answer",
+     ["an unanswered probe (answer null) needs replay format version 2; this file says version 1"]),
+    ("unanswered-probe-without-reason", lambda r: (r[0].update(version=2), r[1].update(answer=None)), 2, "error",
+     ["this required field is missing"]),
+    ("unanswered-suspect-about-a-seat", unanswered(1, about=1), 2, "about",
+     ["a 'suspect' probe is not about another seat"]),
+    ("call-reasoning-in-version-1", lambda r: r[5].update(evidence={"calls": [{
+        "messages": [], "reply": "x", "reasoning": "thinking"}]}), 6, "evidence.calls[0].reasoning",
+     ["the call field 'reasoning' needs replay format version 2"]),
+    ("agent-option-in-version-1", lambda r: r[0]["players"][0].update(agent={
+        "name": "m", "kind": "llm", "provider": "openai", "model": "m", "structured_output": "json_schema"}), 1,
+     "players[0].agent.structured_output", ["needs replay format version 2"]),
+    ("unknown-version", setitem("0.version", 3), 1, "version", ["must be one of 1, 2; got 3"]),
+]
+
+
+@pytest.mark.parametrize("mutate, line, field, fragments", [c[1:] for c in VERSION_CASES],
+                         ids=[c[0] for c in VERSION_CASES])
+def test_version_2_fields_need_a_version_2_file(duel, mutate, line, field, fragments):
+    assert_problem(edit(duel, mutate), line, field, *fragments)
+
+
+def test_version_1_files_of_older_runners_still_validate(duel):
+    assert duel[0]["version"] == 1 and check(duel).ok  # nothing of version 2 in it: written as version 1
+
+
 # -- every registered game ----------------------------------------------------------------
 
 @cache

@@ -80,7 +80,8 @@ def evidence(seat: int) -> dict[str, Any]:
     return {"calls": [{"messages": [{"role": "system", "content": f"system {seat}: {TEXT}"},
                                     {"role": "user", "content": f"user {seat}: {TEXT}"}],
                        "reply": f"reply {seat}: {TEXT}", "model_reported": SHORT[0], "finish_reason": "stop",
-                       "input_tokens": 120, "output_tokens": 30, "latency_ms": 250.0, "error": SHORT[2]}]}
+                       "input_tokens": 120, "output_tokens": 30, "latency_ms": 250.0, "error": SHORT[2],
+                       "reasoning": f"thinking {seat}: {TEXT}"}]}
 
 
 class PayloadAgent(Agent):

@@ -108,6 +108,7 @@ def test_viewer_shows_every_payload_as_text(page, site):
     page.locator("details.gn-raw summary").click()
     page.locator(".gn-msg-reply pre").first.wait_for()
     assert page.locator(".gn-msg-system pre").first.inner_text() == f"system 1: {TEXT}"
+    assert page.locator(".gn-msg-thinking pre").first.inner_text() == f"thinking 1: {TEXT}"  # the API's reasoning
     assert page.locator(".gn-call .gn-error").first.inner_text() == f"Error: {SHORT[2]}"
     text = viewer_text(page)
     for payload in (*SHORT, *payloads.FLAGGING, payloads.description(0)["name"], " ".join(SHORT)[:200]):

@@ -46,7 +46,9 @@ _MARKER = re.compile(r"^\s*(?:>\s*)*[-#*_`~\s]*(?:final\s+)?answer[\s*_`]*:[\s*_
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*[\w+-]*\s*$")
 _REASONING_TAGS = "think|thinking|reasoning"
 _CLOSED_BLOCK = re.compile(rf"<({_REASONING_TAGS})\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_OPEN_TAG = re.compile(rf"<({_REASONING_TAGS})\s*>", re.IGNORECASE)
+#: An opening tag that starts a line: where models open a reasoning block (a tag named mid-sentence
+#: is prose about tags, not a block).
+_OPEN_TAG = re.compile(rf"^[ \t]*<({_REASONING_TAGS})\s*>", re.IGNORECASE | re.MULTILINE)
 _CLOSE_TAG = re.compile(rf"</({_REASONING_TAGS})\s*>", re.IGNORECASE)
 #: What may close an answer line after its JSON object: emphasis, backticks, a full stop.
 _CLOSING = re.compile(r"^[\s*_`~.]*$")
@@ -82,6 +84,9 @@ def answer_object(reply: str | None, finish_reason: str | None, expected: str) -
                          f"Keep your reasoning shorter. {ending}")
     if reply is None or not reply.strip():
         raise ParseError(f"Your reply was empty. {ending}")
+    whole = _whole_object([line for line in reply.splitlines() if not _FENCE.match(line)])
+    if whole is not None:  # a bare JSON object (a structured reply): any tag inside it is its text
+        return whole
     text = without_reasoning(reply, expected)
     lines = [line for line in text.splitlines() if not _FENCE.match(line)]
     marked = [i for i, line in enumerate(lines) if _MARKER.match(line)]
@@ -146,18 +151,7 @@ def _answer_at(lines: list[str], index: int, expected: str) -> dict[str, Any]:
 def _object_in(text: str, expected: str, *, spread: bool) -> dict[str, Any]:
     """The JSON object at the start of `text`, followed only by closing marks (or, when spread
     over lines, by anything on later lines)."""
-    try:
-        value, end = json.JSONDecoder(object_pairs_hook=_pairs_once, parse_constant=_no_constant,
-                                      strict=not spread).raw_decode(text)
-    except _Refused as exc:
-        raise ParseError(f"{exc} Answer again with {expected}") from None
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"The text after ANSWER: is not valid JSON ({exc.msg} at character "
-                         f"{exc.pos + 1}). Use double quotes around strings, write line breaks inside a string "
-                         f"as \\n, and put no words, quotes or backticks around the object. "
-                         f"Answer again with {expected}") from None
-    except RecursionError:
-        raise ParseError(f"The JSON after ANSWER: is nested too deeply. Answer again with {expected}") from None
+    value, end = _decode(text, expected, strict=not spread)
     rest = text[end:]
     tail = rest.split("\n", 1)[0] if spread or "\n" in rest else rest
     if not _CLOSING.match(tail):
@@ -167,6 +161,25 @@ def _object_in(text: str, expected: str, *, spread: bool) -> dict[str, Any]:
         raise ParseError(f"After ANSWER: there must be a JSON object in braces, got {kind_of(value)}. "
                          f"Answer again with {expected}")
     return value
+
+
+def _decode(text: str, expected: str, *, strict: bool = True) -> tuple[Any, int]:
+    """The JSON value at the start of `text` and where it ends; a ParseError that says what is wrong.
+
+    `strict=False` lets a string hold a raw line break (a statement written over several lines).
+    """
+    try:
+        return json.JSONDecoder(object_pairs_hook=_pairs_once, parse_constant=_no_constant,
+                                strict=strict).raw_decode(text)
+    except _Refused as exc:
+        raise ParseError(f"{exc} Answer again with {expected}") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"The text after ANSWER: is not valid JSON ({exc.msg} at character "
+                         f"{exc.pos + 1}). Use double quotes around strings, write line breaks inside a string "
+                         f"as \\n, and put no words, quotes or backticks around the object. "
+                         f"Answer again with {expected}") from None
+    except RecursionError:
+        raise ParseError(f"The JSON after ANSWER: is nested too deeply. Answer again with {expected}") from None
 
 
 class _Refused(ValueError):
@@ -187,20 +200,11 @@ def _no_constant(name: str) -> Any:
 
 def _strict_json(text: str, expected: str) -> Any:
     """`text` as one strict JSON value, or a ParseError that says what is wrong with it."""
-    try:
-        return json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_no_constant)
-    except _Refused as exc:
-        raise ParseError(f"{exc} Answer again with {expected}") from None
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":
-            raise ParseError("After ANSWER: write one JSON object and nothing else: no words, "
-                             f"quotes or backticks after it. Answer again with {expected}") from None
-        raise ParseError(f"The text after ANSWER: is not valid JSON ({exc.msg} at character "
-                         f"{exc.pos + 1}). Use double quotes around strings, write line breaks inside a string "
-                         f"as \\n, and put no words, quotes or backticks around the object. "
-                         f"Answer again with {expected}") from None
-    except RecursionError:
-        raise ParseError(f"The JSON after ANSWER: is nested too deeply. Answer again with {expected}") from None
+    value, end = _decode(text, expected)
+    if text[end:].strip():
+        raise ParseError("After ANSWER: write one JSON object and nothing else: no words, "
+                         f"quotes or backticks after it. Answer again with {expected}")
+    return value
 
 
 def exact_fields(obj: Mapping[str, Any], fields: Sequence[str], expected: str) -> None:

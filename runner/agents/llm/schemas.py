@@ -2,10 +2,10 @@
 
 With structured outputs (constrained decoding) the provider forces the reply to match the
 schema: enums of the legal words, players or options, integer ranges, fixed-length lists.
-Every schema is in the strict subset the OpenAI API accepts (`additionalProperties: false`,
-every property required), which llama.cpp and Anthropic accept too. The reply is still read by
-`parse.py` and checked by the rules: a schema narrows what a model can say, it never decides
-what is legal.
+Every schema is strict (`additionalProperties: false`, every property required) and carries
+every bound the rules know; the provider adapters drop the keywords their API refuses
+(runner/llm/dialects.py). The reply is still read by `parse.py` and checked by the rules: a
+schema narrows what a model can say, it never decides what is legal.
 
 A schema may put a bounded free-text `reasoning` property first, so that a model constrained
 to JSON can still think before it commits to the move (`reasoning_chars` > 0, at most 1,000:

@@ -495,12 +495,19 @@
       if (call.input_tokens !== undefined) facts.push(call.input_tokens + " tokens in");
       if (call.output_tokens !== undefined) facts.push(call.output_tokens + " out");
       if (call.latency_ms !== undefined) facts.push(Math.round(call.latency_ms) + " ms");
+      if (typeof call.structured === "string") facts.push("structured output: " + call.structured);
+      if (call.cached === true) facts.push("replayed from the response cache");
+      var thinking = typeof call.reasoning === "string"
+        ? el("div", { class: "gn-msg gn-msg-thinking" }, el("span", { class: "gn-role", text: "thinking" }),
+            el("pre", { text: call.reasoning }))
+        : null;
       return el("div", { class: "gn-call" },
         el("p", { class: "gn-call-title", text: ["Call " + (i + 1)].concat(facts).join(" \u00b7 ") }),
         call.m.map(function (message) {
           return el("div", { class: "gn-msg gn-msg-" + message[0] }, el("span", { class: "gn-role", text: message[0] }),
             el("pre", { text: texts[message[1]] }));
         }),
+        thinking,
         el("div", { class: "gn-msg gn-msg-reply" }, el("span", { class: "gn-role", text: "reply" }),
           el("pre", { text: call.r === null ? "(no reply)" : call.r })),
         call.error ? el("p", { class: "gn-error" }, "Error: ", call.error) : null);

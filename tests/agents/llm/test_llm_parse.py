@@ -178,6 +178,10 @@ REAL_MODELS = [
     ("a JSON object with prose before it has no ANSWER line", "Here is my move: {\"choice\": \"defect\"}", PD, PLAYERS,
      "stop", "no ANSWER line"),
     ("a refusal", "I'm sorry, but I can't help with deceiving other players.", PD, PLAYERS, "stop", "no ANSWER line"),
+    ("a structured reply whose reasoning names a tag", "{\"reasoning\": \"no <think> needed\", \"choice\": \"defect\"}",
+     PD, PLAYERS, "stop", "unexpected field(s) \"reasoning\""),
+    ("prose that names the tag is not a block", "I will not use <think> tags here.\nANSWER: {\"choice\": \"defect\"}",
+     PD, PLAYERS, "stop", {"choice": "defect"}),
     ("words after the JSON on the answer line", "ANSWER: {\"choice\": \"defect\"} -- final", PD, PLAYERS, "stop",
      "nothing else on that line"),
 ]

@@ -1,0 +1,35 @@
+"""JSON Schema as each structured-output API accepts it.
+
+gamenight builds one schema per decision (runner/agents/llm/schemas.py), with every bound the
+rules know. The APIs each accept a different subset and refuse a request (HTTP 400) that uses a
+keyword outside it, so each adapter sends the schema without the keywords its API refuses. The
+rules still check every bound: dropping one only makes the decoder less strict, never the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: OpenAI's strict structured outputs take no string length bounds.
+OPENAI_STRICT_REFUSES = frozenset({"minLength", "maxLength"})
+#: Anthropic's output format takes no numeric, length or pattern bounds, nor list sizes above one.
+ANTHROPIC_OUTPUT_REFUSES = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                                      "minLength", "maxLength", "pattern", "minItems", "maxItems"})
+
+
+def without(schema: Mapping[str, Any], refused: frozenset[str]) -> dict[str, Any]:
+    """A copy of `schema` without the `refused` keywords, at every depth (property names are kept)."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in refused:
+            continue
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: without(sub, refused) for name, sub in value.items()}
+        elif isinstance(value, Mapping):
+            out[key] = without(value, refused)
+        elif isinstance(value, list):
+            out[key] = [without(v, refused) if isinstance(v, Mapping) else v for v in value]
+        else:
+            out[key] = value
+    return out
