@@ -419,8 +419,12 @@ def _base_url(value: Any, provider: str, here: str) -> str | None:
         raise PlanError(f"{here}: must be an http(s) URL such as \"http://127.0.0.1:8000/v1\"")
     from urllib.parse import urlsplit
 
+    from urllib.parse import parse_qsl
+
     parts = urlsplit(value)
-    if "@" in parts.netloc or _SECRET_KEY.search(parts.query or ""):
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if ("@" in parts.netloc or any(_SECRET_KEY.search(name) for name, _ in query)
+            or _KEY_VALUE.search(f"{parts.path} {parts.query} {parts.fragment}")):
         raise PlanError(f"{here}: the URL carries credentials; it is recorded in every replay. Give the "
                         "bare URL and put the key in an environment variable named by api_key_env")
     return value

@@ -54,7 +54,10 @@ SECRET_PATTERNS = {
     "a GitHub token": re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
     "a Hugging Face token": re.compile(rb"\bhf_[A-Za-z0-9]{30,}"),
     "a Google API key": re.compile(rb"\bAIza[0-9A-Za-z_-]{35}"),
-    "a password in a URL": re.compile(rb"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"']+:[^/\s@\"']+@"),
+    # A scheme starts only where a run of scheme characters starts, and no part gives back what
+    # it took: each character is looked at a bounded number of times (a line of "a-a-a-..."
+    # took minutes with a plain \b and backtracking quantifiers).
+    "a password in a URL": re.compile(rb"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://[^/\s:@\"']++:[^/\s@\"']++@"),
 }
 
 

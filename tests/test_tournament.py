@@ -212,6 +212,11 @@ def test_secrets_are_refused_without_echoing_them(agent, message):
       "extra_body": {"opts": [{"api_key": "x"}]}}, "agents.m.extra_body.opts[0].api_key: a tournament file"),
     ({"provider": "openai_compatible", "base_url": "http://127.0.0.1:1/v1",
       "extra_body": {"foo": "sk-proj-A1b2C3d4E5f6G7h8I9"}}, "agents.m.extra_body.foo: this value looks like an API key"),
+    ({"provider": "openai_compatible", "base_url": "https://llm.example.org/v1?key=sk-proj-A1b2C3d4E5f6G7h8I9"},
+     "the URL carries credentials"),
+    ({"provider": "openai_compatible", "base_url": "https://llm.example.org/v1?key=abc"}, "the URL carries credentials"),
+    ({"provider": "openai_compatible", "base_url": "https://llm.example.org/sk-proj-A1b2C3d4E5f6G7h8I9/v1"},
+     "the URL carries credentials"),
     ({"builtin": "random"}, "not both"),
     ({"provider": "anthropic", "temperature": 0.5}, "temperature cannot be set for provider anthropic"),
 ])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -11,7 +12,7 @@ from typing import Any, Protocol
 from runner.llm.answer import Answer
 from runner.llm.budget import Budget, Clock, Sleep, TokenBucket
 from runner.llm.failures import Backoff
-from runner.llm.redact import redact
+from runner.llm.redact import redact, scrub_known
 from runner.llm.types import Message, ModelSettings, ProviderLimits
 
 #: Rough characters per token, for the budget estimate made before a call.
@@ -112,6 +113,16 @@ class Endpoint:
     def scrub(self, text: str) -> str:
         """`text` without any key of the run or anything shaped like a credential."""
         return redact(text, self._secrets)
+
+    def scrub_answer(self, answer: Answer) -> Answer:
+        """The answer with every key of the run masked in its texts (the reply, the thinking)."""
+        if not self._secrets:
+            return answer
+        return dataclasses.replace(
+            answer, text=scrub_known(answer.text, self._secrets),
+            reasoning=None if answer.reasoning is None else scrub_known(answer.reasoning, self._secrets),
+            model_reported=None if answer.model_reported is None else scrub_known(answer.model_reported,
+                                                                                  self._secrets))
 
     async def aclose(self) -> None:
         await self.transport.aclose()

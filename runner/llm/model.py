@@ -57,6 +57,7 @@ class LimitedChatModel:
                     turn.settle(answer)
                     endpoint.answered()
                     self._count(answer)
+                    answer = endpoint.scrub_answer(answer)  # a key the model repeats is never stored
                     return Completion(answer.text, answer.finish_reason, answer.model_reported,
                                       answer.input_tokens, answer.output_tokens,
                                       self._elapsed_ms(first_sent), retries=retries, reasoning=answer.reasoning,

@@ -26,3 +26,11 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     return text
+
+
+def scrub_known(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every given secret value masked, and nothing else touched (for model replies,
+    where a word merely shaped like a key, "sk-learn" say, is the model's own text)."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text

@@ -46,7 +46,11 @@ MAX_LINE_PROBLEMS = 10
 RECORD_TYPES = ("header", "event", "probe", "outcome", "judge")
 
 # Characters that would break the one-problem-per-line output (or drive a terminal) if printed.
-_UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+_UNPRINTABLE = ({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)}
+                # Line separators, and the bidirectional controls that can make a message read
+                # differently from what it says (e.g. U+202E reverses the text after it).
+                | {c: f"\\u{c:04x}" for c in (0x2028, 0x2029, 0x061C, 0x200E, 0x200F,
+                                                *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 
 def _printable(text: str) -> str:
@@ -503,26 +507,36 @@ def read_file(path: str | os.PathLike[str]) -> tuple[list[Record], list[Problem]
     """Read a replay file; its records that parse, and the problems of those that do not."""
     name = str(path)
     try:
-        info = os.stat(path)
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            # A link could make a replay of any file on the machine (or of one outside the corpus).
+            return [], [Problem(name, 0, "a symbolic link; a replay must be a regular file, not a link to one")]
         if not stat.S_ISREG(info.st_mode):
             return [], [Problem(name, 0, "not a regular file")]
         if info.st_size > MAX_FILE_BYTES:
             return [], [Problem(name, 0, f"the file is {info.st_size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
-        with open(path, "rb") as handle:
+        with open(path, "rb", opener=_no_follow) as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
         return [], [Problem(name, 0, f"cannot read the file: {exc.strerror or exc}")]
     return parse_lines(name, raw)
 
 
+def _no_follow(path: str, flags: int) -> int:
+    """Open without following a link put in place since the check (O_NOFOLLOW where there is one)."""
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+
+
 def iter_replay_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Every *.jsonl file under the given files and folders, sorted, each once."""
+    """Every *.jsonl file under the given files and folders, sorted, each once (links included,
+    so that reading them reports them; folders behind links are not entered)."""
     seen: set[Path] = set()
     for p in paths:
         path = Path(p)
-        found = sorted(f for f in path.rglob("*.jsonl") if f.is_file()) if path.is_dir() else [path]
+        found = (sorted(f for f in path.rglob("*.jsonl") if f.is_file() or f.is_symlink())
+                 if path.is_dir() else [path])
         for f in found:
-            key = f.resolve()
+            key = f.absolute() if f.is_symlink() else f.resolve()
             if key not in seen:
                 seen.add(key)
                 yield f

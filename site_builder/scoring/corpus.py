@@ -136,6 +136,10 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
         for path in iter_replay_files(paths):
             files += 1
             name = str(path)
+            if path.is_symlink():  # never followed: it could point anywhere (runner/replay/format.py read_file)
+                entries.append((name, f"link:{name}", {"problems": [
+                    {"line": 0, "field": "", "message": "a symbolic link; a replay must be a regular file"}]}))
+                continue
             stat = path.stat()
             content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
             raw = None
@@ -204,7 +208,8 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
     for path, content_hash, entry in sorted(entries, key=lambda e: (e[1], e[0])):
         if "problems" in entry:
             invalid.append({"path": path, "problems": [
-                f"{path}:{p['line']}: {p['field'] + ': ' if p['field'] else ''}{p['message']}"
+                f"{path}{':' + str(p['line']) if p['line'] else ''}: {p['field'] + ': ' if p['field'] else ''}"
+                f"{p['message']}"
                 for p in entry["problems"]]})
             continue
         if content_hash in first_path:

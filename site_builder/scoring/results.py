@@ -69,12 +69,22 @@ def dumps(results: Mapping[str, Any]) -> str:
     return json.dumps(results, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
 
 
+#: What a spreadsheet takes for the start of a formula (OWASP, "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: Any) -> Any:
-    """A CSV cell: rates and composites as their value, absent as empty."""
+    """A CSV cell: rates and composites as their value, absent as empty, and a text that a
+    spreadsheet would run as a formula (an agent named "=HYPERLINK(...)") quoted with a leading
+    apostrophe, so it is shown as text."""
     if isinstance(value, Mapping):
         for key in ("scaled", "value", "mu"):
             if key in value:
                 return value[key]
+    if isinstance(value, str):
+        # A lone carriage return would end the row for a reader (the writer only quotes "\n").
+        value = value.replace("\r", "\\r")
+        return "'" + value if value.startswith(_FORMULA_START) else value
     return "" if value is None else value
 
 

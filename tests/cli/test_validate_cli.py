@@ -299,3 +299,21 @@ def test_a_folder_without_replays(tmp_path):
     result = validate(tmp_path)
     assert result.exit_code == 1
     assert "no *.jsonl replay files found" in result.output
+
+
+def test_a_symbolic_link_is_refused_not_followed(tmp_path, pd_file):
+    (tmp_path / "elsewhere").mkdir()
+    target = write(tmp_path / "elsewhere", "outside.jsonl", pd_file.read_bytes())
+    (tmp_path / "corpus").mkdir()
+    link = tmp_path / "corpus" / pd_file.name
+    link.symlink_to(target)
+    for path in (tmp_path / "corpus", link):
+        result = validate(path)
+        assert_fails(result, f"{link}: ", "a symbolic link; a replay must be a regular file")
+
+
+def test_bidirectional_controls_in_a_message_are_escaped(tmp_path, pd_file):
+    path = write(tmp_path, "evil\u202elsonj.jsonl", pd_file.read_bytes())  # would read as "eviljsonl.jsonl"
+    result = validate(path)
+    assert_fails(result, f"{tmp_path}/evil\\u202elsonj.jsonl:1: game_id: ", "the file must be named")
+    assert "\u202e" not in result.output

@@ -4,12 +4,14 @@ error messages that echo it back, not through the judge, the dry run or the vali
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
 
 from runner.cli import main
-from tests.llm.fakes import Answer, FakeOpenAI, Fault, chat_messages, rate_limited
+from tests.llm.fakes import Answer, FakeOpenAI, Fault, Reply, chat_messages, rate_limited
 from tests.llm.test_judge_ewavm import good_answer
 from tests.llm.test_tournament_llm import FAST_RETRIES, legal_reply, model_table
 
@@ -109,3 +111,32 @@ lineup = ["bad", "good", "random"]
     assert not leaks(json.dumps([r for r in records if r.get("type") == "header"]))
     messages = [m["content"] for r in good.requests if isinstance(r.body, dict) for m in chat_messages(r.body)]
     assert not [m for m in messages if leaks(m)]  # nor is a key ever put into a prompt
+
+
+def test_a_key_a_model_repeats_in_its_reply_or_thinking_is_never_stored(tmp_path):
+    """A compromised or chatty endpoint that puts the caller's key into the reply text."""
+    def tattler(body: dict[str, Any], call: int) -> Answer:
+        auth = body.get("_auth", "")
+        reply = legal_reply(body, call)
+        return Reply(f"(my key is {auth})\n{reply}", reasoning=f"the key {auth} looked fine")
+
+    with KeyEcho(tattler) as server:
+        plan = tmp_path / "plan.toml"
+        plan.write_text(f'''name = "tattle"
+seed = 3
+{FAST_RETRIES}
+[agents.good]
+{model_table("openai", server.base_url).replace("TEST_LLM_KEY", "GOOD_KEY")}
+[[matchups]]
+game = "prisoners_dilemma"
+games = 1
+lineup = ["good", "prisoners_dilemma/tit_for_tat", "random"]
+''', encoding="utf-8")
+        out = tmp_path / "out"
+        result = CliRunner().invoke(main, ["run", str(plan), "--out", str(out)], env={"GOOD_KEY": GOOD_KEY})
+    assert result.exit_code == 0, result.output
+    text = "".join(p.read_text(encoding="utf-8") for p in out.glob("*.jsonl"))
+    assert "(my key is [redacted])" in text and "the key [redacted] looked fine" in text
+    assert not leaks(text) and not leaks(result.output)
+    cached = "".join(p.read_text(encoding="utf-8") for p in Path(os.environ["GAMENIGHT_CACHE_DIR"]).rglob("*.json"))
+    assert cached and not leaks(cached)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import csv
+import io
 import json
 import random
 import shutil
@@ -132,3 +135,36 @@ def test_csv_tables_have_one_row_per_agent(sample_results):
     tables = csv_tables(results)
     magic_rows = tables["magic.csv"].strip().splitlines()
     assert len(magic_rows) == 1 + len(results["magic"]["agents"])
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2", "@SUM(A1)", "\tTAB"])
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(sample_results, name):
+    results = copy.deepcopy(sample_results)
+    results["agents"][0]["label"] = name
+    results["ratings"]["overall"]["agents"][0]["agent"] = results["agents"][0]["key"]
+    rows = list(csv.reader(io.StringIO(csv_tables(results)["ratings.csv"], newline="")))
+    assert ["'" + name] in [row[:1] for row in rows]
+    assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for row in rows[1:] for cell in row[:1])
+    numbers = [row[1] for row in rows[1:]]
+    assert all(float(n) == float(n) for n in numbers)  # numbers stay numbers, negative ones too
+
+
+def test_a_carriage_return_in_a_name_stays_in_its_row(sample_results):
+    results = copy.deepcopy(sample_results)
+    results["agents"][0]["label"] = "\rCR"
+    results["ratings"]["overall"]["agents"][0]["agent"] = results["agents"][0]["key"]
+    rows = list(csv.reader(io.StringIO(csv_tables(results)["ratings.csv"], newline="")))
+    assert ["\\rCR"] in [row[:1] for row in rows] and all(len(row) == len(rows[0]) for row in rows)
+
+
+def test_a_symbolic_link_in_the_corpus_is_reported_not_read(sample, tmp_path):
+    from site_builder.scoring.corpus import load
+
+    corpus_dir = tmp_path / "c"
+    corpus_dir.mkdir()
+    real = next(sample.rglob("*.jsonl"))
+    (corpus_dir / real.name).symlink_to(real)
+    corpus = load([corpus_dir])
+    assert corpus.games == [] and corpus.invalid_replays == [
+        {"path": str(corpus_dir / real.name),
+         "problems": [f"{corpus_dir / real.name}: a symbolic link; a replay must be a regular file"]}]
