@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -13,20 +12,12 @@ from runner.agents.base import Agent, Decision, ProbeRequest, Request
 from runner.games import IllegalAction, State
 from runner.games.base import Game
 from runner.replay.format import FORMAT_NAME, lowest_version
+from runner.seeds import rng_for
 
 T = TypeVar("T")
 
 #: How many times an agent is asked for one decision before the game ends invalid.
 DEFAULT_MAX_ATTEMPTS = 3
-
-
-def rng_for(seed: int, purpose: str) -> random.Random:
-    """An independent generator for one purpose ("deal", "chance", "agent-3"...) of one game.
-
-    String seeds are hashed with SHA-512 by `random.Random`, so this does not depend on
-    PYTHONHASHSEED and is stable across runs and machines.
-    """
-    return random.Random(f"gamenight:{seed}:{purpose}")
 
 
 @dataclass(frozen=True)

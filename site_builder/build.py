@@ -205,14 +205,18 @@ def folder_size(folder: Path) -> int:
 
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
-               seed: int = 2026, site_url: str | None = None) -> BuildReport:
-    """Build the static site for the replays under `replay_paths` into `site_dir`."""
+               seed: int = 2026, site_url: str | None = None, derive: bool = True) -> BuildReport:
+    """Build the static site for the replays under `replay_paths` into `site_dir`.
+
+    `derive=False` skips the check that each game follows from its seed (runner/replay/derive.py):
+    only for test corpora dealt by hand, never for a published site.
+    """
     started = time.perf_counter()
     phases: dict[str, float] = {}
     site = Path(site_dir).resolve()
     check_site_folder(site)
     tick = time.perf_counter()
-    corpus = load(list(replay_paths), Path(cache_path) if cache_path else None)
+    corpus = load(list(replay_paths), Path(cache_path) if cache_path else None, derive=derive)
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
     results = assemble(corpus, seed=seed)

@@ -13,6 +13,7 @@ from typing import Any
 
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
+from runner.replay.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses)
 
@@ -50,16 +51,20 @@ class Checked:
         return self.state.outcome()
 
 
-def check_file(path: str | os.PathLike[str]) -> Checked:
-    """Check one replay file."""
+def check_file(path: str | os.PathLike[str], *, derive: bool = True) -> Checked:
+    """Check one replay file (`derive`: see `check_bytes`)."""
     records, problems = read_file(path)
-    return _check(str(path), records, problems)
+    return _check(str(path), records, problems, derive)
 
 
-def check_bytes(path: str, raw: bytes) -> Checked:
-    """Check replay content held in memory (`path` is used in messages)."""
+def check_bytes(path: str, raw: bytes, *, derive: bool = True) -> Checked:
+    """Check replay content held in memory (`path` is used in messages).
+
+    With `derive` (always, but for hand-dealt test games), the deal, every chance draw and every
+    move and belief of a built-in agent must also be what the seed gives (runner/replay/derive.py).
+    """
     records, problems = parse_lines(path, raw)
-    return _check(path, records, problems)
+    return _check(path, records, problems, derive)
 
 
 class _Cursor:
@@ -68,7 +73,7 @@ class _Cursor:
     line = 1
 
 
-def _check(path: str, records: list[Record], problems: list[Problem]) -> Checked:
+def _check(path: str, records: list[Record], problems: list[Problem], derive: bool = True) -> Checked:
     checked = Checked(path, records, list(problems))
     if problems:
         return checked
@@ -88,7 +93,7 @@ def _check(path: str, records: list[Record], problems: list[Problem]) -> Checked
         return checked
     cursor = _Cursor()
     try:
-        checked.state = _resimulate(path, records, checked.problems, cursor)
+        checked.state = _resimulate(path, records, checked.problems, cursor, derive)
     except RecursionError:
         checked.problems.append(Problem(path, cursor.line, "the data is nested too deeply to check"))
     except Exception as exc:  # a stranger's file must never end the check with a traceback
@@ -192,13 +197,21 @@ def _waiting(state: State) -> str:
     return f"the rules wait for an action of seat {seats} in phase {pending.phase!r}"
 
 
-def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], cursor: _Cursor) -> State | None:
-    """Replay every recorded input through the rules; append problems; the final state."""
+def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], cursor: _Cursor,
+                derive: bool = True) -> State | None:
+    """Replay every recorded input through the rules (and the runner's generators and built-in
+    agents, with `derive`); append problems; the final state."""
     header = records[0]
     game, params, header_problems = _header_problems(path, header)
     problems.extend(header_problems)
     if header_problems or game is None or params is None:
         return None
+    derivation = Derivation(game, params, header.data) if derive else None
+    if derivation is not None:
+        diff = derivation.players() or derivation.setup()
+        if diff:
+            problems.append(Problem(path, header.line, diff[1], diff[0]))
+            return None
     state = game.start(params, header.data["setup"])
     produced = 0  # engine events already matched against the file
     expected_n = 0
@@ -209,6 +222,9 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         data = record.data
         if data["type"] == "probe":
             problem = _check_probe(path, record, state, produced, probes_here)
+            diff = derivation.probe(state, data) if derivation is not None and problem is None else None
+            if diff:
+                problem = Problem(path, record.line, diff[1], diff[0])
             if problem:
                 problems.append(problem)
                 return None
@@ -221,7 +237,12 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         expected_n += 1
         event = {k: v for k, v in data.items() if k not in RUNNER_FIELDS}
         if produced == len(state.events):
-            # Nothing left to match: this line must be an input the rules accept.
+            # Nothing left to match: this line must be an input the rules accept (and, with
+            # `derive`, the draw or built-in move the seed gives).
+            diff = _derived(derivation, state, data) if derivation is not None else None
+            if diff:
+                problems.append(Problem(path, record.line, diff[1], diff[0]))
+                return None
             error = _apply_input(state, event)
             if error:
                 problems.append(Problem(path, record.line, error[1], error[0]))
@@ -307,6 +328,24 @@ def _event_difference(path: str, line: int, expected_event: Mapping[str, Any],
 def _a(word: Any) -> str:
     word = str(word)
     return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def _derived(derivation: Derivation, state: State, data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Where an input differs from what the seed gives: a chance draw, or a built-in seat's move.
+
+    Inputs the rules refuse are left for `_apply_input` to report.
+    """
+    pending = state.pending()
+    if pending is None:
+        return None
+    if data["kind"] == "chance" and pending.kind == "chance":
+        outcome = data["data"].get("outcome", _MISSING)
+        if outcome is _MISSING or not any(first_difference(o, outcome) is None for o in pending.options):
+            return None
+        return derivation.chance_draw(pending, outcome)
+    if data["kind"] in ("action", "forfeit") and pending.kind == "act" and data["seat"] in pending.seats:
+        return derivation.move(state, data["seat"], data)
+    return None
 
 
 def _apply_input(state: State, event: Mapping[str, Any]) -> tuple[str, str] | None:

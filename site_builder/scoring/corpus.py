@@ -97,7 +97,8 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 class Cache:
     """A small SQLite cache: file index (path, size, mtime -> hash) and results by content hash."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, scorer: str = SCORER_VERSION):
+        self.scorer = scorer  # the version of what is stored: other versions' entries are not read
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path)
         self.db.executescript(
@@ -114,21 +115,25 @@ class Cache:
 
     def entry(self, content_hash: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT entry FROM replays WHERE hash=? AND scorer=?",
-                              (content_hash, SCORER_VERSION)).fetchone()
+                              (content_hash, self.scorer)).fetchone()
         return json.loads(row[0]) if row else None
 
     def store(self, content_hash: str, entry: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO replays VALUES (?, ?, ?)",
-                        (content_hash, SCORER_VERSION, json.dumps(entry, ensure_ascii=False)))
+                        (content_hash, self.scorer, json.dumps(entry, ensure_ascii=False)))
 
     def close(self) -> None:
         self.db.commit()
         self.db.close()
 
 
-def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None) -> Corpus:
-    """Validate and re-simulate every replay under `paths` (answering from the cache if given)."""
-    cache = Cache(cache_path) if cache_path else None
+def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None, *, derive: bool = True) -> Corpus:
+    """Validate and re-simulate every replay under `paths` (answering from the cache if given).
+
+    `derive=False` (hand-dealt test corpora only) skips the check that each game follows from its
+    seed; such results are cached apart from the checked ones.
+    """
+    cache = Cache(cache_path, SCORER_VERSION if derive else f"{SCORER_VERSION}+underived") if cache_path else None
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
     pending: list[tuple[str, bytes, str]] = []  # (path, bytes, hash) still to check
     files = files_read = resimulated = 0
@@ -158,7 +163,7 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
             else:
                 entries.append((name, content_hash, entry))
         resimulated = len(pending)
-        for (name, _, content_hash), entry in zip(pending, _check_all(pending)):
+        for (name, _, content_hash), entry in zip(pending, _check_all(pending, derive)):
             if cache:
                 cache.store(content_hash, entry)
             entries.append((name, content_hash, entry))
@@ -172,24 +177,24 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
 PARALLEL_FROM = 64
 
 
-def _check_all(pending: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]]:
+def _check_all(pending: Sequence[tuple[str, bytes, str]], derive: bool = True) -> list[dict[str, Any]]:
     """Check and re-simulate replays, on every core when there are many (order preserved)."""
     workers = os.cpu_count() or 1
     if len(pending) < PARALLEL_FROM or workers < 2:
-        return [_entry(*item) for item in pending]
+        return [_entry(*item, derive) for item in pending]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_entry_of, pending, chunksize=32))
+        return list(pool.map(_entry_of, [(*item, derive) for item in pending], chunksize=32))
 
 
-def _entry_of(item: tuple[str, bytes, str]) -> dict[str, Any]:
+def _entry_of(item: tuple[str, bytes, str, bool]) -> dict[str, Any]:
     return _entry(*item)
 
 
-def _entry(path: str, raw: bytes, content_hash: str) -> dict[str, Any]:
+def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> dict[str, Any]:
     """What the cache keeps for one replay: the scored game, or its problems."""
-    checked = check_bytes(path, raw)
+    checked = check_bytes(path, raw, derive=derive)
     if not checked.ok:
         # Problems are stored without the path, which differs between copies of a file.
         return {"problems": [{"line": p.line, "field": p.field, "message": p.message} for p in checked.problems]}

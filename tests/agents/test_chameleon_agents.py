@@ -339,7 +339,8 @@ def test_whole_games_validate_with_probes_recorded(strategy, params):
     for seed in range(4):
         records = replay(seed)
         assert encode(records) == encode(replay(seed))
-        checked = check_bytes(f"g-{seed}.jsonl", encode(records))
+        # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
+        checked = check_bytes(f"g-{seed}.jsonl", encode(records), derive=False)
         assert checked.ok, [str(p) for p in checked.problems]
         assert not any(r.get("attempts") for r in records)  # every decision was legal first time
         kinds = {r["probe"] for r in records if r["type"] == "probe"}
@@ -363,4 +364,5 @@ def test_strategies_play_the_shipped_deck_and_table(strategy, params):
         records = asyncio.run(play(SHIPPED, params, setup_, seating, seed=seed, game_id=f"s-{seed}",
                                    tournament="t", matchup=strategy, created="2026-11-21"))
         assert not any(r.get("attempts") for r in records)
-        assert check_bytes(f"s-{seed}.jsonl", encode(records)).ok
+        # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
+        assert check_bytes(f"s-{seed}.jsonl", encode(records), derive=False).ok

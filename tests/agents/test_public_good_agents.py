@@ -26,7 +26,8 @@ def play_game(specs, rounds=5, endowment=100, multiplier=1.5):
     seating = Seating(agents, GAME.seat_names(params, setup), ["player"] * 3)
     records = asyncio.run(play(GAME, params, setup, seating, seed=0, game_id="pg-0", tournament="t",
                                matchup="m", created="2026-01-01"))
-    assert check_bytes("pg.jsonl", encode(records)).ok
+    # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
+    assert check_bytes("pg.jsonl", encode(records), derive=False).ok
     return records[-1]
 
 

@@ -439,7 +439,7 @@ def test_played_replays_validate_and_are_reproducible(ties):
     for seed in range(16):
         raw = replay(seed)
         assert raw == replay(seed)
-        checked = check_bytes(f"c-{seed}.jsonl", raw)
+        checked = check_bytes(f"c-{seed}.jsonl", raw, derive=False)  # small hand-made cards
         assert checked.ok, [str(p) for p in checked.problems]
         outcomes.add(checked.outcome["result"]["magic_outcome"])
         tie_breaks += b'"phase":"tie_break"' in raw

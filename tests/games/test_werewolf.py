@@ -468,8 +468,8 @@ def test_a_played_game_revalidates(votes, draw):
     if draw is not None:
         state.chance(draw)
     records = _records(state, SETUP)
-    checked = check_bytes("werewolf.jsonl", encode(records))
+    checked = check_bytes("werewolf.jsonl", encode(records), derive=False)  # roles dealt by hand
     assert checked.ok, [str(p) for p in checked.problems]
     tampered = copy.deepcopy(records)
     tampered[-1]["winners"] = [TANNER] if draw != TANNER else [WEREWOLF]
-    assert not check_bytes("werewolf.jsonl", encode(tampered)).ok
+    assert not check_bytes("werewolf.jsonl", encode(tampered), derive=False).ok

@@ -15,7 +15,7 @@ import pytest
 
 from runner import games
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
-from runner.agents.builtin import make
+from runner.agents.builtin import make, strategies
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State, action_fields, check_keys,
                                is_int, require)
 from runner.play import Seating, play, rng_for
@@ -35,8 +35,11 @@ def replay(game: Game, agents: list[ScriptedAgent], seed: int = 1, variant: dict
                             matchup="m", created="2026-01-01"))
 
 
-def check(records: Records) -> Checked:
-    return check_bytes("r.jsonl", encode(records))
+def check(records: Records, derive: bool = False) -> Checked:
+    """The checked records. Most tests here tamper with a move, a draw or the deal to see the *rules*
+    catch the inconsistency, so the seed's own check (runner/replay/derive.py, tested below with
+    `derive=True`) is off unless asked for: it would catch the same tampering a line earlier."""
+    return check_bytes("r.jsonl", encode(records), derive=derive)
 
 
 def problems(records: Records) -> list[tuple[int, str, str]]:
@@ -474,6 +477,113 @@ def test_a_chance_outcome_outside_its_options_is_caught(played):
     index = first_line(records, "chance")
     records[index]["data"]["outcome"] = "not-an-option"
     assert_problem(records, index + 1, "data.outcome", 'the chance outcome "not-an-option" is not one of the options')
+
+
+# -- what the seed already says: deal, chance draws, built-in moves ------------------------
+
+def derived_problems(records: Records) -> list[tuple[int, str, str]]:
+    return [(p.line, p.field, p.message) for p in check(records, derive=True).problems]
+
+
+def test_games_played_by_the_runner_follow_from_their_seed(played):
+    _, records = played
+    assert check(records, derive=True).ok, derived_problems(records)
+
+
+def test_a_deal_from_another_seed_is_refused_on_the_header(played):
+    game, records = played
+    params = game.params(records[0]["variant"])
+    other = next(setup for k in range(1, 50)
+                 if (setup := game.deal(params, rng_for(records[0]["seed"] + k, "deal"))) != records[0]["setup"])
+    records[0]["setup"] = other
+    line, field, message = derived_problems(records)[0]
+    # Where the deal decides the roles (Werewolf), the header's roles disagree with it first.
+    assert line == 1 and (field.startswith("setup") and "does not follow from the seed" in message
+                          or field.endswith(".role"))
+
+
+def test_a_copy_with_another_seed_is_refused(played):
+    _, records = played
+    records[0]["seed"] += 1
+    assert derived_problems(records)
+
+
+def _changed_move(game: Game, records: Records) -> tuple[int, Any]:
+    """The index of the first action with another legal choice, and such a choice."""
+    state = game.start(game.params(records[0]["variant"]), records[0]["setup"])
+    produced = 0
+    for index, record in enumerate(records[1:-1], start=1):
+        if record["type"] != "event":
+            continue
+        if produced == len(state.events):
+            if record["kind"] == "action":
+                seat = record["seat"]
+                for k in range(40):
+                    other = state.random_action(seat, random.Random(k))
+                    if state.check(seat, other) != state.check(seat, record["data"]):
+                        return index, other
+                state.act(seat, record["data"])
+            elif record["kind"] == "chance":
+                state.chance(record["data"]["outcome"])
+        produced += 1
+    raise AssertionError("no action with a choice")
+
+
+def test_a_built_in_seat_that_did_not_make_its_move_is_refused(played):
+    game, records = played
+    index, other = _changed_move(game, records)
+    records[index]["data"] = other
+    line, field, message = derived_problems(records)[0]
+    assert (line, field) == (index + 1, "data")
+    assert f"seat {records[index]['seat']} plays the built-in random, which makes the move" in message
+
+
+def test_a_built_in_seat_relabelled_as_another_strategy_is_refused(played):
+    game, records = played
+    seat = records[first_line(records, "action")]["seat"]
+    for name, cls in sorted(strategies().items()):
+        if name != "random" and name.startswith(f"{game.name}/"):
+            records[0]["players"][seat]["agent"].update(strategy=name, params=dict(cls.defaults))
+            break
+    else:
+        pytest.skip(f"{game.name}: no other built-in strategy")
+    found = derived_problems(records)
+    assert found and any(f"seat {seat} plays the built-in {name}" in m or
+                         f"seat {seat} claims the built-in {name}" in m for _, _, m in found), found
+
+
+def test_a_strategy_that_does_not_exist_is_refused(played):
+    _, records = played
+    records[0]["players"][0]["agent"]["strategy"] = "chess/grandmaster"
+    assert derived_problems(records) == [(1, "players[0].agent.strategy",
+                                          "'chess/grandmaster' is not a built-in strategy (`gamenight agents` "
+                                          "lists them)")]
+
+
+def test_a_chance_draw_the_seed_did_not_make_is_refused(played):
+    game, _ = played
+    with_chance = [r for r in random_replays(game.name) if any(e.get("kind") == "chance" for e in r)]
+    if not with_chance:
+        pytest.skip(f"{game.name}: no chance draw in the sample games")
+    records = copy.deepcopy(with_chance[0])
+    index = first_line(records, "chance")
+    data = records[index]["data"]
+    data["outcome"] = next(o for o in data["options"] if o != data["outcome"])
+    line, field, message = derived_problems(records)[0]
+    assert (line, field) == (index + 1, "data.outcome")
+    assert "the chance draw does not follow from the seed" in message
+
+
+def test_a_built_in_belief_that_its_strategy_does_not_hold_is_refused():
+    game = games.get("chameleon")
+    agents = [make("chameleon/associative", {}, rng_for(3, f"agent-{s}"), "assoc", "chameleon") for s in range(4)]
+    records = replay(game, agents, seed=3)
+    assert check(records, derive=True).ok
+    index = next(i for i, r in enumerate(records) if r["type"] == "probe" and r["probe"] == "suspect")
+    answer = records[index]["answer"]
+    answer["seat"] = next(s for s in range(4) if s not in (answer["seat"], records[index]["seat"]))
+    line, field, message = derived_problems(records)[0]
+    assert (line, field) == (index + 1, "answer") and "plays the built-in chameleon/associative" in message
 
 
 # -- first_difference ---------------------------------------------------------------------

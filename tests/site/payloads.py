@@ -193,6 +193,7 @@ def built_site(tmp_path_factory: Any, serve: Any) -> tuple[Path, str]:
         folder = write_test_corpus(tmp_path_factory.mktemp("replays"))
         site = tmp_path_factory.mktemp("site")
         base = serve(site)
-        build_site([folder], site, site_url=base + "/")
+        # The payload games are dealt by hand (payload names and card words): checked by the rules alone.
+        build_site([folder], site, site_url=base + "/", derive=False)
         _built[key] = (site, base)
     return _built[key]

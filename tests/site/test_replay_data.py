@@ -33,7 +33,7 @@ def built(tmp_path_factory):
     broken = broken.replace(SAMPLES["prisoners_dilemma"], "broken-game")
     broken = broken.replace('"strict_winner":null', '"strict_winner":1')  # a claim the rules refute
     (folder / "broken-game.jsonl").write_text(broken, encoding="utf-8")
-    corpus = load([folder])
+    corpus = load([folder], derive=False)  # the payload games are dealt by hand (payload card words)
     site = tmp_path_factory.mktemp("site")
     (site / replays.DATA_DIR).mkdir(parents=True)
     (site / replays.DATA_DIR / "stale.json").write_text("{}")

@@ -1,0 +1,129 @@
+"""What a replay's seed already says: re-deriving the deal, every chance draw and every move of a
+built-in agent, as the runner made them (runner/play.py, runner/run.py).
+
+A replay records all of these, and the rules check that each is *legal*; but a legal game can
+still be untrue: a tie-break flipped the other way, a card swapped, a scripted seat relabelled
+as another strategy. The runner draws each from a generator seeded with the game seed and a
+purpose (`runner.seeds.rng_for`), and built-in agents are deterministic functions of what their
+seat saw and of their own generator, so the validator can draw and play them again and compare.
+Language-model seats cannot be re-derived: their moves are taken as recorded (and checked by
+the rules like any move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from runner.agents.base import ProbeRequest, Request, ScriptedAgent
+from runner.agents.builtin import make, strategies
+from runner.games.base import Game, IllegalAction, Pending, SetupError, State
+from runner.replay.format import show
+from runner.seeds import rng_for
+
+#: (field, message) of the first thing that does not follow from the seed.
+Difference = tuple[str, str]
+
+
+class Derivation:
+    """The runner's generators and built-in agents of one game, replayed alongside the rules."""
+
+    def __init__(self, game: Game, params: Mapping[str, Any], header: Mapping[str, Any]):
+        self.game = game
+        self.params = dict(params)
+        self.header = header
+        self.seed = header["seed"]
+        self.chance = rng_for(self.seed, "chance")
+        self.names = tuple(game.seat_names(self.params, header["setup"]))
+        self.agents: dict[int, ScriptedAgent] = {}
+        self.unknown: dict[int, str] = {}
+        known = strategies()
+        for player in header["players"]:
+            agent = player["agent"]
+            if agent.get("kind") != "builtin":
+                continue
+            seat, strategy = player["seat"], agent["strategy"]
+            if strategy not in known:
+                self.unknown[seat] = f"{strategy!r} is not a built-in strategy (`gamenight agents` lists them)"
+                continue
+            try:
+                self.agents[seat] = make(strategy, agent["params"], rng_for(self.seed, f"agent-{seat}"),
+                                         agent["name"], game.name)
+            except (ValueError, TypeError, KeyError) as exc:  # parameters the strategy does not take
+                self.unknown[seat] = f"the built-in {strategy} cannot be made with these parameters: {exc}"
+
+    def setup(self) -> Difference | None:
+        """Where the header's setup differs from the deal of its seed."""
+        from runner.replay.validate import first_difference
+
+        try:
+            dealt = self.game.deal(self.params, rng_for(self.seed, "deal"))
+        except SetupError as exc:  # e.g. a card size the shipped content does not have
+            return ("variant", f"the runner cannot deal this game from the shipped content ({exc}), so its "
+                               "setup does not follow from the seed")
+        diff = first_difference(dealt, self.header["setup"])
+        if diff is None:
+            return None
+        where, expected, found = diff
+        return (f"setup{where}", f"does not follow from the seed: dealing with seed {self.seed} gives "
+                                 f"{show(expected)}, the replay says {show(found)}")
+
+    def players(self) -> Difference | None:
+        """A seat that claims a built-in strategy gamenight does not have."""
+        for seat, why in sorted(self.unknown.items()):
+            return f"players[{seat}].agent.strategy", why
+        return None
+
+    def chance_draw(self, pending: Pending, outcome: Any) -> Difference | None:
+        """Where a recorded chance outcome differs from the runner's next draw."""
+        drawn = self.chance.choice(pending.options)
+        if drawn == outcome and type(drawn) is type(outcome):
+            return None
+        return ("data.outcome", f"the chance draw does not follow from the seed: the runner's generator "
+                                f"gives {show(drawn)} here, the replay says {show(outcome)}")
+
+    def move(self, state: State, seat: int, event: Mapping[str, Any]) -> Difference | None:
+        """Where a built-in seat's recorded move differs from the move its strategy makes here."""
+        agent = self.agents.get(seat)
+        if agent is None:
+            return None
+        if event["kind"] != "action" or event.get("attempts"):
+            return ("kind" if event["kind"] != "action" else "attempts",
+                    f"seat {seat} plays the built-in {agent.strategy}, which always makes a legal move at once")
+        pending = state.pending()
+        assert pending is not None
+        request = Request(self.game.name, seat, pending.phase, state.observe(seat), state.legal(seat), (),
+                          self.names, sample=lambda rng: state.random_action(seat, rng))
+        try:
+            found = state.check(seat, event["data"])
+        except IllegalAction:
+            return None  # the rules report the recorded move
+        try:
+            expected = state.check(seat, agent.decide(request))
+        except Exception as exc:  # noqa: BLE001 - a strategy that cannot play this game at all
+            return ("data", f"seat {seat} claims the built-in {agent.strategy}, which cannot play this game "
+                            f"({type(exc).__name__}: {exc})")
+        if expected == found:
+            return None
+        return ("data", f"seat {seat} plays the built-in {agent.strategy}, which makes the move "
+                        f"{show(expected)} here; the replay says {show(found)}")
+
+    def probe(self, state: State, record: Mapping[str, Any]) -> Difference | None:
+        """Where a built-in seat's recorded belief differs from what its strategy answers."""
+        seat = record["seat"]
+        agent = self.agents.get(seat)
+        if agent is None:
+            return None
+        about = record["answer"].get("of") if record["answer"] else record.get("about")
+        request = ProbeRequest(self.game.name, seat, record["probe"], state.observe(seat), self.game.roles, about,
+                               names=self.names)
+        try:
+            expected = agent.answer_probe(request)
+        except Exception as exc:  # noqa: BLE001 - as for moves
+            return ("answer", f"seat {seat} claims the built-in {agent.strategy}, which cannot play this game "
+                              f"({type(exc).__name__}: {exc})")
+        if expected == record["answer"]:
+            return None
+        return ("answer", f"seat {seat} plays the built-in {agent.strategy}, which answers {show(expected)} "
+                          f"here; the replay says {show(record['answer'])}")
+

@@ -1,0 +1,15 @@
+"""The runner's generators: one per purpose of one game, derived from the game seed alone."""
+
+from __future__ import annotations
+
+import random
+
+
+def rng_for(seed: int, purpose: str) -> random.Random:
+    """An independent generator for one purpose ("deal", "chance", "agent-3"...) of one game.
+
+    String seeds are hashed with SHA-512 by `random.Random`, so this does not depend on
+    PYTHONHASHSEED and is stable across runs and machines. The validator draws from the same
+    generators to check that a replay's deal, chance draws and scripted moves follow from its seed.
+    """
+    return random.Random(f"gamenight:{seed}:{purpose}")
