@@ -360,13 +360,14 @@ def _plainly_valid(data: dict[str, Any]) -> bool:
     if kind == "event":
         vis = data["vis"] if "vis" in data else None
         return (data.keys() == _EVENT_KEYS and type(data["n"]) is int and data["n"] >= 0
-                and data["kind"] in _EVENT_KINDS and type(data["phase"]) is str
+                and type(data["kind"]) is str and data["kind"] in _EVENT_KINDS and type(data["phase"]) is str
                 and _NAME.match(data["phase"]) is not None
                 and (data["seat"] is None or _is_seat(data["seat"])) and type(data["data"]) is dict
                 and (vis == "all" or (type(vis) is list and len(vis) <= 64 and all(map(_is_seat, vis))
                                       and len(set(vis)) == len(vis))))
     if kind == "probe":
-        return (data.keys() == _PROBE_KEYS and _is_seat(data["seat"]) and data["probe"] in _PROBE_KINDS
+        return (data.keys() == _PROBE_KEYS and _is_seat(data["seat"]) and type(data["probe"]) is str
+                and data["probe"] in _PROBE_KINDS
                 and type(data["answer"]) is dict)
     if kind == "outcome":
         winners = data.get("winners")
@@ -410,7 +411,7 @@ def _plain_header(data: dict[str, Any]) -> bool:
         return False
     for player in players:
         agent = player.get("agent") if type(player) is dict else None
-        if not (player.keys() == {"seat", "name", "role", "agent"} and _is_seat(player["seat"])
+        if not (type(player) is dict and player.keys() == {"seat", "name", "role", "agent"} and _is_seat(player["seat"])
                 and _short(player["name"], 1, 80) and type(player["role"]) is str and _NAME.match(player["role"])
                 and type(agent) is dict and agent.keys() == {"name", "kind", "strategy", "params"}
                 and agent["kind"] == "builtin" and _short(agent["name"], 1, 120)
