@@ -19,7 +19,15 @@ ANTHROPIC_OUTPUT_REFUSES = frozenset({"minimum", "maximum", "exclusiveMinimum", 
 
 
 def without(schema: Mapping[str, Any], refused: frozenset[str]) -> dict[str, Any]:
-    """A copy of `schema` without the `refused` keywords, at every depth (property names are kept)."""
+    """A copy of `schema` without the `refused` keywords, at every depth (property names are kept).
+
+    A list of lists to choose from (a Cost Sharing split) becomes a list of numbers of that
+    length: these APIs are not known to take lists as enum values.
+    """
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, list) for v in enum):
+        size = len(enum[0])
+        schema = {"type": "array", "items": {"type": "number"}, "minItems": size, "maxItems": size}
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in refused:

@@ -155,6 +155,9 @@ def test_every_decision_schema_is_strict_and_admits_the_legal_move(game, legal, 
         value = names[value]
     elif field == "look":
         value = [names[s] for s in value]
+    if field == "split":  # a grid of whole 5 % steps: not every legal split, but only legal ones
+        assert all(sum(option) == 100 and len(option) == 3 for option in schema["properties"]["split"]["enum"])
+        value = [40, 30, 30]
     jsonschema.validate({"reasoning": "because", field: value}, schema)
     sampled = schema_value(schema, random.Random(5))
     jsonschema.validate(sampled, schema)
@@ -280,6 +283,18 @@ def test_each_api_gets_the_schema_keywords_it_accepts(provider, mode, fake, kept
     assert all(f'"{k}"' in sent for k in kept) and not any(f'"{k}"' in sent for k in dropped)
 
 
+def test_contributions_are_listed_and_splits_chosen_from_a_grid_where_the_server_takes_them():
+    give = action_schema({"field": "contribution", "min": 0, "max": 60}, ["A", "B", "C"])["properties"]["contribution"]
+    assert give == {"type": "integer", "enum": list(range(61))}
+    split = NUMBERS["properties"]["split"]
+    assert len(split["enum"]) == 231 and [40, 30, 30] in split["enum"]
+    with FakeOpenAI(constrained(legal_reply), strict_schemas=False) as server:
+        completion, body = ask(server, settings(server, "openai_compatible", structured_output="json_object"),
+                               schema=NUMBERS)
+    assert body["response_format"]["schema"]["properties"]["split"] == split  # llama.cpp takes the grid
+    assert sum(json.loads(completion.text)["split"]) == 100
+
+
 def test_anthropic_output_format_drops_numeric_and_size_bounds_that_the_api_refuses():
     with FakeAnthropic(constrained(legal_reply)) as server:
         completion, body = ask(server, settings(server, "anthropic", structured_output="json_schema"), schema=NUMBERS)
@@ -295,7 +310,9 @@ def test_the_fakes_refuse_what_the_real_apis_refuse():
                 transport = connections.model(settings(server, "anthropic")).endpoint.transport
                 return await transport.client.messages.create(
                     model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}],
-                    output_config={"format": {"type": "json_schema", "schema": NUMBERS}})
+                    output_config={"format": {"type": "json_schema", "schema": {
+                        "type": "object", "properties": {"x": {"type": "integer", "minimum": 0}},
+                        "required": ["x"], "additionalProperties": False}}})
         with pytest.raises(Exception, match="not supported"):
             asyncio.run(go())
 

@@ -71,14 +71,32 @@ def action_schema(legal: Mapping[str, Any], names: Sequence[str], reasoning_char
         # beyond about a thousand characters. The rules check the statement's length.
         value = {"type": "string"}
     elif field == "split":
-        size = len(legal.get("order", [])) or 3
-        value = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 100},
-                 "minItems": size, "maxItems": size}
+        # No JSON Schema can say "sums to 100", and a decoder held to three free numbers writes
+        # shares it cannot add up (a 270M model wrote [1, 2, 3] every time). So the schema lists
+        # the splits in whole steps of SPLIT_STEP that sum to 100; APIs that do not take a list of
+        # lists get three numbers instead (runner/llm/dialects.py), and the rules check the sum.
+        value = {"enum": split_grid(len(legal.get("order", [])) or 3)}
     elif field == "contribution":
-        value = {"type": "integer", "minimum": int(legal.get("min", 0)), "maximum": int(legal.get("max", 0))}
+        low, high = int(legal.get("min", 0)), int(legal.get("max", 0))
+        # Every allowed amount, listed where that is short: some servers ignore integer bounds.
+        value = ({"type": "integer", "enum": list(range(low, high + 1))} if high - low <= MAX_LISTED
+                 else {"type": "integer", "minimum": low, "maximum": high})
     else:
         raise ValueError(f"no answer schema for decision field {field!r}")
     return _object({field: value}, reasoning_chars)
+
+
+#: The step of the splits a structured Cost Sharing proposal chooses from (231 splits of three).
+SPLIT_STEP = 5
+#: Integer ranges up to this long are listed as an enum.
+MAX_LISTED = 200
+
+
+def split_grid(size: int, step: int = SPLIT_STEP, total: int = 100) -> list[list[int]]:
+    """Every split of `total` among `size` shares in whole multiples of `step`, in a fixed order."""
+    if size == 1:
+        return [[total]]
+    return [[first, *rest] for first in range(total, -1, -step) for rest in split_grid(size - 1, step, total - first)]
 
 
 def probe_schema(kind: str, about: int | None, seat: int, roles: Sequence[str], names: Sequence[str],
