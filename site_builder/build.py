@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,8 @@ from typing import Any
 
 import yaml
 
-from site_builder import pages, replays
+from runner.replay.format import iter_replay_files
+from site_builder import pages, replays, sources
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.results import assemble, csv_tables, dumps
 
@@ -203,23 +205,62 @@ def folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+_REPO_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::\d{1,5})?(?:/[A-Za-z0-9._~-]+)*")
+
+
+def default_repo_url() -> str | None:
+    """The repository's address inside GitHub Actions (for links to pull requests), else None."""
+    server, repository = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server.rstrip('/')}/{repository}" if server and repository else None
+
+
+def check_repo_url(url: str | None) -> str | None:
+    """The repository address without a trailing slash; a BuildError unless it is a plain https URL."""
+    if url is None:
+        return None
+    url = url.rstrip("/")
+    if not _REPO_URL.fullmatch(url):
+        raise BuildError(f"--repo-url {url!r}: expected an https address such as https://github.com/OWNER/REPO")
+    return url
+
+
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
-               seed: int = 2026, site_url: str | None = None, derive: bool = True) -> BuildReport:
+               seed: int = 2026, site_url: str | None = None, derive: bool = True,
+               submissions: str = "include", repo_url: str | None = None) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
-    `derive=False` skips the check that each game follows from its seed (runner/replay/derive.py):
-    only for test corpora dealt by hand, never for a published site.
+    `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
+    so the leaderboards show the maintainers' games only. `derive=False` skips the check that each
+    game follows from its seed (runner/replay/derive.py): only for test corpora dealt by hand,
+    never for a published site.
     """
+    if submissions not in ("include", "exclude"):
+        raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
+    repo_url = check_repo_url(repo_url)
     started = time.perf_counter()
     phases: dict[str, float] = {}
     site = Path(site_dir).resolve()
     check_site_folder(site)
     tick = time.perf_counter()
-    corpus = load(list(replay_paths), Path(cache_path) if cache_path else None, derive=derive)
+    files = [str(f) for f in iter_replay_files(replay_paths)]
+    of_file = sources.sources(files)
+    if submissions == "exclude":
+        files = [f for f in files if not of_file[f].community]
+    phases["sources from git"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    corpus = load(files, Path(cache_path) if cache_path else None, derive=derive)
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
     results = assemble(corpus, seed=seed)
+    of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
+    results["corpus"]["sources"] = sources.summary(
+        of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
+        excluded=sum(1 for s in of_file.values() if s.community) if submissions == "exclude" else 0,
+        repo_url=repo_url)
+    agent_sources = sources.by_agent(corpus.games, of_game, repo_url)
+    for agent in results["agents"]:
+        agent["sources"] = agent_sources.get(agent["key"], [])
     phases["score"] = time.perf_counter() - tick
     with tempfile.TemporaryDirectory(prefix="gamenight-site-") as scratch:
         project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"
@@ -232,7 +273,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         run_mkdocs(project)
         phases["mkdocs build"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    replay_files = replays.write_data(corpus, site)
+    replay_files = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()})
     phases["replay data"] = time.perf_counter() - tick
     return BuildReport(pages=len(markdown), replay_files=replay_files, site_bytes=folder_size(site),
                        seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",

@@ -57,13 +57,14 @@ def _summary(report) -> str:
             f"{report.games} game(s): {report.site_bytes / 1e6:.1f} MB in {report.seconds:.1f}s")
 
 
-def _build(paths, site, cache, no_cache, seed, site_url=None):
+def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None):
     """Build the site, turning build problems into a clear click error."""
-    from site_builder.build import BuildError, build_site
+    from site_builder.build import BuildError, build_site, default_repo_url
     from site_builder.replays import ReplayDataError
 
     try:
-        report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url)
+        report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
+                            submissions=submissions, repo_url=repo_url or default_repo_url())
     except (BuildError, ReplayDataError) as err:
         raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
@@ -84,6 +85,12 @@ _site_options = [
     click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay."),
     click.option("--seed", type=click.IntRange(0), default=2026, show_default=True,
                  help="Seed of the bootstrap intervals."),
+    click.option("--submissions", type=click.Choice(["include", "exclude"]), default="include", show_default=True,
+                 help="Include the games that merged pull requests added (community submissions), or show "
+                      "the maintainers' games only. The source of each game is read from git history."),
+    click.option("--repo-url", metavar="URL",
+                 help="The repository's https address, for links to pull requests (default in GitHub "
+                      "Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)."),
 ]
 
 
@@ -99,7 +106,7 @@ def site_options(command):
 @click.option("--site-url", metavar="URL",
               help="Where the site will be published (e.g. https://you.github.io/gamenight/): enables "
                    "instant page changes, canonical links and a correct sitemap there.")
-def build(paths, site, cache, no_cache, seed, site_url):
+def build(paths, site, cache, no_cache, seed, submissions, repo_url, site_url):
     """Build the static leaderboard site from replays (default: the replays/ folder).
 
     Scores every replay (validated and re-simulated), renders the pages and charts, runs
@@ -108,7 +115,7 @@ def build(paths, site, cache, no_cache, seed, site_url):
     if site_url and not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", site_url):
         raise click.BadParameter("expected an http(s) URL such as https://example.org/gamenight/",
                                  param_hint="--site-url")
-    _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url)
+    _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url)
 
 
 @click.command("serve")
@@ -116,7 +123,7 @@ def build(paths, site, cache, no_cache, seed, site_url):
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
-def serve(paths, site, cache, no_cache, seed, port, no_build):
+def serve(paths, site, cache, no_cache, seed, submissions, repo_url, port, no_build):
     """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
     if no_build and not (site / "index.html").is_file():
         raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
@@ -128,7 +135,7 @@ def serve(paths, site, cache, no_cache, seed, port, no_build):
         # Built for the address it is served at, so Material's instant page changes work.
         try:
             _build(paths or (_default_replays(),), site, cache, no_cache, seed,
-                   f"http://127.0.0.1:{server.server_address[1]}/")
+                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url)
         except BaseException:
             server.server_close()
             raise

@@ -151,7 +151,8 @@ def data_name(game_id: str) -> str:
     return re.sub("[A-Z]", lambda m: "~" + m.group().lower(), game_id)
 
 
-def write_data(corpus: Corpus, site_dir: str | os.PathLike[str]) -> int:
+def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
+               sources: Mapping[str, Mapping[str, Any]] | None = None) -> int:
     """Write the viewer data of every valid replay of `corpus` into the built site.
 
     Writes `replays/data/<id>.json` per
@@ -167,6 +168,8 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str]) -> int:
     for game in corpus.games:
         path = corpus.paths[game.game_id]
         data, calls = replay_data(game, read_records(path, game.content_hash), labels)
+        if sources and game.game_id in sources:
+            data["source"] = sources[game.game_id]
         name = data_name(game.game_id)
         written += _write_json(site / DATA_DIR / f"{name}.json", data)
         if calls is not None:

@@ -412,7 +412,20 @@
       fill($(".gn-title"), el("strong", { text: data.title }), variant ? " \u2014 " + variant : "");
       var meta = [data.tournament, data.created, data.id];
       if (pov === null || revealed("roles")) meta.splice(1, 0, data.matchup);
-      fill($(".gn-meta"), meta.join(" \u00b7 "));
+      fill($(".gn-meta"), meta.join(" \u00b7 "), sourceOf(data.source));
+    }
+
+    /** "source: pull request #12 by @alice", linked to the pull request when the site knows the repository. */
+    function sourceOf(source) {
+      if (!source || typeof source.label !== "string") return null;
+      var label = source.label, url = null;
+      try { url = typeof source.url === "string" ? new URL(source.url) : null; } catch (e) { url = null; }
+      if (url && url.protocol === "https:") {
+        label = el("a", { text: source.label });
+        label.href = url.href;  // only an https address: never javascript: or data:
+        label.rel = "noopener noreferrer";
+      }
+      return el("span", { class: "gn-source" }, " \u00b7 source: ", label);
     }
 
     function renderPlayers(b) {
