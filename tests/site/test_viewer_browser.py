@@ -370,3 +370,26 @@ def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
     page.wait_for_selector(READY_LIST)
     assert page.locator(".gn-page").inner_text() == "Page 1 of 2" and address(page) == {"agent": "a"}
     assert rows(page)[0][3] == "a (undercover), b ×2 (civilian)"
+
+
+@pytest.mark.parametrize("url, linked", [("https://github.com/o/r/pull/7", True), ("javascript:alert(1)", False),
+                                         ("data:text/html,<b>x</b>", False)])
+def test_the_viewer_names_the_games_source_as_text(page, site, url, linked):
+    game_id = SAMPLES["prisoners_dilemma"]
+    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
+    original = path.read_text(encoding="utf-8")
+    data = json.loads(original)
+    label = "pull request #7 by <img src=x onerror=alert(1)>"
+    data["source"] = {"kind": "pull_request", "label": label, "url": url}
+    try:
+        path.write_text(json.dumps(data), encoding="utf-8")
+        open_viewer(page, site, game_id)
+        meta = page.locator(".gn-meta")
+        assert meta.inner_text().endswith(f" \u00b7 source: {label}")
+        assert meta.locator("img").count() == 0
+        links = meta.locator(".gn-source a")
+        assert links.count() == (1 if linked else 0)
+        if linked:
+            assert links.get_attribute("href") == url
+    finally:
+        path.write_text(original, encoding="utf-8")
