@@ -52,7 +52,7 @@ class Source:
             by = f"@{self.author}" if self.login else (self.author or "unknown author")
             return f"pull request #{self.pull_request} by {by}"
         if self.kind == MAINTAINERS:
-            return "maintainers"
+            return "the maintainers"
         if self.kind == LOCAL:
             return "local files (not committed)"
         return f"unknown ({self.note})" if self.note else "unknown"

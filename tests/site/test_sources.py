@@ -37,7 +37,7 @@ def test_a_commit_subject_gives_the_source(subject, author, expected):
 def test_labels_say_who_added_the_games():
     assert sources.Source("pull_request", 12, "alice-q", True).label == "pull request #12 by @alice-q"
     assert sources.Source("pull_request", 31, "Bob B").label == "pull request #31 by Bob B"
-    assert sources.Source("maintainers").label == "maintainers"
+    assert sources.Source("maintainers").label == "the maintainers"
     assert sources.Source("local").label == "local files (not committed)"
     assert sources.Source("pull_request", 3, "a", True).to_json("https://github.com/o/r")["url"] == \
         "https://github.com/o/r/pull/3"
@@ -97,7 +97,7 @@ def test_every_file_gets_the_commit_that_added_it_on_main(history):
     repo, placed = history
     found = sources.sources(repo / name for group in placed.values() for name in group)
     by_group = {group: {found[str(repo / name)].label for name in names} for group, names in placed.items()}
-    assert by_group == {"maintainers": {"maintainers"}, "merge": {"pull request #7 by @alice-q"},
+    assert by_group == {"maintainers": {"the maintainers"}, "merge": {"pull request #7 by @alice-q"},
                         "squash": {f"pull request #8 by {HOSTILE_AUTHOR}"},
                         "local": {"local files (not committed)"}}
 
@@ -146,7 +146,7 @@ def test_the_viewer_data_names_each_games_source(built):
     assert merged == {"kind": "pull_request", "label": "pull request #7 by @alice-q", "pull_request": 7,
                       "author": "alice-q", "url": "https://github.com/example/gamenight/pull/7",
                       "commit": merged["commit"], "date": merged["date"]}
-    assert viewer_data(site, placed["maintainers"][0])["source"]["label"] == "maintainers"
+    assert viewer_data(site, placed["maintainers"][0])["source"]["label"] == "the maintainers"
     assert viewer_data(site, placed["local"][0])["source"]["kind"] == "local"
 
 
@@ -171,6 +171,16 @@ def test_agent_pages_list_their_sources(built):
     assert any("pull request #7 by @alice-q</a> (" in t for t in texts)
     assert all('onmouseover="' not in t for t in texts)
     assert sum("Games from" in t for t in texts) >= 2
+
+
+def test_a_corpus_without_submissions_says_so(history, tmp_path):
+    repo, placed = history
+    report = build_site([repo / "replays" / "builtin" / Path(name).name for name in placed["maintainers"]],
+                        tmp_path / "site", seed=3)
+    assert report.games == len(placed["maintainers"])
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "Every game here was played by the maintainers (tournament builtin); no pull request has added " \
+           "games yet." in home
 
 
 def test_the_maintainers_games_alone(history, tmp_path):
