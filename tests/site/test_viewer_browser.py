@@ -374,13 +374,17 @@ def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
 
 @pytest.mark.parametrize("url, linked", [("https://github.com/o/r/pull/7", True), ("javascript:alert(1)", False),
                                          ("data:text/html,<b>x</b>", False)])
-def test_the_viewer_names_the_games_source_as_text(page, site, url, linked):
+def test_the_viewer_names_the_games_source_as_text(browser, site, url, linked):
     game_id = SAMPLES["prisoners_dilemma"]
     path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
     original = path.read_text(encoding="utf-8")
     data = json.loads(original)
     label = "pull request #7 by <img src=x onerror=alert(1)>"
     data["source"] = {"kind": "pull_request", "label": label, "url": url}
+    context = browser.new_context()  # a fresh cache: the data file changes between cases
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
         open_viewer(page, site, game_id)
@@ -391,5 +395,7 @@ def test_the_viewer_names_the_games_source_as_text(page, site, url, linked):
         assert links.count() == (1 if linked else 0)
         if linked:
             assert links.get_attribute("href") == url
+        assert not errors, errors
     finally:
+        context.close()
         path.write_text(original, encoding="utf-8")
