@@ -21,7 +21,7 @@ BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 #: One shipped replay of each game (the first by name), the seeds of the fuzzing.
 GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good", "werewolf")
 #: Mutated inputs per run (CI): enough to meet every kind of mutation on every game several times.
-EXAMPLES = 400
+EXAMPLES = 2000
 #: The slowest any one check may take (the largest shipped game checks in well under a second).
 SECONDS = 10.0
 
