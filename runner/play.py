@@ -118,19 +118,27 @@ async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
     """
     attempts: list[dict[str, Any]] = []
     calls: list[Any] = []
+    notes: dict[str, Any] | None = None  # what an agent design computed (made on the first attempt)
     errors: tuple[str, ...] = ()
+
+    def evidence() -> dict[str, Any] | None:
+        if not calls:
+            return None
+        return {"calls": calls, "notes": notes} if notes is not None else {"calls": calls}
+
     for _ in range(max_attempts):
         request = Request(game.name, seat, phase, observation, legal, errors, names,
                           sample=lambda rng: state.random_action(seat, rng))
         decision: Decision = await agent.act(request)
         if decision.evidence:
             calls.extend(decision.evidence.get("calls", []))
+            notes = decision.evidence.get("notes", notes)
         error = decision.error or _check_without_applying(state, seat, decision.action)
         if error is None:
-            return decision.action, attempts, ({"calls": calls} if calls else None)
+            return decision.action, attempts, evidence()
         attempts.append({"action": _jsonable(decision.action), "raw": decision.raw, "error": error})
         errors = errors + (error,)
-    return None, attempts, ({"calls": calls} if calls else None)
+    return None, attempts, evidence()
 
 
 def _check_without_applying(state: State, seat: int, action: Any) -> str | None:

@@ -590,6 +590,8 @@ def version_2_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
         if kind == "judge" and isinstance(data.get("judge"), Mapping):
             for key in sorted(V2_AGENT_FIELDS & data["judge"].keys()):
                 yield i, f"judge.{key}", f"the agent field {key!r}"
+        if isinstance(data.get("evidence"), Mapping) and "notes" in data["evidence"]:
+            yield i, "evidence.notes", "the evidence field 'notes'"
         calls = (data.get("evidence") or {}).get("calls") if isinstance(data.get("evidence"), Mapping) else None
         for c, call in enumerate(calls or ()):
             if isinstance(call, Mapping):

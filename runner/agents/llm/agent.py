@@ -100,13 +100,14 @@ class LLMAgent(Agent):
         scene = scene_of(request.game, request.seat, request.names, request.observation)
         key = (request.phase, len(request.observation.get("log", ())))
         thread = self._continued(request, key)
+        notes = None
         if thread is None:
             notes = await self.design.prepare(self, scene, request.phase, calls)
             thread = self._open(scene, request, key, notes)
         self._thread = thread
         schema = action_schema(request.legal, scene.names, self.style.reasoning_chars) if self.style.structured else None
         completion = await self.call(thread.messages, calls, schema)
-        evidence = {"calls": calls}
+        evidence = _evidence(calls, notes)
         thread.replies.append(completion.text)
         try:
             answer = self.answer(completion, thread.expected)
@@ -139,10 +140,18 @@ class LLMAgent(Agent):
         schema = (probe_schema(request.kind, request.about, request.seat, request.roles, scene.names,
                                self.style.reasoning_chars) if self.style.structured else None)
         completion = await self.call(messages, calls, schema)
-        evidence = {"calls": calls}
+        evidence = _evidence(calls, notes)
         try:
             answer = self.answer(completion, expected)
             belief = read_probe(answer, request.kind, request.about, request.roles, scene.names, expected)
         except ParseError as exc:
             return Decision(None, raw=completion.text, evidence=evidence, error=str(exc))
         return Decision(belief, raw=completion.text, evidence=evidence)
+
+
+def _evidence(calls: list[dict[str, Any]], notes: Notes | None) -> dict[str, Any]:
+    """A decision's or probe's evidence: its calls, and what the design computed for it."""
+    evidence: dict[str, Any] = {"calls": calls}
+    if notes is not None and notes.record is not None:
+        evidence["notes"] = dict(notes.record)
+    return evidence

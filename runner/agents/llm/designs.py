@@ -1,10 +1,11 @@
 """The papers' agent designs: what each one asks the model before a move, and adds to its prompts.
 
 - `vanilla`: nothing; one call per decision.
-- `pgm` (003, section 4): a belief call asks for the two-hop analysis (the agent's view of every
-  other player, and what it thinks each of them believes about the others); the decision call
-  and the probes at the same point of the game include that analysis. One belief call is made
-  per point of the game (per length of the visible log), shared by the probes and the decision
+- `pgm` (003, section 4): two-hop beliefs. In the games with a hidden role, a suspicion vector
+  per view (the agent's own, and its picture of each other player's), updated by one call after
+  every public move and a fixed rule (pgm.py); decisions and probes carry the numbers, and the
+  numbers are recorded in the evidence (`notes`). In the other games, a belief call asks for the
+  two-hop analysis in text, once per point of the game, shared by the probes and the decision
   asked there.
 - `b5p` (004): a Big Five persona in the system prompt of every call; no extra call.
 - `favor` (004): a favor level per other player, updated by a rating call whenever something
@@ -26,11 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from runner.agents.llm import favor, persona, strategies
-from runner.agents.llm.formats import AnswerStyle, favor_format, strategy_format
-from runner.agents.llm.parse import ParseError, read_ratings, read_strategy
+from runner.agents.llm import favor, persona, pgm, strategies
+from runner.agents.llm.formats import AnswerStyle, favor_format, pgm_format, strategy_format
+from runner.agents.llm.parse import ParseError, read_ratings, read_strategy, read_suspicion
 from runner.agents.llm.render import Scene, observation, render, system_prompt
-from runner.agents.llm.schemas import favor_schema, strategy_schema
+from runner.agents.llm.schemas import favor_schema, pgm_schema, strategy_schema
 from runner.agents.llm.strategies import Strategy
 from runner.llm.types import Completion, Message
 
@@ -56,9 +57,12 @@ class Notes:
     favor: tuple[str, ...] = ()
     analysis: str | None = None
     strategy: Strategy | None = None
+    beliefs: Mapping[str, Any] | None = None  # PGM views as the prompts show them
+    record: Mapping[str, Any] | None = None   # what the design computed, kept in the replay's evidence
 
     def context(self) -> dict[str, Any]:
-        return {"favor": list(self.favor), "analysis": self.analysis, "strategy": self.strategy}
+        return {"favor": list(self.favor), "analysis": self.analysis, "strategy": self.strategy,
+                "beliefs": self.beliefs}
 
 
 class Design:
@@ -90,16 +94,41 @@ class Design:
 
 
 class PGM(Design):
-    """003's PGM-aware agent: a two-hop belief analysis before acting."""
+    """003's PGM-aware agent: two-hop beliefs kept as numbers and updated after every public move.
+
+    In games with a hidden role the state is one suspicion vector per view (pgm.py): after each
+    public move (a clue, a day statement; the agent's own included, since it changes how the
+    others see it) one call asks, per view, who became more or less suspicious, and the symbolic
+    rule updates the numbers. The decision and probes carry the numbers and the target they point
+    to. In the other games the state is the two-hop text analysis, one call per point of the game.
+    """
 
     name = "pgm"
 
     def __init__(self, params: Mapping[str, Any], rng: random.Random):
         super().__init__(params, rng)
         self._analysis: tuple[int, str | None] | None = None  # (log length, analysis)
+        self._views: pgm.Views | None = None
+        self._seen = 0  # visible events already rated
+
+    @classmethod
+    def check(cls, params: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(params) - {"step"})
+        if unknown:
+            raise ValueError(f"design_params: design 'pgm' takes only 'step', got {unknown}")
+        step = params.get("step", pgm.DEFAULT_STEP)
+        if isinstance(step, bool) or not isinstance(step, (int, float)) or not 1.0 < step <= 10.0:
+            raise ValueError(f"design_params.step: a number above 1 and at most 10, got {step!r}")
+        return {"step": float(step)} if "step" in params else {}
+
+    @property
+    def step(self) -> float:
+        return float(self.params.get("step", pgm.DEFAULT_STEP))
 
     async def prepare(self, caller: Caller, scene: Scene, phase: str | None,
                       calls: list[dict[str, Any]]) -> Notes:
+        if pgm.has_hidden_role(scene.game):
+            return await self._beliefs(caller, scene, calls)
         point = len(scene.observation.get("log", ()))
         if self._analysis is None or self._analysis[0] != point:
             prompt = render("pgm/belief.j2", **scene.context(observation=observation(scene), **Notes().context()))
@@ -109,6 +138,62 @@ class PGM(Design):
                 text += " [cut off]"
             self._analysis = (point, text)
         return Notes(analysis=self._analysis[1])
+
+    async def _beliefs(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> Notes:
+        n = len(scene.names)
+        hidden = pgm.holds_hidden_role(scene.game, scene.observation.get("private", {}))
+        if self._views is None:
+            self._views = pgm.initial(scene.game, scene.seat, n, hidden)
+        log = list(scene.observation.get("log", ()))
+        updates = []
+        for index in range(self._seen, len(log)):
+            if pgm.is_rated_move(scene.game, log[index]):
+                read = await self._rate(caller, scene, log, index, hidden, calls)
+                updates.append(pgm.record(self._views, index, read))
+        self._seen = len(log)
+        shown = self._shown(scene, hidden)
+        record = {"design": self.name, "about": pgm.HIDDEN_ROLE[scene.game], "step": self.step,
+                  "views": [list(v) for v in self._views], "aim": shown["aim"], "updates": updates}
+        return Notes(beliefs=shown, record=record)
+
+    def _shown(self, scene: Scene, hidden: bool | None) -> dict[str, Any]:
+        """The beliefs as the prompts show them: a row per view, and the target they point to."""
+        assert self._views is not None
+        rows = []
+        for j in [scene.seat, *(k for k in range(len(scene.names)) if k != scene.seat)]:
+            label = "your own view" if j == scene.seat else f"as you think {scene.names[j]} sees it"
+            if j == scene.seat and hidden:
+                label += " (you know you are it)"
+            rows.append({"label": label, "cells": [{"seat": k, "p": p} for k, p in enumerate(self._views[j])
+                                                   if p > 0.0 or k != j]})
+        return {"target": _TARGET[scene.game], "hidden": bool(hidden), "rows": rows,
+                "aim": pgm.target(self._views, scene.seat, hidden)}
+
+    async def _rate(self, caller: Caller, scene: Scene, log: list[Mapping[str, Any]], index: int,
+                    hidden: bool | None, calls: list[dict[str, Any]]) -> bool:
+        """One update after the move at `log[index]`, seen as the game stood then; False if unread."""
+        assert self._views is not None
+        then = Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
+        rated = {j: pgm.rated_players(self._views, j)
+                 for j in pgm.rated_views(scene.seat, len(scene.names), hidden)}
+        shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
+        expected = pgm_format(shape)
+        prompt = render("pgm/ratings.j2", **then.context(
+            observation=observation(then), beliefs=self._shown(scene, hidden), move=log[index],
+            rated=[{"seat": j, "players": players} for j, players in rated.items()],
+            answer_rule=caller.style.rule(expected)))
+        schema = pgm_schema(shape, caller.style.reasoning_chars)
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
+        try:
+            changes = read_suspicion(caller.answer(completion, expected), scene.names, rated, expected)
+        except ParseError:
+            return False  # the views stay as they were; the call is in the evidence
+        self._views = pgm.update(self._views, changes, self.step)
+        return True
+
+
+#: What the suspicion is about, as the prompts say it.
+_TARGET = {"chameleon": "the chameleon", "undercover": "the undercover", "werewolf": "a Werewolf"}
 
 
 class BigFive(Design):

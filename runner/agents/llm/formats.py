@@ -77,6 +77,16 @@ def favor_format(others: Sequence[str]) -> str:
     return f"ANSWER: {{{pairs}{more}}}"
 
 
+def pgm_format(views: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """The `ANSWER: {...}` line of a PGM update: per view (by its holder's name), a word per player."""
+    word = '"<more, less or same>"'
+    parts = []
+    for holder, players in views:
+        inner = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {word}" for name in players)
+        parts.append(f"{json.dumps(holder, ensure_ascii=False)}: {{{inner}}}")
+    return "ANSWER: {" + ", ".join(parts) + "}"
+
+
 @dataclass(frozen=True)
 class AnswerStyle:
     """How an agent is asked to answer: an ANSWER line in free text, or (with structured outputs)
@@ -97,4 +107,5 @@ class AnswerStyle:
         return f"Reply with only a JSON object of this form.{note}\n{shape}"
 
 
-__all__ = ["PLAYER", "AnswerStyle", "action_format", "favor_format", "probe_format", "quoted", "strategy_format"]
+__all__ = ["PLAYER", "AnswerStyle", "action_format", "favor_format", "pgm_format", "probe_format", "quoted",
+           "strategy_format"]

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from runner.agents.llm.formats import quoted
+from runner.agents.llm.pgm import change_of
 from runner.replay.format import kind_of, show
 
 #: A line that gives the answer: optional quote marker, emphasis or backticks around the word.
@@ -354,3 +355,33 @@ def read_ratings(obj: Mapping[str, Any], names: Sequence[str], me: int, expected
             raise ParseError(f"{json.dumps(names[seat])} is rated twice. Answer again with {expected}")
         ratings[seat] = value
     return ratings
+
+
+def read_suspicion(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[int, Sequence[int]],
+                   expected: str) -> dict[int, dict[int, int]]:
+    """A PGM update: per view (holder's seat), +1 / -1 / 0 per player it rates ("more", "less",
+    "same"; "more suspicious", "no change" and the like read too). Views or players left out are
+    unchanged; a view or player that is not asked for, or an unknown word, is refused."""
+    changes: dict[int, dict[int, int]] = {}
+    for key, ratings in obj.items():
+        view = seat_of(key, names, "view", expected)
+        if view not in views:
+            raise ParseError(f"{json.dumps(names[view])} is not one of the views to update. Answer again with "
+                             f"{expected}")
+        if view in changes:
+            raise ParseError(f"The view of {json.dumps(names[view])} is given twice. Answer again with {expected}")
+        if not isinstance(ratings, Mapping):
+            raise ParseError(f"The view of {json.dumps(names[view])} must be an object of player: word, got "
+                             f"{kind_of(ratings)}. Answer again with {expected}")
+        changes[view] = {}
+        for who, word in ratings.items():
+            player = seat_of(who, names, "player", expected)
+            if player not in views[view]:
+                raise ParseError(f"The view of {json.dumps(names[view])} does not rate {json.dumps(names[player])}. "
+                                 f"Answer again with {expected}")
+            change = change_of(word)
+            if change is None:
+                raise ParseError(f"Rate {json.dumps(names[player])} with \"more\", \"less\" or \"same\", got "
+                                 f"{show(word)}. Answer again with {expected}")
+            changes[view][player] = change
+    return changes

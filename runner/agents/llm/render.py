@@ -127,8 +127,9 @@ def prompt_files() -> list[Path]:
     return sorted(p for p in PROMPTS.rglob("*.j2") if p.is_file())
 
 
-#: Modules whose text ends up in prompts (answer formats, strategy menus, persona and favor words).
-_PROMPT_MODULES = ("formats.py", "strategies.py", "persona.py", "favor.py")
+#: Modules whose text ends up in prompts (answer formats, strategy menus, persona and favor words,
+#: PGM beliefs).
+_PROMPT_MODULES = ("formats.py", "strategies.py", "persona.py", "favor.py", "pgm.py")
 
 
 def prompts_digest() -> str:

@@ -123,6 +123,13 @@ def favor_schema(others: Sequence[str], reasoning_chars: int = 0) -> dict[str, A
     return _object({name: {"type": "integer", "minimum": 1, "maximum": 10} for name in others}, reasoning_chars)
 
 
+def pgm_schema(views: Sequence[tuple[str, Sequence[str]]], reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a PGM update: per view (by its holder's name), "more", "less" or "same" per player."""
+    word = {"type": "string", "enum": ["more", "less", "same"]}
+    return _object({holder: _object({name: word for name in players}, 0) for holder, players in views},
+                   reasoning_chars)
+
+
 def without_reasoning(answer: Mapping[str, Any]) -> dict[str, Any]:
     """A structured answer without its reasoning field: what the readers of `parse.py` expect."""
     return {k: v for k, v in answer.items() if k != REASONING}

@@ -62,6 +62,10 @@ def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
     if not formats:
         return "As I see it, nobody has shown their hand yet; I will keep watching everyone."
     shape = formats[-1]
+    if '"<more, less or same>"' in shape:  # a PGM update: a word per player of every view
+        views = json.loads(shape.replace('"<more, less or same>"', '"same"'))
+        words = {view: {who: rng.choice(["more", "less", "same"]) for who in rated} for view, rated in views.items()}
+        return "Some clues fit better than others.\nANSWER: " + json.dumps(words)
     choose = _CHOOSE.findall(prompt)
     options = json.loads("[" + choose[-1][1].split(". ")[0] + "]") if choose else []
     key = shape.split('"')[1]

@@ -149,29 +149,91 @@ def test_model_reported_comes_from_the_first_successful_reply():
     assert llm.description["model_reported"] == "model-a"
 
 
-def test_pgm_asks_for_a_two_hop_analysis_once_per_point_and_uses_it_for_probes_and_the_decision():
-    analysis = "As Player 1, I think: Player 2 is suspicious, because 'racket' is vague."
-    model = scripted(analysis, "ANSWER: {\"seat\": \"Player 2\"}", "ANSWER: {\"vote\": \"Player 2\"}",
-                     "Now I see more.", "ANSWER: {\"guess\": \"Tennis\"}")
-    llm = agent(model, "pgm", game="chameleon")
-    state = chameleon(clues=3)
-    belief = run(llm.probe(probe_of(state, 0, "suspect")))
-    # The analysis was made for this probe, so its call is the probe's evidence too.
-    assert belief.action == {"seat": 1} and len(belief.evidence["calls"]) == 2
+def test_pgm_without_a_hidden_role_asks_for_a_two_hop_analysis_once_per_point():
+    analysis = "As Player 1, I think Player 2 will cooperate, because it did last round."
+    model = scripted(analysis, "ANSWER: {\"choice\": \"defect\"}", "ANSWER: {\"choice\": \"cooperate\"}",
+                     "Now I see more.", "ANSWER: {\"choice\": \"cooperate\"}")
+    llm = agent(model, "pgm")
+    state = dilemma(rounds=2)
+    first = run(llm.act(ask(state, 0)))
+    # The analysis was made for this decision, so its call is the decision's evidence too.
+    assert first.action == {"choice": "defect"} and len(first.evidence["calls"]) == 2
+    assert "notes" not in first.evidence  # a text analysis: nothing computed to record
     belief_prompt = model.calls[0][1].content
     assert "Your own view" in belief_prompt and "Their views" in belief_prompt
     assert "I think <player> thinks:" in belief_prompt
-    assert analysis in model.calls[1][1].content  # the probe sees the analysis
-    vote = run(llm.act(ask(state, 0)))
-    assert vote.action == {"vote": 1}
-    assert len(model.calls) == 3  # no second analysis at the same point
-    assert [c["reply"] for c in vote.evidence["calls"]] == ["ANSWER: {\"vote\": \"Player 2\"}"]
-    assert analysis in model.calls[2][1].content and "Use your analysis" in model.calls[2][1].content
-    for seat, target in ((0, 1), (1, 0), (2, 0)):
-        state.act(seat, {"vote": target})
-    guess = run(llm.act(ask(state, 0)))  # a new point of the game: a new analysis first
-    assert guess.action == {"guess": "tennis"}
-    assert len(model.calls) == 5 and guess.evidence["calls"][0]["reply"] == "Now I see more."
+    assert analysis in model.calls[1][1].content and "Use your analysis" in model.calls[1][1].content
+    again = run(llm.act(ask(state, 0, errors=("refused for the test",))))  # a re-ask: the same point
+    assert again.action == {"choice": "cooperate"} and len(model.calls) == 3
+    state.act(0, {"choice": "defect"})
+    state.act(1, {"choice": "cooperate"})
+    state.act(2, {"choice": "cooperate"})
+    later = run(llm.act(ask(state, 0)))  # a new point of the game: a new analysis first
+    assert later.action == {"choice": "cooperate"}
+    assert len(model.calls) == 5 and later.evidence["calls"][0]["reply"] == "Now I see more."
+
+
+def flat(views):
+    return [p for view in views for p in view]
+
+
+def ratings(**views):
+    """A PGM update reply: view holder -> {player: word}."""
+    return "ANSWER: " + json.dumps({k.replace("_", " "): v for k, v in views.items()})
+
+
+def test_pgm_updates_suspicion_after_every_clue_by_the_stated_rule():
+    # Seat 1 (Player 2) is not the chameleon. Its views start uniform over whom each can suspect:
+    # its own [0.5, 0, 0.5]; Player 1's [0, 0.5, 0.5]; Player 3's [0.5, 0.5, 0].
+    model = scripted(
+        ratings(Player_2={"Player 1": "same", "Player 3": "same"},
+                Player_1={"Player 2": "less", "Player 3": "same"},
+                Player_3={"Player 1": "same", "Player 2": "less suspicious"}),   # after Player 2's clue
+        ratings(Player_2={"Player 3": "less"}),                                   # after Player 3's clue
+        "I cannot tell yet.",                                                      # after Player 1's: unread
+        'ANSWER: {"seat": "Player 1"}', 'ANSWER: {"vote": "Player 1"}')
+    llm = agent(model, "pgm", game="chameleon", seat=1)
+    state = chameleon(clues=3)
+    belief = run(llm.probe(probe_of(state, 1, "suspect")))
+    assert belief.action == {"seat": 0} and len(belief.evidence["calls"]) == 4
+    notes = belief.evidence["notes"]
+    assert notes["design"] == "pgm" and notes["about"] == "chameleon" and notes["step"] == 1.25
+    assert [(u["after"], u["read"]) for u in notes["updates"]] == [(0, True), (1, True), (2, False)]
+    # By hand: a step is a factor 1.25; "less" divides, then each view is normalised.
+    expected_first = [[0.0, 0.4 / 0.9, 0.5 / 0.9], [0.5, 0.0, 0.5], [0.5 / 0.9, 0.4 / 0.9, 0.0]]
+    expected_last = [[0.0, 0.4 / 0.9, 0.5 / 0.9], [0.5 / 0.9, 0.0, 0.4 / 0.9], [0.5 / 0.9, 0.4 / 0.9, 0.0]]
+    assert flat(notes["updates"][0]["views"]) == pytest.approx(flat(expected_first))
+    assert notes["updates"][2]["views"] == notes["updates"][1]["views"]
+    assert flat(notes["updates"][1]["views"]) == pytest.approx(flat(expected_last))
+    assert flat(notes["views"]) == pytest.approx(flat(expected_last)) and notes["aim"] == 0
+    for update in notes["updates"]:
+        assert all(sum(view) == pytest.approx(1.0) for view in update["views"])
+    first_prompt = model.calls[0][1].content
+    assert "racket" in first_prompt and "court" not in first_prompt  # each move judged as the game stood then
+    assert '"Player 2": {"Player 1": "<more, less or same>", "Player 3": "<more, less or same>"}' in first_prompt
+    assert "- your own view: Player 1 0.50, Player 3 0.50\n- as you think Player 1 sees it: Player 2 (you) 0.50, " \
+           "Player 3 0.50\n" in first_prompt
+    assert "Player 1 0.56, Player 3 0.44" in model.calls[3][1].content  # the probe sees the numbers
+    vote = run(llm.act(ask(state, 1)))  # nothing new since: no update call
+    assert vote.action == {"vote": 0} and len(model.calls) == 5
+    assert "Use your beliefs: make Player 1, the player you suspect most, stand out" in model.calls[4][1].content
+    assert vote.evidence["notes"]["updates"] == [] and vote.evidence["notes"]["aim"] == 0
+
+
+def test_the_chameleon_keeps_its_own_view_settled_and_aims_at_whoever_suspects_it_most():
+    model = scripted(ratings(Player_2={"Player 1": "more", "Player 3": "same"},
+                             Player_3={"Player 1": "same", "Player 2": "same"}),
+                     ratings(Player_3={"Player 1": "same"}),
+                     'ANSWER: {"clue": "sport"}')
+    llm = agent(model, "pgm", game="chameleon", seat=0)
+    state = chameleon(clues=2)  # Player 2 and Player 3 have given clues; the chameleon's turn
+    run(llm.act(ask(state, 0)))
+    first, decision = model.calls[0][1].content, model.calls[2][1].content
+    assert '"Player 1": {' not in first  # its own view is not asked: it knows it is the chameleon
+    views = llm.design._views
+    assert views[0] == [1.0, 0.0, 0.0]
+    assert views[1] == pytest.approx([0.625 / 1.125, 0.0, 0.5 / 1.125])
+    assert "Use your beliefs: you are the chameleon. Player 2 suspects you most" in decision
 
 
 def test_a_failed_belief_call_is_a_provider_failure_too():
@@ -301,7 +363,8 @@ def test_the_description_follows_the_schema_and_holds_no_secret():
     ({"design": "b5p", "design_params": {"openness": 9}}, "chameleon",
      "design_params.openness: must be a whole number"),
     ({"design": "b5p", "design_params": {"humour": 5}}, "chameleon", "unknown field(s) ['humour']"),
-    ({"design": "pgm", "design_params": {"depth": 2}}, "chameleon", "design 'pgm' takes no parameters"),
+    ({"design": "pgm", "design_params": {"depth": 2}}, "chameleon", "design 'pgm' takes only 'step'"),
+    ({"design": "pgm", "design_params": {"step": 1}}, "chameleon", "design_params.step: a number above 1"),
     ({"design": "favor", "design_params": {"swing": 0}}, "chameleon", "design_params.swing"),
     ({"design": "favor", "design_params": [1, 2]}, "chameleon", "design_params: must be a table"),
     ({"model": ""}, "chameleon", "model: a language-model agent needs"),

@@ -1,0 +1,134 @@
+"""The PGM-aware agent's beliefs (003, section 4): two-hop suspicion vectors and their update.
+
+In the games with a hidden role (the Chameleon, the Undercover, the Werewolf) a PGM-aware
+player B keeps one probability vector per perspective j: B's own view, and B's picture of what
+each other player j believes. Entry k of view j is the probability, in that view, that player k
+holds the hidden role. After every public move the model says, per view and per player,
+whether that player became more suspicious, less suspicious, or neither; a fixed symbolic rule
+turns the words into numbers (003 does not state its rule; this one is ours):
+
+    p_k <- p_k * STEP   (more suspicious)      p_k <- p_k / STEP   (less suspicious)
+
+then the view is normalised to sum to 1 over the players it can suspect. A view never suspects
+the player who holds it when that player knows their own role (the Chameleon and the
+Werewolf: everyone knows their card; in Undercover nobody knows their role, so every view
+covers every player). The agent's own view, when the agent holds the hidden role, is certain
+(all mass on itself) and never updated: the question is settled for it, and what matters to it
+is how the others see it.
+
+Pure functions only: the design module makes the calls and keeps the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: The hidden role each game's PGM suspicion is about.
+HIDDEN_ROLE = {"chameleon": "chameleon", "undercover": "undercover", "werewolf": "werewolf"}
+#: Whether a player of the game knows their own role (and so never suspects themselves).
+KNOWS_OWN_ROLE = {"chameleon": True, "undercover": False, "werewolf": True}
+#: The factor of one step of suspicion (a design parameter, `step`).
+DEFAULT_STEP = 1.25
+#: The words a model rates with, and the direction each one moves a probability.
+CHANGES = {"more": 1, "less": -1, "same": 0}
+_SYNONYMS = {"more suspicious": "more", "less suspicious": "less", "no change": "same", "unchanged": "same",
+             "same": "same", "more": "more", "less": "less"}
+
+Views = list[list[float]]  # views[j][k]: in view j, the probability that player k holds the role
+
+
+#: The public moves after which the views are updated: clues and day statements.
+RATED_PHASES = {"chameleon": ("clue",), "undercover": ("clue",), "werewolf": ("day",)}
+
+
+def is_rated_move(game: str, event: Mapping[str, Any]) -> bool:
+    """Whether a visible event is a public move that the PGM views are updated after."""
+    return (event.get("kind") == "action" and isinstance(event.get("seat"), int)
+            and event.get("phase") in RATED_PHASES.get(game, ()))
+
+
+def has_hidden_role(game: str) -> bool:
+    """Whether the game's PGM state is a suspicion matrix (else it is a text analysis)."""
+    return game in HIDDEN_ROLE
+
+
+def holds_hidden_role(game: str, private: Mapping[str, Any]) -> bool | None:
+    """Whether the seat knows it holds the hidden role (None: it cannot know, as in Undercover)."""
+    if not KNOWS_OWN_ROLE.get(game, False):
+        return None
+    return private.get("role") == HIDDEN_ROLE[game]
+
+
+def suspects(game: str, view: int, n: int) -> list[int]:
+    """The players view `view` can suspect: everyone but its holder when roles are known."""
+    return [k for k in range(n) if k != view or not KNOWS_OWN_ROLE.get(game, False)]
+
+
+def initial(game: str, seat: int, n: int, hidden: bool | None) -> Views:
+    """Uniform views over the players each can suspect; the hidden agent's own view is certain."""
+    views = []
+    for j in range(n):
+        if j == seat and hidden:
+            views.append([1.0 if k == seat else 0.0 for k in range(n)])
+            continue
+        if j == seat and hidden is False:
+            pool = [k for k in range(n) if k != seat]  # it knows it is not the hidden one
+        else:
+            pool = suspects(game, j, n)
+        views.append([1.0 / len(pool) if k in pool else 0.0 for k in range(n)])
+    return views
+
+
+def rated_views(seat: int, n: int, hidden: bool | None) -> list[int]:
+    """The views the model is asked to update: its own first (unless settled), then the others'."""
+    own = [] if hidden else [seat]
+    return own + [j for j in range(n) if j != seat]
+
+
+def rated_players(views: Views, view: int) -> list[int]:
+    """The players a view rates: those it can still suspect (probability above zero)."""
+    return [k for k, p in enumerate(views[view]) if p > 0.0]
+
+
+def update(views: Views, changes: Mapping[int, Mapping[int, int]], step: float = DEFAULT_STEP) -> Views:
+    """The views after one move: each rated probability times step**change, each view renormalised.
+
+    `changes[j][k]` is +1, -1 or 0; views or players left out keep their probabilities; a
+    player a view has ruled out (probability 0) stays ruled out.
+    """
+    out = []
+    for j, view in enumerate(views):
+        moved = [p * step ** changes.get(j, {}).get(k, 0) if p > 0.0 else 0.0 for k, p in enumerate(view)]
+        total = sum(moved)
+        out.append([p / total for p in moved] if total > 0 else list(view))
+    return out
+
+
+def most_suspected(view: Sequence[float], besides: int) -> int:
+    """The player a view suspects most, `besides` excluded (ties: the lowest seat)."""
+    return max((k for k in range(len(view)) if k != besides), key=lambda k: (view[k], -k))
+
+
+def target(views: Views, seat: int, hidden: bool | None) -> int:
+    """Whom the decision aims at, as 003's PGM decision prompt does: a player who does not hold
+    the hidden role pushes the suspicion on the player it suspects most; the hidden one works on
+    the player who suspects it most (in the agent's picture of the others' views)."""
+    if hidden:
+        others = [j for j in range(len(views)) if j != seat]
+        return max(others, key=lambda j: (views[j][seat], -j))
+    return most_suspected(views[seat], seat)
+
+
+def change_of(word: Any) -> int | None:
+    """+1, -1 or 0 for a rating word ("more", "less suspicious", "no change", ...); None if unknown."""
+    if not isinstance(word, str):
+        return None
+    key = _SYNONYMS.get(" ".join(word.lower().replace("_", " ").split()))
+    return None if key is None else CHANGES[key]
+
+
+def record(views: Views, after: int | None, read: bool) -> dict[str, Any]:
+    """One update as the replay records it: the views after event `after`, and whether the
+    model's ratings could be read (if not, the views are unchanged)."""
+    return {"after": after, "read": read, "views": [list(v) for v in views]}
