@@ -467,7 +467,7 @@ class FakeOpenAI(_FakeServer):
         return f"{self.root}/v1"
 
     def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
-        prompt_tokens = _estimate(request) if reply.input_tokens is None else reply.input_tokens
+        prompt_tokens = request_tokens(request) if reply.input_tokens is None else reply.input_tokens
         completion_tokens = (_tokens(reply.text) if reply.output_tokens is None
                              else reply.output_tokens)
         return {
@@ -569,7 +569,7 @@ class FakeAnthropic(_FakeServer):
             "stop_reason": "tool_use" if reply.tool_input is not None else stop,
             "stop_sequence": None,
             "usage": {
-                "input_tokens": _estimate(request) if reply.input_tokens is None else reply.input_tokens,
+                "input_tokens": request_tokens(request) if reply.input_tokens is None else reply.input_tokens,
                 "output_tokens": (_tokens(reply.text) if reply.output_tokens is None
                                   else reply.output_tokens),
                 "cache_creation_input_tokens": 0,
@@ -730,7 +730,7 @@ def _tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def _estimate(request: Mapping[str, Any]) -> int:
+def request_tokens(request: Mapping[str, Any]) -> int:
     """Prompt tokens of a request body, counted like `_tokens` plus a little per message."""
     return sum(_tokens(m["content"]) + 3 for m in chat_messages(request))
 
@@ -747,7 +747,7 @@ def find_secret(server: _FakeServer, secrets: Sequence[str]) -> list[str]:
     return places
 
 
-__all__ = ["Answer", "FakeAnthropic", "FakeOpenAI", "Fault", "Recorded", "Reply", "Script",
+__all__ = ["request_tokens", "Answer", "FakeAnthropic", "FakeOpenAI", "Fault", "Recorded", "Reply", "Script",
            "always", "answer_text", "answering", "chat_messages", "constrained", "requested_schema", "schema_value",
            "styled", "REPLY_STYLES", "find_secret", "length_cut", "malformed_json",
            "rate_limited", "sequence", "server_error", "too_slow", "unauthorized"]

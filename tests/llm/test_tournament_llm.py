@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from runner.cli import main
 from runner.run import estimate, run
 from runner.tournament import from_dict, load
 from tests.llm.fakes import (Answer, FakeAnthropic, FakeOpenAI, chat_messages, find_secret, length_cut, malformed_json,
-                             rate_limited, server_error, too_slow)
+                             rate_limited, request_tokens, server_error, too_slow)
 
 KEY = "sk-test-e2e-4d2c81f09a7b3e65"
 ENV = {"TEST_LLM_KEY": KEY}
@@ -422,6 +423,44 @@ PD_5 = {"game": "prisoners_dilemma", "games": 4, "lineup": ["m", "random", "rand
 ])
 def test_dry_run_counts_the_designs_extra_calls(design, calls_per_game):
     assert estimate_of({"design": design}, PD_5).total().calls == 4 * calls_per_game
+
+
+ESTIMATED = {
+    "chameleon": {"game": "chameleon", "games": 8, "rules": {"players": 3, "clue": "sentence", "ties": "even"},
+                  "roles": {"*": "m"}},
+    "undercover": {"game": "undercover", "games": 8, "rules": {"players": 3}, "roles": {"*": "m"}},
+    "prisoners_dilemma": {"game": "prisoners_dilemma", "games": 8, "rules": {"rounds": 3},
+                          "lineup": ["m", "m", "prisoners_dilemma/tit_for_tat"]},
+}
+
+
+def _matchup_toml(matchup: dict[str, Any]) -> str:
+    lines = ["[[matchups]]"]
+    for key, value in matchup.items():
+        if isinstance(value, dict):
+            inner = ", ".join(f'"{k}" = {json.dumps(v)}' for k, v in value.items())
+            lines.append(f"{key} = {{ {inner} }}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("design", ["vanilla", "pgm", "b5p", "favor", "strategy"])
+@pytest.mark.parametrize("game", sorted(ESTIMATED))
+def test_the_dry_run_estimates_what_a_server_counts(tmp_path, design, game):
+    with FakeOpenAI(legal_reply) as server:
+        toml = (f'name = "estimated"\nseed = 5\ncreated = "2026-11-21"\n{FAST_RETRIES}\n'
+                f"[agents.m]\n{model_table('openai', server.base_url, design=design)}\n"
+                + _matchup_toml(ESTIMATED[game]))
+        predicted = asyncio.run(estimate(from_dict(tomllib.loads(toml))))[0].total()
+        result, _ = play(tmp_path, toml)
+        assert result.exit_code == 0, result.output
+        counted = sum(request_tokens(r.body) for r in server.requests)  # what the server reported
+        calls = server.calls
+    # The same 8 deals; the moves differ (random in the estimate, the fake's in the run), so a
+    # Chameleon caught or not changes a call or two.
+    assert predicted.calls == pytest.approx(calls, rel=0.05), (predicted.calls, calls)
+    assert predicted.input_tokens == pytest.approx(counted, rel=0.05), (predicted.input_tokens, counted)
 
 
 def test_pgm_probes_share_the_analysis_of_their_point():

@@ -218,3 +218,25 @@ SEEN_PHASES = {
     "public_good": {"contribute", "round_result", "payout"},
     "werewolf": {"night", "day", "vote", "count", "tie_break", "result"},
 }
+
+
+@pytest.mark.parametrize("game_name", ["chameleon", "undercover", "werewolf"])
+def test_pgm_seats_record_suspicion_views_after_every_public_move(game_name):
+    records, _ = play_llm(game_name, "pgm", seed=4)
+    moves = [r for r in records if r["type"] == "event" and r["kind"] == "action"
+             and r["phase"] in ("clue", "day")]
+    n = len(records[0]["players"])
+    rated: dict[int, list[int]] = {seat: [] for seat in range(n)}
+    for record in records:
+        notes = (record.get("evidence") or {}).get("notes")
+        if record["type"] not in ("event", "probe") or notes is None:
+            continue
+        assert notes["design"] == "pgm" and len(notes["views"]) == n
+        for update in [*notes["updates"], {"views": notes["views"]}]:
+            assert all(abs(sum(view) - 1.0) < 1e-9 and min(view) >= 0.0 for view in update["views"])
+        rated[record["seat"]] += [u["after"] for u in notes["updates"]]
+    # Each seat rated every public move it saw before its last question, each once, in order.
+    for seat, afters in rated.items():
+        assert afters == sorted(set(afters))
+    assert max(len(a) for a in rated.values()) >= len(moves) - n
+    assert records[0]["version"] == 2
