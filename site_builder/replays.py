@@ -241,12 +241,36 @@ def _step(record: Mapping[str, Any]) -> dict[str, Any]:
         answer = record["answer"]
         if answer is None:  # kept for its model calls: what went wrong instead of a belief
             answer = {"unanswered": record["error"], **({"of": record["about"]} if "about" in record else {})}
-        return {"k": "probe", "p": record["probe"], "s": record["seat"], "d": answer, "v": [record["seat"]]}
+        probe = {"k": "probe", "p": record["probe"], "s": record["seat"], "d": answer, "v": [record["seat"]]}
+        beliefs = _beliefs(record)
+        return {**probe, "b": beliefs} if beliefs is not None else probe
     step = {"n": record["n"], "k": record["kind"], "p": record["phase"], "s": record["seat"],
             "d": record["data"], "v": record["vis"]}
     if record.get("attempts"):
         step["a"] = [{"action": a["action"], "raw": a["raw"], "error": a["error"]} for a in record["attempts"]]
+    beliefs = _beliefs(record)
+    if beliefs is not None:
+        step["b"] = beliefs
     return step
+
+
+def _beliefs(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The PGM design's suspicion views recorded with a decision or probe (None if none): what
+    they are about, the views after its updates, the target, and which moves were rated."""
+    notes = (record.get("evidence") or {}).get("notes")
+    if not isinstance(notes, Mapping) or notes.get("design") != "pgm":
+        return None
+    views = notes.get("views")
+    if not (isinstance(views, list) and all(isinstance(v, list) and all(_number(p) for p in v) for v in views)):
+        return None  # free-form notes of another shape: nothing the viewer can draw
+    updates = [u for u in notes.get("updates") or () if isinstance(u, Mapping)]
+    return {"about": str(notes.get("about", "")), "aim": notes.get("aim") if isinstance(notes.get("aim"), int) else None,
+            "views": [[round(p, 3) for p in v] for v in views],
+            "rated": len(updates), "unread": sum(1 for u in updates if u.get("read") is False)}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _usage(calls: Iterable[Mapping[str, Any]]) -> list[int]:

@@ -298,3 +298,18 @@ def test_scripts_never_write_markup(pattern):
     for source, _ in replays.assets():
         if str(source).endswith(".js"):
             assert not re.search(pattern, Path(source).read_text(encoding="utf-8")), (source, pattern)
+
+
+@pytest.mark.parametrize("notes, shown", [
+    ({"design": "pgm", "about": "chameleon", "aim": 1, "views": [[0.0, 0.5, 0.5], [0.25, 0.0, 0.75], [0.5, 0.5, 0.0]],
+      "updates": [{"after": 0, "read": True}, {"after": 1, "read": False}]},
+     {"about": "chameleon", "aim": 1, "views": [[0.0, 0.5, 0.5], [0.25, 0.0, 0.75], [0.5, 0.5, 0.0]],
+      "rated": 2, "unread": 1}),
+    ({"design": "pgm", "views": [["<b>", 1]]}, None),       # not numbers: nothing to draw
+    ({"design": "pgm", "views": "x"}, None),
+    ({"design": "favor", "levels": [1, 2]}, None),         # another design's notes: not drawn yet
+])
+def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
+    record = {"type": "event", "n": 0, "kind": "action", "phase": "clue", "seat": 0, "data": {"clue": "x"},
+              "vis": "all", "evidence": {"calls": [], "notes": notes}}
+    assert replays._step(record).get("b") == shown

@@ -399,3 +399,37 @@ def test_the_viewer_names_the_games_source_as_text(browser, site, url, linked):
     finally:
         context.close()
         path.write_text(original, encoding="utf-8")
+
+
+def test_pgm_beliefs_are_a_collapsed_table_seen_only_from_their_seat(browser, site):
+    game_id = SAMPLES["chameleon"]
+    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
+    original = path.read_text(encoding="utf-8")
+    data = json.loads(original)
+    index, step = next((i, s) for i, s in enumerate(data["steps"]) if s["k"] == "action")
+    seat, n = step["s"], len(data["players"])
+    views = [[round(1.0 / n, 3)] * n for _ in range(n)]
+    views[seat] = [0.0 if k == seat else round(1.0 / (n - 1), 3) for k in range(n)]
+    data["steps"][index]["b"] = {"about": "chameleon", "aim": (seat + 1) % n, "views": views, "rated": 1, "unread": 0}
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        path.write_text(json.dumps(data), encoding="utf-8")
+        open_viewer(page, site, game_id, step=index + 1)
+        details = page.locator("details.gn-beliefs")
+        assert details.count() == 1 and details.get_attribute("open") is None  # collapsed by default
+        assert "PGM beliefs of" in details.locator("summary").inner_text()
+        rows = details.locator("tbody tr")
+        assert rows.count() == n and rows.first.locator("th").text_content() == "own view"
+        assert rows.first.locator("td.gn-aim").count() == 1
+        other = (seat + 1) % n
+        open_viewer(page, site, game_id, step=index + 1, pov=other)  # another seat never sees them
+        assert page.locator("details.gn-beliefs").count() == 0
+        open_viewer(page, site, game_id, step=index + 1, pov=seat)
+        assert page.locator("details.gn-beliefs").count() == 1
+        assert not errors, errors
+    finally:
+        context.close()
+        path.write_text(original, encoding="utf-8")

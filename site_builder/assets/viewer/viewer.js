@@ -463,7 +463,34 @@
       fill(panel, el("p", { class: "gn-panel-title" }, kind, number),
         el("p", { class: "gn-says" }, describe(s)),
         s.a && privateTo(s.s) ? attempts(s.a) : null,
+        s.b && privateTo(s.s) ? beliefs(s) : null,
         s.c && privateTo(s.s) ? exchanges(s) : null);
+    }
+
+    /** The PGM design's suspicion views at this step, as a table (collapsed, like the raw exchanges). */
+    function beliefs(s) {
+      var b = s.b, n = players.length;
+      if (!Array.isArray(b.views) || b.views.length !== n) return null;
+      var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
+      var head = el("tr", {}, el("th", { scope: "col", text: "View" }),
+        players.map(function (_, k) { return el("th", { scope: "col", text: name(k) }); }));
+      var rows = order.map(function (j) {
+        var view = b.views[j];
+        var label = j === s.s ? "own view" : name(j) + ", imagined";
+        return el("tr", {}, el("th", { scope: "row", text: label }), players.map(function (_, k) {
+          var p = Array.isArray(view) ? view[k] : null;
+          var shown = typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014";
+          return el("td", { class: "gn-num" + (k === b.aim && j === s.s ? " gn-aim" : ""), text: shown });
+        }));
+      });
+      var summary = "PGM beliefs of " + name(s.s) + ": chance that each player is the " + words(b.about) +
+        " (" + b.rated + " move" + (b.rated === 1 ? "" : "s") + " rated here" +
+        (b.unread ? ", " + b.unread + " unreadable" : "") + ")";
+      var aim = typeof b.aim === "number" && b.aim >= 0 && b.aim < n ? el("p", { class: "gn-dim", text: "Target of the move: " + name(b.aim) }) : null;
+      var note = el("p", { class: "gn-dim", text: "Rows: " + name(s.s) + "'s own view, then each other player's view as " +
+        name(s.s) + " imagines it (003's two-hop beliefs)." });
+      return el("details", { class: "gn-beliefs" }, el("summary", { text: summary }), note,
+        el("div", { class: "gn-scroll" }, el("table", { class: "gn-belief-table" }, el("thead", {}, head), el("tbody", {}, rows))), aim);
     }
 
     function attempts(list) {
