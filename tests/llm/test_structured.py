@@ -13,7 +13,8 @@ import jsonschema
 import pytest
 
 from runner import games
-from runner.agents.llm.schemas import action_schema, favor_schema, probe_schema, strategy_schema
+from runner.agents.llm.schemas import (action_schema, favor_schema, judgement_schema, pgm_schema, plan_schema,
+                                       probe_schema)
 from runner.llm import Connections, Message, ModelSettings, ProviderLimits
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value, sequence
 from tests.llm.test_honest_numbers import run_plan
@@ -176,7 +177,13 @@ def test_probe_and_design_schemas():
     assert probe_schema("suspect_of", 2, 0, (), names)["properties"]["seat"]["enum"] == ["Ann", "Bob"]
     assert probe_schema("self_role", None, 0, ("chameleon", "non_chameleon"), names)["properties"]["role"]["enum"] \
         == ["chameleon", "non_chameleon"]
-    assert strategy_schema(["echo", "broad"])["properties"]["strategy"]["enum"] == ["echo", "broad"]
+    judged = judgement_schema(["Bob", "Cy"], ("chameleon", "non_chameleon"))
+    assert judged["required"] == ["Bob", "Cy"] and judged["properties"]["Cy"]["properties"]["role"]["enum"] == \
+        ["chameleon", "non_chameleon"]
+    assert plan_schema()["properties"]["plan"] == {"type": "string", "maxLength": 600}
+    views = pgm_schema([("Ann", ["Bob", "Cy"]), ("Bob", ["Ann", "Cy"])])
+    assert views["required"] == ["Ann", "Bob"] and views["properties"]["Bob"]["required"] == ["Ann", "Cy"]
+    assert views["properties"]["Bob"]["properties"]["Cy"]["enum"] == ["more", "less", "same"]
     favor = favor_schema(["Bob", "Cy"])
     assert favor["required"] == ["Bob", "Cy"] and favor["properties"]["Bob"] == {"type": "integer", "minimum": 1,
                                                                                   "maximum": 10}

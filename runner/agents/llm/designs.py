@@ -11,9 +11,11 @@
 - `favor` (004): a favor level per other player, updated by a rating call whenever something
   happened since the last update (new events other than the agent's own moves and night
   information), before a decision or probe; the levels, in words, are part of every prompt.
-- `strategy` (004): before each move that is speaking or voting, a call picks one strategy from
-  the game's menu (`strategies.py`) and the decision call is told to follow it. The Chameleon's
-  guess and the Seer's night look get no strategy call. Probes get none either.
+- `strategy` (004): before each move that is speaking or voting, a Judgement call (in the games
+  with hidden roles: each other player's likeliest role and its probability), then a Strategy
+  call that writes a plan of at most 80 words from the judgement and the role's strategy notes
+  (`strategies.py`); the decision call is told to follow the plan. The Chameleon's guess and the
+  Seer's night look get neither. Probes get none either.
 
 All designs apply to every game. A pre-call whose reply cannot be read is not fatal: the agent
 goes on without that note (the call is still in the evidence). A pre-call the provider could
@@ -28,11 +30,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from runner.agents.llm import favor, persona, pgm, strategies
-from runner.agents.llm.formats import AnswerStyle, favor_format, pgm_format, strategy_format
-from runner.agents.llm.parse import ParseError, read_ratings, read_strategy, read_suspicion
+from runner.agents.llm.formats import (PLAN_WORDS, AnswerStyle, favor_format, judgement_format, pgm_format,
+                                       plan_format)
+from runner.agents.llm.parse import ParseError, read_judgement, read_plan, read_ratings, read_suspicion
 from runner.agents.llm.render import Scene, observation, render, system_prompt
-from runner.agents.llm.schemas import favor_schema, pgm_schema, strategy_schema
-from runner.agents.llm.strategies import Strategy
+from runner.agents.llm.schemas import favor_schema, judgement_schema, pgm_schema, plan_schema
 from runner.llm.types import Completion, Message
 
 
@@ -56,12 +58,12 @@ class Notes:
 
     favor: tuple[str, ...] = ()
     analysis: str | None = None
-    strategy: Strategy | None = None
+    plan: str | None = None                   # the Strategy phase's plan for this move
     beliefs: Mapping[str, Any] | None = None  # PGM views as the prompts show them
     record: Mapping[str, Any] | None = None   # what the design computed, kept in the replay's evidence
 
     def context(self) -> dict[str, Any]:
-        return {"favor": list(self.favor), "analysis": self.analysis, "strategy": self.strategy,
+        return {"favor": list(self.favor), "analysis": self.analysis, "plan": self.plan,
                 "beliefs": self.beliefs}
 
 
@@ -260,7 +262,15 @@ class Favor(Design):
 
 
 class StrategyDecision(Design):
-    """004's Strategy Decision: choose a named strategy before speaking or voting."""
+    """004's Strategy Decision: before each speech and vote, a Judgement of the others' roles, then a
+    short written plan from that judgement and the role's strategy notes; the move follows the plan.
+
+    Judgement (in the games with hidden roles): for each other player, its likeliest role and that
+    role's probability. Strategy: at most 80 words, written from the judgement and the strategy
+    notes of this role and move (strategies.py); the decision prompt carries the plan. Both are
+    recorded in the evidence (`notes`). An unreadable judgement leaves the plan without one; an
+    unreadable plan leaves the move without one (the calls stay in the evidence).
+    """
 
     name = "strategy"
 
@@ -269,18 +279,39 @@ class StrategyDecision(Design):
         options = strategies.menu(scene.game, phase, scene.observation.get("private", {})) if phase else ()
         if not options:
             return Notes()
-        expected = strategy_format()
-        prompt = render("strategy.j2", **scene.context(
-            observation=observation(scene), situation=strategies.SITUATIONS[str(phase)],
-            options=options, answer_rule=caller.style.rule(expected), **Notes().context()))
-        schema = strategy_schema([o.name for o in options], caller.style.reasoning_chars)
-        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
+        judged = await self._judge(caller, scene, calls) if scene.game in strategies.JUDGED_ROLES else None
+        lines = strategies.judgement_lines(judged, scene.names, scene.game, scene.observation.get("private", {}))
+        expected = plan_format()
+        prompt = render("strategy/plan.j2", **scene.context(
+            observation=observation(scene), situation=strategies.SITUATIONS[str(phase)], options=options,
+            judgement=lines, words=PLAN_WORDS, answer_rule=caller.style.rule(expected), **Notes().context()))
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls,
+                                       plan_schema(caller.style.reasoning_chars))
         try:
-            obj = caller.answer(completion, expected)
-            chosen = read_strategy(obj, [o.name for o in options], expected)
+            plan, cut = read_plan(caller.answer(completion, expected), expected, PLAN_WORDS)
         except ParseError:
-            return Notes()  # decide without a strategy; the failed choice stays in the evidence
-        return Notes(strategy=next(o for o in options if o.name == chosen))
+            plan, cut = None, False
+        record = {"design": self.name, "phase": phase,
+                  "judgement": None if judged is None else [
+                      {"seat": seat, "role": role, "p": p} for seat, (role, p) in sorted(judged.items())],
+                  "plan": plan, "cut": cut}
+        return Notes(plan=plan, record=record)
+
+    async def _judge(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]
+                     ) -> dict[int, tuple[str, float]] | None:
+        """The Judgement phase: each other player's likeliest role and its probability (None if unread)."""
+        roles = strategies.JUDGED_ROLES[scene.game]
+        others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
+        expected = judgement_format(others, roles)
+        prompt = render("strategy/judgement.j2", **scene.context(
+            observation=observation(scene), roles=roles, answer_rule=caller.style.rule(expected),
+            **Notes().context()))
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls,
+                                       judgement_schema(others, roles, caller.style.reasoning_chars))
+        try:
+            return read_judgement(caller.answer(completion, expected), scene.names, scene.seat, roles, expected)
+        except ParseError:
+            return None
 
 
 #: Every design by its name in tournament files.

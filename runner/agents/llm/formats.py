@@ -64,9 +64,22 @@ def probe_format(kind: str, roles: Sequence[str] = ()) -> str:
     raise ValueError(f"unknown probe kind {kind!r}")
 
 
-def strategy_format() -> str:
-    """The `ANSWER: {...}` line of the Strategy Decision call."""
-    return 'ANSWER: {"strategy": "<strategy name>"}'
+def judgement_format(others: Sequence[str], roles: Sequence[str]) -> str:
+    """The `ANSWER: {...}` line of the Judgement phase: each other player's likeliest role and its chance."""
+    shown = others[:2]
+    pairs = ", ".join(f'{json.dumps(name, ensure_ascii=False)}: {{"role": "<{" or ".join(roles)}>", '
+                      f'"p": <0.01 to 1.00>}}' for name in shown)
+    more = ", ..." if len(others) > len(shown) else ""
+    return f"ANSWER: {{{pairs}{more}}}"
+
+
+#: The longest plan the Strategy phase may write (004: "in no more than 80 words").
+PLAN_WORDS = 80
+
+
+def plan_format() -> str:
+    """The `ANSWER: {...}` line of the Strategy phase: a short plan in the model's own words."""
+    return f'ANSWER: {{"plan": "<your strategy for this move, at most {PLAN_WORDS} words>"}}'
 
 
 def favor_format(others: Sequence[str]) -> str:
@@ -107,5 +120,5 @@ class AnswerStyle:
         return f"Reply with only a JSON object of this form.{note}\n{shape}"
 
 
-__all__ = ["PLAYER", "AnswerStyle", "action_format", "favor_format", "pgm_format", "probe_format", "quoted",
-           "strategy_format"]
+__all__ = ["PLAN_WORDS", "PLAYER", "AnswerStyle", "action_format", "favor_format", "judgement_format", "pgm_format",
+           "plan_format", "probe_format", "quoted"]

@@ -335,10 +335,43 @@ def read_probe(obj: Mapping[str, Any], kind: str, about: int | None, roles: Sequ
     return {"seat": seat}
 
 
-def read_strategy(obj: Mapping[str, Any], options: Sequence[str], expected: str) -> str:
-    """The strategy name an answer chooses, in its canonical spelling."""
-    exact_fields(obj, ["strategy"], expected)
-    return canonical(obj["strategy"], list(options), "strategy", expected)
+def read_judgement(obj: Mapping[str, Any], names: Sequence[str], me: int, roles: Sequence[str],
+                   expected: str) -> dict[int, tuple[str, float]]:
+    """A Judgement: per other player (seat), its likeliest role and that role's probability, 0.01
+    to 1 (a percentage above 1 is read as such). Players left out are not judged (as in 004)."""
+    judged: dict[int, tuple[str, float]] = {}
+    for key, value in obj.items():
+        seat = seat_of(key, names, "player", expected)
+        if seat == me:
+            raise ParseError(f"Judge only the other players, not yourself. Answer again with {expected}")
+        if seat in judged:
+            raise ParseError(f"{json.dumps(names[seat])} is judged twice. Answer again with {expected}")
+        if not isinstance(value, Mapping):
+            raise ParseError(f"The judgement of {json.dumps(names[seat])} must be an object with \"role\" and "
+                             f"\"p\", got {kind_of(value)}. Answer again with {expected}")
+        exact_fields(value, ("role", "p"), expected)
+        role = canonical(value["role"], roles, "role", expected)
+        p = value["p"]
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise ParseError(f'"p" of {json.dumps(names[seat])} must be a number, got {show(p)}. '
+                             f"Answer again with {expected}")
+        if 1 < p <= 100:
+            p = p / 100  # a percentage
+        if not 0.0 < p <= 1.0:
+            raise ParseError(f'"p" of {json.dumps(names[seat])} must be from 0.01 to 1.00, got {show(value["p"])}. '
+                             f"Answer again with {expected}")
+        judged[seat] = (role, float(p))
+    return judged
+
+
+def read_plan(obj: Mapping[str, Any], expected: str, words: int) -> tuple[str, bool]:
+    """A Strategy phase plan: its text, cut to `words` words, and whether it had to be cut."""
+    exact_fields(obj, ("plan",), expected)
+    text = " ".join(text_of(obj["plan"], "plan", expected).split())
+    if not text:
+        raise ParseError(f"The plan is empty. Answer again with {expected}")
+    parts = text.split(" ")
+    return (" ".join(parts[:words]), True) if len(parts) > words else (text, False)
 
 
 def read_ratings(obj: Mapping[str, Any], names: Sequence[str], me: int, expected: str) -> dict[int, int]:

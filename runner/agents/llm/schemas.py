@@ -113,9 +113,19 @@ def probe_schema(kind: str, about: int | None, seat: int, roles: Sequence[str], 
     return _object({"seat": _names(seats, names)}, reasoning_chars)
 
 
-def strategy_schema(options: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
-    """The schema of a Strategy Decision answer: one strategy of the menu."""
-    return _object({"strategy": _enum(options)}, reasoning_chars)
+def judgement_schema(others: Sequence[str], roles: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a Judgement: for every other player, a role of the game and its probability."""
+    guess = _object({"role": _enum(roles), "p": {"type": "number", "minimum": 0.01, "maximum": 1.0}}, 0)
+    return _object({name: guess for name in others}, reasoning_chars)
+
+
+#: Characters a structured plan may take: 80 words of ordinary English, with room to spare.
+PLAN_CHARS = 600
+
+
+def plan_schema(reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a Strategy phase answer: the plan as text."""
+    return _object({"plan": {"type": "string", "maxLength": PLAN_CHARS}}, reasoning_chars)
 
 
 def favor_schema(others: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:

@@ -1,9 +1,9 @@
-"""The strategy menus of the Strategy Decision design (004), per game, role and kind of move.
+"""The strategy notes of the Strategy Decision design (004), per game, role and kind of move.
 
-004 gives its Werewolf agents a small database of strategies per role and lets the model pick
-one before it speaks; gamenight does the same in every game, before every move that is
+004 gives its Werewolf agents a small database of strategies per role, which the Strategy phase
+reads before it writes its plan; gamenight has one in every game, for every move that is
 speaking (a clue, a statement, a proposal) or voting (a vote, a choice, a contribution). The
-Chameleon's second-chance guess and the Seer's night look are neither, so they get no menu.
+Chameleon's second-chance guess and the Seer's night look are neither, so they get none.
 """
 
 from __future__ import annotations
@@ -170,3 +170,24 @@ SITUATIONS = {
     "choose": "You are about to choose whether to cooperate or defect.",
     "contribute": "You are about to decide your contribution.",
 }
+
+
+#: The roles a Judgement names, in the games whose roles are hidden (004's Judgement phase).
+JUDGED_ROLES = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercover", "civilian"),
+                "werewolf": ("seer", "mason", "villager", "werewolf", "minion", "tanner")}
+_TEAM = {"seer": "village", "mason": "village", "villager": "village", "werewolf": "werewolf",
+         "minion": "werewolf", "tanner": "tanner"}
+
+
+def judgement_lines(judged: Mapping[int, tuple[str, float]] | None, names: tuple[str, ...], game: str,
+                    private: Mapping[str, Any]) -> list[str]:
+    """The Judgement as 004's Strategy prompt words it: "X has a 85% chance to be a werewolf, which
+    is your opponent" (teammate or opponent said only in Werewolf, where teams are known)."""
+    lines = []
+    for seat, (role, p) in sorted((judged or {}).items()):
+        line = f"{names[seat]} has a {p * 100:.0f}% chance to be {role.replace('_', '-')}"
+        if game == "werewolf" and private.get("team"):
+            side = "your teammate" if _TEAM.get(role) == private["team"] else "your opponent"
+            line += f", who would be {side}"
+        lines.append(line)
+    return lines

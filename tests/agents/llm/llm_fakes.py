@@ -66,6 +66,14 @@ def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
         views = json.loads(shape.replace('"<more, less or same>"', '"same"'))
         words = {view: {who: rng.choice(["more", "less", "same"]) for who in rated} for view, rated in views.items()}
         return "Some clues fit better than others.\nANSWER: " + json.dumps(words)
+    if '"p": <0.01 to 1.00>' in shape:  # a Judgement: the players listed in the question
+        roles = re.search(r'"role": "<(.+?)>"', shape).group(1).split(" or ")
+        asked = re.search(r"For each of (.+?): which role", prompt).group(1)
+        names = [n.removesuffix(" (you)") for n in asked.split(", ")]
+        return "ANSWER: " + json.dumps({n: {"role": rng.choice(roles), "p": round(rng.uniform(0.2, 0.9), 2)}
+                                        for n in names})
+    if shape.startswith('{"plan"'):
+        return 'ANSWER: {"plan": "Keep calm, watch the others and answer plainly."}'
     choose = _CHOOSE.findall(prompt)
     options = json.loads("[" + choose[-1][1].split(". ")[0] + "]") if choose else []
     key = shape.split('"')[1]

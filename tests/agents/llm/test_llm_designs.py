@@ -295,27 +295,52 @@ def test_an_unreadable_favor_rating_keeps_the_levels():
     assert "You like and trust Player 2 a great deal." in model.calls[1][1].content
 
 
-def test_strategy_picks_a_strategy_before_speaking_or_voting_only():
-    model = scripted("Echoing is safest.\nANSWER: {\"strategy\": \"ECHO\"}", "ANSWER: {\"clue\": \"match\"}",
-                     "ANSWER: {\"seat\": \"Player 2\"}", "gibberish", "ANSWER: {\"vote\": \"Player 3\"}",
-                     "ANSWER: {\"guess\": \"golf\"}")
+def test_strategy_judges_then_plans_before_speaking_or_voting_only():
+    plan = "I will echo the sporty theme of the clues so far, stay broad, and avoid naming a single sport."
+    model = scripted(
+        'ANSWER: {"Player 2": {"role": "non-chameleon", "p": 0.9}, "Player 3": {"role": "non_chameleon", "p": 80}}',
+        "Thinking.\nANSWER: " + json.dumps({"plan": plan}),
+        'ANSWER: {"clue": "match"}',
+        'ANSWER: {"seat": "Player 2"}',
+        "I cannot judge yet.", "ANSWER: {\"plan\": \"" + "vote " * 90 + "\"}", 'ANSWER: {"vote": "Player 3"}',
+        'ANSWER: {"guess": "golf"}')
     llm = agent(model, "strategy", game="chameleon")
     state = chameleon(clues=2)
     clue = run(llm.act(ask(state, 0)))
-    assert clue.action == {"clue": "match"} and len(clue.evidence["calls"]) == 2
-    menu = model.calls[0][1].content
-    assert "- echo:" in menu and "- broad:" in menu and "- commit:" in menu and "- subtle:" not in menu
-    assert "Your strategy for this move: echo:" in model.calls[1][1].content
+    assert clue.action == {"clue": "match"} and len(clue.evidence["calls"]) == 3
+    judgement_prompt, plan_prompt, decision_prompt = (model.calls[k][1].content for k in range(3))
+    assert "which role do you think they most likely have (chameleon, non-chameleon)" in judgement_prompt
+    assert "- Player 2 has a 90% chance to be non-chameleon\n- Player 3 has a 80% chance to be non-chameleon" \
+        in plan_prompt
+    assert "Follow the theme of the clues already given" in plan_prompt and "at most 80 words" in plan_prompt
+    assert "Give a clue that only someone who knows the secret word" not in plan_prompt  # not this role's notes
+    assert f"Your strategy for this move, written just now:\n<<<\n{plan}\n>>>\nFollow it." in decision_prompt
+    notes = clue.evidence["notes"]
+    assert notes == {"design": "strategy", "phase": "clue", "plan": plan, "cut": False,
+                     "judgement": [{"seat": 1, "role": "non_chameleon", "p": 0.9},
+                                   {"seat": 2, "role": "non_chameleon", "p": 0.8}]}
     state.act(0, {"clue": "match"})
     run(llm.probe(probe_of(state, 0, "suspect")))
-    assert len(model.calls) == 3  # probes get no strategy call
+    assert len(model.calls) == 4  # probes get no judgement and no plan
     vote = run(llm.act(ask(state, 0)))
-    assert vote.action == {"vote": 2} and len(vote.evidence["calls"]) == 2
-    assert "Your strategy for this move" not in model.calls[4][1].content  # the choice was unreadable
+    assert vote.action == {"vote": 2} and len(vote.evidence["calls"]) == 3
+    notes = vote.evidence["notes"]
+    assert notes["judgement"] is None and notes["cut"] is True and len(notes["plan"].split()) == 80
+    assert "Your judgement of the other players" not in model.calls[5][1].content  # it was unreadable
     for seat, target in ((0, 2), (1, 0), (2, 0)):
         state.act(seat, {"vote": target})
     guess = run(llm.act(ask(state, 0)))
     assert guess.action == {"guess": "golf"} and len(guess.evidence["calls"]) == 1  # a guess is not a vote
+    assert "notes" not in guess.evidence
+
+
+def test_a_werewolf_judgement_says_who_is_a_teammate():
+    from runner.agents.llm.strategies import judgement_lines
+    names = ("Ada", "Bo", "Cy")
+    lines = judgement_lines({1: ("werewolf", 0.85), 2: ("villager", 0.1)}, names, "werewolf",
+                            {"role": "seer", "team": "village"})
+    assert lines == ["Bo has a 85% chance to be werewolf, who would be your opponent",
+                     "Cy has a 10% chance to be villager, who would be your teammate"]
 
 
 def test_an_unreadable_probe_is_recorded_unanswered_with_its_call_and_the_game_goes_on():
