@@ -251,7 +251,26 @@ def _step(record: Mapping[str, Any]) -> dict[str, Any]:
     beliefs = _beliefs(record)
     if beliefs is not None:
         step["b"] = beliefs
+    plan = _plan(record)
+    if plan is not None:
+        step["st"] = plan
     return step
+
+
+def _plan(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The Strategy Decision's Judgement and plan recorded with a decision (None if none)."""
+    notes = (record.get("evidence") or {}).get("notes")
+    if not isinstance(notes, Mapping) or notes.get("design") != "strategy":
+        return None
+    plan = notes.get("plan")
+    judged = notes.get("judgement")
+    rows = []
+    for entry in judged if isinstance(judged, list) else ():
+        if (isinstance(entry, Mapping) and isinstance(entry.get("seat"), int) and isinstance(entry.get("role"), str)
+                and _number(entry.get("p"))):
+            rows.append([entry["seat"], entry["role"], round(float(entry["p"]), 3)])
+    return {"plan": plan if isinstance(plan, str) else None, "judgement": rows if isinstance(judged, list) else None,
+            "cut": notes.get("cut") is True}
 
 
 def _beliefs(record: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -313,3 +313,17 @@ def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "clue", "seat": 0, "data": {"clue": "x"},
               "vis": "all", "evidence": {"calls": [], "notes": notes}}
     assert replays._step(record).get("b") == shown
+
+
+@pytest.mark.parametrize("notes, shown", [
+    ({"design": "strategy", "phase": "day", "plan": "Claim villager.", "cut": False,
+      "judgement": [{"seat": 1, "role": "werewolf", "p": 0.85}, {"seat": 2, "role": "<b>", "p": "x"}]},
+     {"plan": "Claim villager.", "judgement": [[1, "werewolf", 0.85]], "cut": False}),
+    ({"design": "strategy", "plan": None, "judgement": None, "cut": False},
+     {"plan": None, "judgement": None, "cut": False}),
+    ({"design": "pgm", "views": "x"}, None),
+])
+def test_strategy_notes_reach_the_viewer_as_judgement_rows_and_a_plan(notes, shown):
+    record = {"type": "event", "n": 0, "kind": "action", "phase": "day", "seat": 0, "data": {"text": "x"},
+              "vis": "all", "evidence": {"calls": [], "notes": notes}}
+    assert replays._step(record).get("st") == shown

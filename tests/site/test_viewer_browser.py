@@ -433,3 +433,31 @@ def test_pgm_beliefs_are_a_collapsed_table_seen_only_from_their_seat(browser, si
     finally:
         context.close()
         path.write_text(original, encoding="utf-8")
+
+
+def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, site):
+    game_id = SAMPLES["werewolf"]
+    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
+    original = path.read_text(encoding="utf-8")
+    data = json.loads(original)
+    index, step = next((i, s) for i, s in enumerate(data["steps"]) if s["k"] == "action" and s["p"] == "day")
+    seat, other = step["s"], (step["s"] + 1) % len(data["players"])
+    plan = "Claim to be a villager <img src=x onerror=alert(1)> and watch who accuses me."
+    data["steps"][index]["st"] = {"plan": plan, "judgement": [[other, "werewolf", 0.85]], "cut": False}
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        path.write_text(json.dumps(data), encoding="utf-8")
+        open_viewer(page, site, game_id, step=index + 1)
+        details = page.locator("details.gn-beliefs")
+        assert details.count() == 1 and details.get_attribute("open") is None
+        assert details.locator("blockquote.gn-plan").text_content() == plan and details.locator("img").count() == 0
+        assert details.locator("li").text_content().endswith(": werewolf, 85%")
+        open_viewer(page, site, game_id, step=index + 1, pov=other)
+        assert page.locator("details.gn-beliefs").count() == 0
+        assert not errors, errors
+    finally:
+        context.close()
+        path.write_text(original, encoding="utf-8")

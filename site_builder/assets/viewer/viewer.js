@@ -464,7 +464,28 @@
         el("p", { class: "gn-says" }, describe(s)),
         s.a && privateTo(s.s) ? attempts(s.a) : null,
         s.b && privateTo(s.s) ? beliefs(s) : null,
+        s.st && privateTo(s.s) ? strategy(s) : null,
         s.c && privateTo(s.s) ? exchanges(s) : null);
+    }
+
+    /** The Strategy Decision's Judgement and plan before this move (collapsed, like the raw exchanges). */
+    function strategy(s) {
+      var st = s.st, judged = Array.isArray(st.judgement) ? st.judgement : null;
+      var list = judged === null ? el("p", { class: "gn-dim", text: "Judgement: not readable, so the plan was written without one." })
+        : judged.length === 0 ? null
+        : el("ul", {}, judged.map(function (row) {
+            var seat = row[0], p = row[2];
+            var known = typeof seat === "number" && seat >= 0 && seat < players.length;
+            return el("li", { text: (known ? name(seat) : "?") + ": " + words(String(row[1]), "-") + ", " +
+              (typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014") });
+          }));
+      var plan = typeof st.plan === "string"
+        ? el("blockquote", { class: "gn-plan", text: st.plan + (st.cut ? " [cut at 80 words]" : "") })
+        : el("p", { class: "gn-dim", text: "Plan: not readable, so the move was asked without one." });
+      return el("details", { class: "gn-beliefs" },
+        el("summary", { text: "Strategy of " + name(s.s) + ": judgement and plan before this move" }),
+        judged && judged.length ? el("p", { text: "Judgement, each other player's likeliest role:" }) : null, list,
+        el("p", { text: "Plan:" }), plan);
     }
 
     /** The PGM design's suspicion views at this step, as a table (collapsed, like the raw exchanges). */
