@@ -17,7 +17,10 @@ from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, Setup
                                action_fields, check_keys, is_int, majority, require)
 
 CLUE_MODES = ("word", "sentence", "subset")
-TIE_RULES = ("random", "even")
+#: How a tied vote is settled: "random" draws the accused uniformly among the tied (recorded chance);
+#: "even" makes it its own outcome (MAgIC); "pick" is 002's own text: a uniformly drawn player
+#: (recorded chance) picks the accused among the tied (a decision of that player).
+TIE_RULES = ("random", "even", "pick")
 MIN_PLAYERS, MAX_PLAYERS = 3, 20
 MIN_WORDS, MAX_WORDS = 2, 100
 #: Longest one-word clue, card word and topic, in characters.
@@ -124,6 +127,7 @@ class ChameleonState(State):
         self.settled = False  # whether the accusation is known
         self.accused: Seat | None = None
         self.guess: str | None = None
+        self.picker: Seat | None = None  # under the "pick" rule: who picks among the tied
 
     @property
     def identified(self) -> bool:
@@ -135,6 +139,10 @@ class ChameleonState(State):
         if len(self.votes) < self.n:
             waiting = tuple(s for s in range(self.n) if s not in self.votes)
             return Pending("act", "vote", waiting, simultaneous=True)
+        if not self.settled and self.params["ties"] == "pick":
+            if self.picker is None:
+                return Pending("chance", "tie_picker", options=tuple(range(self.n)))
+            return Pending("act", "tie_pick", (self.picker,))
         if not self.settled:
             return Pending("chance", "tie_break", options=tuple(self.top))
         if self.identified and self.guess is None:
@@ -156,6 +164,8 @@ class ChameleonState(State):
             return {"field": "vote", "options": [s for s in range(self.n) if s != seat]}
         if phase == "guess":
             return {"field": "guess", "options": list(self.words)}
+        if phase == "tie_pick":
+            return {"field": "accuse", "options": list(self.top)}
         return {}
 
     def _check(self, seat: Seat, phase: str, action: Action) -> Action:
@@ -175,6 +185,13 @@ class ChameleonState(State):
             if target == seat:
                 raise IllegalAction("you cannot vote for yourself; vote for another player")
             return {"vote": target}
+        if phase == "tie_pick":
+            action_fields(action, ["accuse"])
+            target = action["accuse"]
+            if not is_int(target) or target not in self.top:
+                raise IllegalAction(f"accuse one of the players tied for the most votes, seats {self.top}; "
+                                    f"got {target!r}")
+            return {"accuse": target}
         action_fields(action, ["guess"])
         guess = action["guess"]
         if not isinstance(guess, str):
@@ -192,6 +209,8 @@ class ChameleonState(State):
             self.votes[seat] = action["vote"]
             if len(self.votes) == self.n:
                 self._close_vote()
+        elif phase == "tie_pick":
+            self._settle(action["accuse"])
         else:
             self.guess = action["guess"]
             self._emit_end()
@@ -207,10 +226,13 @@ class ChameleonState(State):
             self._settle(self.top[0])
         elif self.params["ties"] == "even":
             self._settle(None)
-        # else: a tie under the "random" rule waits for the tie_break chance draw
+        # else: a tie waits for the tie_break draw ("random") or for the picker's draw ("pick")
 
     def _apply_chance(self, phase: str, outcome: Any) -> None:
-        self._settle(outcome)
+        if phase == "tie_picker":
+            self.picker = outcome
+        else:
+            self._settle(outcome)
 
     def _settle(self, accused: Seat | None) -> None:
         self.settled = True
@@ -271,6 +293,8 @@ class ChameleonState(State):
             return {"vote": rng.choice([s for s in range(self.n) if s != seat])}
         if phase == "guess":
             return {"guess": rng.choice(self.words)}
+        if phase == "tie_pick":
+            return {"accuse": rng.choice(self.top)}
         mode = self.params["clue"]
         if mode == "subset":
             # Uniform over the 2^K subsets and the null response.
@@ -290,6 +314,10 @@ class ChameleonState(State):
             other = next(s for s in range(self.n) if s != seat)
             return [{"vote": seat}, {"vote": self.n}, {"vote": -1}, {"vote": True}, {"vote": "1"},
                     {"vote": float(other)}, {}, {"vote": other, "reason": "x"}, other]
+        if phase == "tie_pick":
+            outside = [{"accuse": s} for s in range(self.n) if s not in self.top][:1]
+            return outside + [{"accuse": self.n}, {"accuse": True}, {"accuse": str(self.top[0])},
+                              {"vote": self.top[0]}, {}, {"accuse": self.top[0], "x": 1}, self.top[0]]
         if phase == "guess":
             absent = self._absent_word()
             return [{"guess": absent}, {"guess": ""}, {"guess": 3}, {"guess": None},

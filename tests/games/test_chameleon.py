@@ -424,7 +424,41 @@ def test_the_shipped_deck_is_read_lazily():
     assert game._cards is None  # constructing (and importing GAME) reads no file
 
 
-@pytest.mark.parametrize("ties", ["even", "random"])
+def test_under_the_pick_rule_a_drawn_player_picks_the_accused_among_the_tied():
+    state = start(ties="pick")
+    give_clues(state)
+    cast(state, [3, 3, 0, 0])
+    pending = state.pending()
+    assert (pending.kind, pending.phase, pending.options) == ("chance", "tie_picker", (0, 1, 2, 3))
+    with pytest.raises(IllegalAction):
+        state.act(1, {"accuse": 3})  # nobody picks before the draw
+    state.chance(1)
+    assert state.events[-1]["data"] == {"options": [0, 1, 2, 3], "outcome": 1}
+    pending = state.pending()
+    assert (pending.kind, pending.phase, pending.seats) == ("act", "tie_pick", (1,))
+    assert state.legal(1) == {"field": "accuse", "options": [0, 3]}
+    for bad in state.illegal_examples(1):
+        with pytest.raises(IllegalAction):
+            state.check(1, bad)
+    with pytest.raises(IllegalAction, match="tied for the most votes"):
+        state.act(1, {"accuse": 2})
+    state.act(1, {"accuse": 3})
+    pick = next(e for e in state.events if e["phase"] == "tie_pick")
+    assert pick["kind"] == "action" and pick["vis"] == "all" and pick["data"] == {"accuse": 3}
+    assert state.pending().phase == "guess"  # seat 3 is the chameleon: identified, so it guesses
+    state.act(3, {"guess": "grape"})
+    assert state.outcome()["result"]["magic_outcome"] == "non_chameleons_win"
+
+
+def test_under_the_pick_rule_a_vote_without_a_tie_needs_no_pick():
+    state = start(ties="pick")
+    give_clues(state)
+    cast(state, [3, 3, 3, 0])
+    assert state.pending().phase == "guess"
+    assert not any(e["phase"] in ("tie_picker", "tie_pick") for e in state.events)
+
+
+@pytest.mark.parametrize("ties", ["even", "random", "pick"])
 def test_played_replays_validate_and_are_reproducible(ties):
     def replay(seed: int) -> bytes:
         params = GAME.params({"words": 8, "ties": ties})
@@ -435,7 +469,7 @@ def test_played_replays_validate_and_are_reproducible(ties):
         return encode(asyncio.run(play(GAME, params, setup, seating, seed=seed, game_id=f"c-{seed}",
                                        tournament="t", matchup="random", created="2026-11-21")))
 
-    outcomes, tie_breaks = set(), 0
+    outcomes, tie_breaks, picks = set(), 0, 0
     for seed in range(16):
         raw = replay(seed)
         assert raw == replay(seed)
@@ -443,7 +477,10 @@ def test_played_replays_validate_and_are_reproducible(ties):
         assert checked.ok, [str(p) for p in checked.problems]
         outcomes.add(checked.outcome["result"]["magic_outcome"])
         tie_breaks += b'"phase":"tie_break"' in raw
+        picks += b'"phase":"tie_pick"' in raw
     assert "chameleon_wins" in outcomes
     assert ("even_vote" in outcomes) == (ties == "even")
     if ties == "random":
         assert tie_breaks, "random voters should have produced a tie-break among these seeds"
+    if ties == "pick":
+        assert picks, "random voters should have produced a tie picked by a drawn player among these seeds"

@@ -364,7 +364,7 @@ def test_chameleon_002_is_the_papers_design():
     assert len(models) == 5 and len(tournament.matchups) == 25
     pairs = {(m.roles["chameleon"].name, m.roles["non_chameleon"].name) for m in tournament.matchups}
     assert len(pairs) == 25
-    assert all(m.games == 100 and m.rules == {"players": 4, "words": 16, "clue": "word", "ties": "random"}
+    assert all(m.games == 100 and m.rules == {"players": 4, "words": 16, "clue": "word", "ties": "pick"}
                for m in tournament.matchups)
     gemini = next(a for a in tournament.llm_agents() if "gemini" in a.spec["model"])
     assert gemini.spec["provider"] == "openai_compatible" and gemini.spec["base_url"]

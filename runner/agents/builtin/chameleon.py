@@ -81,7 +81,17 @@ class ChameleonAgent(ScriptedAgent):
             return {"clue": self.clue(obs, request.seat)}
         if request.phase == "vote":
             return {"vote": self.vote_of(obs, request.seat, request.seat)}
+        if request.phase == "tie_pick":
+            return {"accuse": self.pick(obs, request.seat, list(request.legal["options"]))}
         return {"guess": self.guess(obs, request.seat)}
+
+    def pick(self, obs: Obs, seat: int, tied: list[int]) -> int:
+        """002's tie rule: accuse, among the tied, the player it would vote for; otherwise the first
+        tied player other than itself (the chameleon never picks itself when it can help it)."""
+        choice = self.vote_of(obs, seat, seat)
+        if choice in tied:
+            return choice
+        return next((s for s in tied if s != seat), tied[0])
 
     def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
         obs, me = request.observation, request.seat

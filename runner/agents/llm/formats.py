@@ -33,8 +33,8 @@ def action_format(legal: Mapping[str, Any]) -> str:
         if mode == "sentence":
             return 'ANSWER: {"clue": "<your clue, one line>"}'
         return 'ANSWER: {"clue": "<your one-word clue>"}'
-    if field == "vote":
-        return f'ANSWER: {{"vote": "{PLAYER}"}}'
+    if field in ("vote", "accuse"):
+        return f'ANSWER: {{"{field}": "{PLAYER}"}}'
     if field == "guess":
         return 'ANSWER: {"guess": "<a word of the card>"}'
     if field == "split":

@@ -275,7 +275,7 @@ def read_action(obj: Mapping[str, Any], legal: Mapping[str, Any], names: Sequenc
         raise ValueError(f"the decision names no answer field: {legal!r}")
     exact_fields(obj, [field], expected)
     value = obj[field]
-    if field in ("vote", "proposal"):
+    if field in ("vote", "proposal", "accuse"):
         return {field: seat_of(value, names, field, expected)}
     if field == "look":
         if not isinstance(value, list) or len(value) != legal.get("count", 2):

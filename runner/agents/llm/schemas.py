@@ -46,7 +46,7 @@ def _enum(options: Sequence[Any]) -> dict[str, Any]:
 def action_schema(legal: Mapping[str, Any], names: Sequence[str], reasoning_chars: int = 0) -> dict[str, Any]:
     """The schema of the answer to the decision `legal` describes (the rules engine's `legal`)."""
     field = legal.get("field")
-    if field in ("vote", "proposal"):
+    if field in ("vote", "proposal", "accuse"):
         value = _names(legal.get("options", []), names)
     elif field == "look":
         count = int(legal.get("count", 2))

@@ -136,6 +136,8 @@
           return ["The votes are revealed: ", votes(d.votes), ". Most voted: ", names(d.top), d.tie ? " (a tie)." : "."];
         },
         tie_break: tieBreak,
+        tie_picker: function (d) { return ["A random draw chooses ", name(d.outcome), " to pick the accused among the tied."]; },
+        tie_pick: function (d, s) { return [name(s.s), " picks ", name(d.accuse), " as the one accused."]; },
         accusation: function (d) {
           return d.accused === null
             ? ["Even vote: nobody is accused. The chameleon was ", name(d.chameleon), "."]

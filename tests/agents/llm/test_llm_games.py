@@ -240,3 +240,23 @@ def test_pgm_seats_record_suspicion_views_after_every_public_move(game_name):
         assert afters == sorted(set(afters))
     assert max(len(a) for a in rated.values()) >= len(moves) - n
     assert records[0]["version"] == 2
+
+
+def test_an_llm_picks_the_accused_when_drawn_under_002s_tie_rule():
+    picked = 0
+    for seed in range(1, 40):
+        records, models = play_llm("chameleon", rules={"players": 4, "ties": "pick"}, seed=seed)
+        picks = [r for r in records if r["type"] == "event" and r["phase"] == "tie_pick"]
+        if not picks:
+            continue
+        checked = check_bytes("game.jsonl", encode(records))
+        assert checked.ok, [str(p) for p in checked.problems]
+        pick = picks[0]
+        asked = [c["messages"][-1]["content"] for c in pick["evidence"]["calls"]]
+        assert any("a random draw chose you to pick who is accused" in text for text in asked), asked
+        tied = next(r for r in records if r["type"] == "event" and r["phase"] == "vote_result")["data"]["top"]
+        assert pick["data"]["accuse"] in tied
+        picked += 1
+        if picked == 2:
+            break
+    assert picked, "no tie among these seeds"
