@@ -370,6 +370,10 @@ def read_plan(obj: Mapping[str, Any], expected: str, words: int) -> tuple[str, b
     text = " ".join(text_of(obj["plan"], "plan", expected).split())
     if not text:
         raise ParseError(f"The plan is empty. Answer again with {expected}")
+    placeholder = re.search(r'"plan": "<(.+?)>"', expected)
+    if placeholder and text.strip("<>. ").casefold() == placeholder.group(1).casefold():
+        # Small models copy the form's placeholder: that is no plan.
+        raise ParseError(f"Write your own plan in place of the placeholder. Answer again with {expected}")
     parts = text.split(" ")
     return (" ".join(parts[:words]), True) if len(parts) > words else (text, False)
 

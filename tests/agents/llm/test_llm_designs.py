@@ -399,3 +399,13 @@ def test_bad_agent_tables_are_refused_naming_the_field(spec, game, message):
     with pytest.raises(ValueError) as caught:
         make_llm_agent({**SPEC, **spec}, scripted(), game=game, seat=0, rng=random.Random(0), name="x")
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("plan", ["<your strategy for this move, at most 80 words>",
+                                  "Your strategy for this move, at most 80 words"])
+def test_a_plan_that_copies_the_placeholder_is_no_plan(plan):
+    from runner.agents.llm.formats import plan_format
+    from runner.agents.llm.parse import ParseError, read_plan
+    with pytest.raises(ParseError, match="placeholder"):
+        read_plan({"plan": plan}, plan_format(), 80)
+    assert read_plan({"plan": "Claim to be a villager."}, plan_format(), 80) == ("Claim to be a villager.", False)
