@@ -260,3 +260,20 @@ def test_an_llm_picks_the_accused_when_drawn_under_002s_tie_rule():
         if picked == 2:
             break
     assert picked, "no tie among these seeds"
+
+
+def test_werewolf_strategy_judges_every_other_player_and_plans_before_each_speech_and_vote():
+    records, models = play_llm("werewolf", "strategy", seed=3)
+    decided = [r for r in records if r["type"] == "event" and r["kind"] == "action" and r["phase"] in ("day", "vote")]
+    assert decided
+    for record in decided:
+        notes = record["evidence"]["notes"]
+        assert notes["design"] == "strategy" and notes["phase"] == record["phase"]
+        judged = notes["judgement"]
+        assert sorted(j["seat"] for j in judged) == [s for s in range(8) if s != record["seat"]]
+        assert all(0.0 < j["p"] <= 1.0 for j in judged)
+        assert notes["plan"] and len(notes["plan"].split()) <= 80
+        decision_prompt = record["evidence"]["calls"][-1]["messages"][-1]["content"]
+        assert notes["plan"] in decision_prompt and "Follow it." in decision_prompt
+    night = [r for r in records if r["type"] == "event" and r["kind"] == "action" and r["phase"] == "night"]
+    assert all("notes" not in r["evidence"] for r in night)  # the Seer's look gets no strategy
