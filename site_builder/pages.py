@@ -198,6 +198,57 @@ def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -
     return sorted(rows, key=row_order)
 
 
+#: What winning means in each game, in a line: the home page's per-game tables say it.
+WINNING = {
+    "chameleon": "the non-chameleons win by accusing the chameleon, unless it then guesses the secret word; "
+                 "otherwise the chameleon wins",
+    "undercover": "the civilians win by accusing the undercover, the undercover if a civilian is accused; "
+                  "a tied vote has no winner",
+    "cost_sharing": "every airline wins when all three agree on a split within the rounds; nobody wins otherwise",
+    "prisoners_dilemma": "the seat with the most points after the rounds wins (a tie is a win for each)",
+    "public_good": "the seat with the most points after the rounds wins (a tie is a win for each)",
+    "werewolf": "the village wins by voting out the Werewolf, the Tanner by being voted out, the Werewolf's "
+                "team otherwise",
+}
+
+
+def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per agent of one rating table: its rank by mu, and the best and worst rank its interval
+    allows against the others' (1 + how many are surely better; the count of those not surely worse)."""
+    rated = [r for r in rows if r.get("mu_ci")]
+    order = sorted(rated, key=lambda r: -r["mu"])
+    out: dict[str, tuple[int, int, int]] = {}
+    for place, row in enumerate(order, start=1):
+        low, high = row["mu_ci"]
+        better = sum(1 for o in rated if o is not row and o["mu_ci"][0] > high)
+        not_worse = sum(1 for o in rated if o is not row and o["mu_ci"][1] >= low)
+        out[row["agent"]] = (place, 1 + better, 1 + not_worse)
+    return out
+
+
+def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], games: Mapping[str, str]
+                  ) -> list[dict[str, Any]]:
+    """The home page's per-game tables: each played game's agents ranked within that game by the
+    game's own rating, then the unrated ones."""
+    out = []
+    for name, title in games.items():
+        board = results["leaderboards"].get(name)
+        if not board:
+            continue
+        rated = results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
+        by_agent = {r["agent"]: r for r in rated}
+        ranges = rank_ranges(rated)
+        rows = []
+        for row in board["agents"]:
+            key = row["agent"]
+            rows.append({"ref": refs[key], "rating": by_agent.get(key), "rank": ranges.get(key),
+                         "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"]})
+        rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
+        out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
+                    "games": board["games"]})
+    return out
+
+
 def row_order(row: Mapping[str, Any]) -> tuple:
     """Default leaderboard order: rated before unrated, then rank upper bound, higher mu, label."""
     rating = row["rating"]
@@ -213,7 +264,8 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     designs = sorted({r["design"] for r in rows})
     played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
-        **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played)
+        **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
+        per_game=game_rankings(results, refs, ctx["games"]))
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:

@@ -138,6 +138,37 @@ def test_leaderboard_order_rated_by_rank_bound_then_mu_unrated_last(results):
     assert keys == sorted(keys)
 
 
+@pytest.mark.parametrize("intervals, expected", [
+    # mu and its interval per agent -> (place by mu, best place, worst place)
+    ({"a": (30, [28, 32]), "b": (20, [18, 22]), "c": (10, [8, 12])},
+     {"a": (1, 1, 1), "b": (2, 2, 2), "c": (3, 3, 3)}),
+    ({"a": (30, [20, 40]), "b": (25, [22, 28]), "c": (10, [8, 12])},
+     {"a": (1, 1, 2), "b": (2, 1, 2), "c": (3, 3, 3)}),
+    ({"a": (30, [10, 40]), "b": (25, [22, 28]), "c": (20, [15, 21])},
+     {"a": (1, 1, 3), "b": (2, 1, 2), "c": (3, 2, 3)}),
+])
+def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
+    rows = [{"agent": k, "mu": mu, "mu_ci": ci} for k, (mu, ci) in intervals.items()]
+    assert pages.rank_ranges(rows) == expected
+
+
+def test_the_home_page_ranks_within_each_game_first(results):
+    refs = pages.agent_refs(results)
+    boards = pages.game_rankings(results, refs, pages.game_titles())
+    assert [b["name"] for b in boards] == [g for g in pages.game_titles() if g in results["leaderboards"]]
+    for board in boards:
+        ranked = [r for r in board["rows"] if r["rank"]]
+        assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
+        assert [r["rating"]["mu"] for r in ranked] == sorted((r["rating"]["mu"] for r in ranked), reverse=True)
+        assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
+        assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
+        assert board["winning"]
+    home = pages.render(results).markdown["index.md"]
+    assert home.index("## Leaderboards by game") < home.index("## Overall leaderboard")
+    for board in boards:
+        assert f'id="board-{board["name"]}"' in home
+
+
 # -- rendered pages --------------------------------------------------------------------------
 
 def test_page_set_depends_on_agents_and_games_only(results):
@@ -151,7 +182,7 @@ def test_page_set_depends_on_agents_and_games_only(results):
 
 def test_every_cell_of_the_home_table_has_a_sort_key(results):
     home = pages.render(results).markdown["index.md"]
-    body = home.split("<tbody>")[1].split("</tbody>")[0]
+    body = home.split('id="gn-overall"')[1].split("<tbody>")[1].split("</tbody>")[0]
     for row in re.findall(r"<tr.*?</tr>", body):
         numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
         assert len(numeric) == 6  # rank bound, rating, games, win rate, forfeit rate, re-ask rate
