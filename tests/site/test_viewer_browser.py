@@ -202,6 +202,15 @@ def test_a_step_hidden_from_the_chosen_player_opens_at_the_last_step_it_saw(page
     seen = state(page)[0]
     assert seen < hidden and all(data["steps"][i - 1]["v"] != "all" for i in range(seen + 1, hidden + 1))
     assert address(page)["step"] == str(seen)
+    # One number for a moment: the step shown is the step in the address, in every point of view.
+    shown = lambda n: "The deal" if n == 0 else f"Step {n} of {len(data['steps'])}"  # noqa: E731
+    assert page.locator(".gn-position").inner_text() == shown(seen)
+    page.keyboard.press("ArrowRight")
+    now = state(page)[0]
+    assert now > seen and all(data["steps"][i - 1]["v"] != "all" and 0 not in data["steps"][i - 1]["v"]
+                              for i in range(seen + 1, now))  # the steps it skipped were hidden
+    assert page.locator(".gn-position").inner_text() == shown(now)
+    assert address(page)["step"] == str(now) and "event " not in page.locator(".gn-step").inner_text()
 
 
 def test_llm_raw_exchanges_are_shown_on_demand_and_only_to_their_seat(page, site):

@@ -388,7 +388,9 @@
     // -- rendering ----------------------------------------------------------------------------
     function render() {
       var position = visible.indexOf(step);
-      var where = step === 0 ? "The deal" : step === last ? "The outcome" : "Step " + position + " of " + (visible.length - 2);
+      // One number for a moment: the step shown is the step in the address, counted over the whole
+      // game; a player's view skips the steps it never saw (the slider moves over those it saw).
+      var where = step === 0 ? "The deal" : step === last ? "The outcome" : "Step " + step + " of " + (last - 1);
       fill($(".gn-position"), where);
       slider.max = String(visible.length - 1);
       slider.value = String(position);
@@ -461,8 +463,7 @@
       if (step === last) { renderOutcome(panel); return; }
       var s = data.steps[step - 1];
       var kind = s.k === "probe" ? "belief probe" : s.k === "action" ? words(s.p) : words(s.p) + " (" + s.k + ")";
-      var number = s.n === undefined ? "" : el("span", { class: "gn-event", text: "event " + s.n });
-      fill(panel, el("p", { class: "gn-panel-title" }, kind, number),
+      fill(panel, el("p", { class: "gn-panel-title" }, kind),
         el("p", { class: "gn-says" }, describe(s)),
         s.a && privateTo(s.s) ? attempts(s.a) : null,
         s.b && privateTo(s.s) ? beliefs(s) : null,
