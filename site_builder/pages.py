@@ -470,7 +470,7 @@ def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_repla
         {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
         {"Agents": [{"All agents": "agents/index.md"},
                     *({r.title: r.page} for r in sorted(refs.values(), key=lambda r: r.display))]},
-        {"Studies": [{"The Chameleon (002)": "studies/chameleon.md"}, {"Werewolf (004)": "studies/werewolf.md"}]},
+        {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
     ]
     if has_replays:
         nav.append({"Replays": [{"Replay index": "replays/index.md"}, {"Replay viewer": "replays/viewer.md"}]})

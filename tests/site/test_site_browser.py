@@ -175,3 +175,30 @@ def test_pages_load_without_console_errors(tab, base, path):
     tab.wait_for_load_state("load")
     tab.wait_for_timeout(300)
     assert tab.locator("h1").count() >= 1
+
+
+CONTRAST = """selector => {
+  const node = document.querySelector(selector);
+  const fg = getComputedStyle(node).color;
+  let el = node, bg = "rgba(0, 0, 0, 0)";
+  while (el && (bg === "rgba(0, 0, 0, 0)" || bg === "transparent")) { bg = getComputedStyle(el).backgroundColor; el = el.parentElement; }
+  const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const a = lum(rgb(fg)), b = lum(rgb(bg));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_buttons_and_links_read_at_wcag_aa_contrast_in_both_palettes(browser, base, site, scheme):
+    context = browser.new_context(color_scheme=scheme)
+    try:
+        tab = context.new_page()
+        tab.goto(base + agent_page(site, "random"))
+        tab.wait_for_selector(".md-typeset .md-button")
+        for selector in (".md-typeset .md-button", ".md-typeset h1", ".md-typeset table.gn-table td a"):
+            ratio = tab.evaluate(CONTRAST, selector)
+            assert ratio >= 4.5, (scheme, selector, ratio)
+    finally:
+        context.close()
