@@ -176,8 +176,11 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
     n = len(agents)
     for seat in range(n):
         observation = state.observe(seat)
+        role = game.role_of(state.params, state.setup, seat)
         questions: list[tuple[str, int | None]] = []
         for kind in kinds:
+            if not game.asks(role, kind):  # a question the seat's own role already answers
+                continue
             if kind == "suspect_of":
                 questions.extend((kind, other) for other in range(n) if other != seat)
             else:

@@ -417,7 +417,8 @@ async def _simulate(planned: PlannedGame, probes: bool) -> dict[str, Estimate]:
         if probes and state.probes() and len(state.events) not in probed_at:
             probed_at.add(len(state.events))
             for seat, (_, agent, _) in agents.items():
-                for kind in state.probes():
+                role = game.role_of(params, setup, seat)
+                for kind in (k for k in state.probes() if game.asks(role, k)):
                     for about in ([o for o in range(n) if o != seat] if kind == "suspect_of" else [None]):
                         await agent.probe(ProbeRequest(game.name, seat, kind, state.observe(seat), game.roles,
                                                        about, names=names))

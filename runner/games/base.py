@@ -34,6 +34,11 @@ Event = dict[str, Any]
 PROBE_KINDS = ("suspect", "suspect_of", "self_role")
 
 
+#: The answer fields of each probe kind (docs/replay-format.md, "Probes").
+PROBE_FIELDS: dict[str, set[str]] = {"suspect": {"seat"}, "suspect_of": {"of", "seat"}, "self_role": {"role"},
+                                     "secret": {"word"}, "suspected": {"seat"}}
+
+
 class GameError(Exception):
     """Base class of the errors a rules engine raises for bad input."""
 
@@ -207,14 +212,14 @@ class State(ABC):
         if not isinstance(answer, Mapping):
             raise IllegalAction("a probe answer must be an object")
         seats = range(self.game.players(self.params))
-        expected = {"suspect": {"seat"}, "suspect_of": {"of", "seat"}, "self_role": {"role"}}[kind]
+        expected = PROBE_FIELDS[kind]
         if set(answer) != expected:
             raise IllegalAction(f"probe {kind!r} answer needs exactly the fields {sorted(expected)}")
         for key in expected & {"seat", "of"}:
             value = answer[key]
-            # "Whom does o suspect?" may rightly be answered "me", so only `of` and the
-            # first-order suspect must be other players.
-            may_be_self = kind == "suspect_of" and key == "seat"
+            # "Whom does o suspect?" and "whom do the others suspect?" may rightly be answered
+            # "me", so only `of` and the first-order suspect must be other players.
+            may_be_self = kind in ("suspect_of", "suspected") and key == "seat"
             if (not isinstance(value, int) or isinstance(value, bool) or value not in seats
                     or (value == seat and not may_be_self)):
                 raise IllegalAction(f"probe field {key!r} must be another player's seat, got {value!r}")
@@ -222,6 +227,12 @@ class State(ABC):
             raise IllegalAction("probe 'suspect_of' cannot say a player suspects itself")
         if kind == "self_role" and answer["role"] not in self.game.roles:
             raise IllegalAction(f"probe role must be one of {list(self.game.roles)}")
+        if kind == "secret":
+            self._check_secret(answer["word"])
+
+    def _check_secret(self, word: Any) -> None:
+        """IllegalAction unless `word` may be the game's secret (games that ask the `secret` probe)."""
+        raise IllegalAction(f"{self.game.name} asks no 'secret' probe")
 
     # -- conformance support -----------------------------------------------------------
     @abstractmethod
@@ -242,6 +253,15 @@ class Game(ABC):
     roles: ClassVar[tuple[str, ...]]
     #: Phases whose events deliberately reveal hidden information (the final result).
     reveal_phases: ClassVar[frozenset[str]] = frozenset()
+    #: The probes a seat of each role is asked (role -> kinds): only questions its role does not
+    #: already answer (the Chameleon knows it is one, so it is not asked who the chameleon is).
+    #: A role left out is asked every probe of the point; see `asks`.
+    probe_roles: ClassVar[Mapping[str, frozenset[str]]] = {}
+
+    def asks(self, role: str, kind: str) -> bool:
+        """Whether a seat of `role` is asked probe `kind` (a question it can be wrong about)."""
+        allowed = self.probe_roles.get(role)
+        return allowed is None or kind in allowed
 
     @abstractmethod
     def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -281,10 +281,16 @@ class ChameleonState(State):
         }
 
     def probes(self) -> tuple[str, ...]:
-        # Beliefs are asked once, when every clue is in and before anyone votes.
+        # Beliefs are asked once, when every clue is in and before anyone votes. Each role is asked
+        # only what it can be wrong about (Chameleon.probe_roles); `self_role` stays allowed so that
+        # replays of earlier runners, which asked it, remain valid (the scorer ignores it).
         if self.turn == self.n and not self.votes and self.pending() is not None:
-            return ("suspect", "suspect_of", "self_role")
+            return ("suspect", "suspect_of", "self_role", "secret")
         return ()
+
+    def _check_secret(self, word: Any) -> None:
+        if not isinstance(word, str) or word not in self.words:
+            raise IllegalAction(f"probe field 'word' must be a word of the card, got {word!r}")
 
     def random_action(self, seat: Seat, rng: random.Random) -> Action:
         pending = self.pending()
@@ -352,7 +358,11 @@ class Chameleon(Game):
     name = "chameleon"
     title = "The Chameleon"
     roles = ("chameleon", "non_chameleon")
-    reveal_phases = frozenset({"vote_result", "tie_break", "accusation", "guess", "end"})
+    reveal_phases = frozenset({"vote_result", "tie_break", "tie_picker", "tie_pick", "accusation", "guess", "end"})
+    # Everyone is told their role, so nobody is asked it; the chameleon knows who the chameleon is,
+    # and is asked instead which word is the secret (which the others know).
+    probe_roles = {"chameleon": frozenset({"suspect_of", "secret"}),
+                   "non_chameleon": frozenset({"suspect", "suspect_of"})}
 
     def __init__(self, cards: Sequence[Mapping[str, Any]] | None = None):
         # Explicit cards (tests, other decks) or, by default, the shipped deck read on first use.

@@ -200,12 +200,14 @@ class WerewolfState(State):
 
     def probes(self) -> tuple[str, ...]:
         # Once after each completed round of statements: before rounds 2 and 3 and before the vote.
+        # The Werewolf knows who the Werewolf is; it is asked whom the others suspect instead
+        # (Werewolf.probe_roles).
         if self.voted_out is not None or self.looked is None:
             return ()
         if self.statements in (PLAYERS, 2 * PLAYERS):
-            return ("suspect",)
+            return ("suspect", "suspected")
         if self.statements == ROUNDS * PLAYERS and not self.votes:
-            return ("suspect",)
+            return ("suspect", "suspected")
         return ()
 
     def _result(self) -> tuple[list[Seat], dict[str, Any]]:
@@ -253,6 +255,8 @@ class Werewolf(Game):
     name = "werewolf"
     title = "One Night Ultimate Werewolf (simplified)"
     roles = ROLES
+    probe_roles = {**{role: frozenset({"suspect"}) for role in ("seer", "mason", "villager", "minion", "tanner")},
+                   "werewolf": frozenset({"suspected"})}
     reveal_phases = frozenset({"result"})
 
     def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ FORMAT_VERSIONS = (1, 2)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
+V2_PROBE_KINDS = frozenset(("secret", "suspected"))  # questions a role can be wrong about, added in version 2
 V2_CALL_FIELDS = frozenset(("reasoning", "structured", "reasoning_tokens", "cached_input_tokens", "cached"))
 V2_AGENT_FIELDS = frozenset(("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
                              "structured_reasoning", "extra_body", "system_role"))
@@ -342,7 +343,7 @@ _NAME = re.compile(r"[a-z_]{1,40}\Z")
 _EVENT_KEYS = frozenset(("type", "n", "kind", "phase", "seat", "data", "vis"))
 _EVENT_KINDS = frozenset(("action", "chance", "info", "forfeit"))
 _PROBE_KEYS = frozenset(("type", "seat", "probe", "answer"))
-_PROBE_KINDS = frozenset(("suspect", "suspect_of", "self_role"))
+_PROBE_KINDS = frozenset(("suspect", "suspect_of", "self_role"))  # version 1's; the others take the full schema
 
 
 def _is_seat(value: Any) -> bool:
@@ -579,6 +580,8 @@ def version_2_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
         if kind == "probe":
             if data.get("answer", {}) is None:
                 yield i, "answer", "an unanswered probe (answer null)"
+            if data.get("probe") in V2_PROBE_KINDS:
+                yield i, "probe", f"the probe {data['probe']!r}"
             for key in sorted(V2_PROBE_FIELDS & data.keys()):
                 yield i, key, f"the probe field {key!r}"
         if kind == "header":

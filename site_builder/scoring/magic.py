@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import ttest_ind
 
+from runner import games
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
 from site_builder.scoring.stats import bootstrap, rate
 
@@ -147,17 +148,31 @@ def _hidden_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], h
     _reasoning(game, seats, t, side, target)
 
 
+def well_posed(game: ScoredGame, probe: Mapping[str, Any]) -> bool:
+    """Whether the probe asked its seat something its role did not already answer (replays of
+    earlier runners also asked the chameleon who the chameleon is, and everyone their told role)."""
+    return games.get(game.game).asks(game.role_of(probe["seat"]), probe["probe"])
+
+
 def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], side: str, target: int) -> None:
-    """First-order answers against the truth, second-order ones against the other seat's own answer."""
+    """First-order answers against the truth, second-order ones against the other seat's own answer.
+
+    First-order: a non-chameleon's or civilian's suspect, and the chameleon's guess of the secret
+    word (its first-order deduction in 003's PGM prompt); the undercover's suspect cannot name
+    itself, so it is not counted either.
+    """
     suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes if p["probe"] == "suspect"}
     mine = {s.seat for s in seats}
     for p in game.probes:
-        if p["seat"] not in mine:
+        if p["seat"] not in mine or not well_posed(game, p):
             continue
         answer = p["answer"]
         if p["probe"] == "suspect" and game.role_of(p["seat"]) == side:
             t["gold"] += 1
             t["gold_ok"] += answer["seat"] == target
+        elif p["probe"] == "secret":
+            t["gold"] += 1
+            t["gold_ok"] += answer["word"] == game.setup["secret"]
         elif p["probe"] == "suspect_of" and (p["after"], answer["of"]) in suspects:
             t["inter"] += 1
             t["inter_ok"] += suspects[(p["after"], answer["of"])] == answer["seat"]
@@ -166,7 +181,7 @@ def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], sid
 def _self_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], prefix: str) -> None:
     mine = {s.seat for s in seats}
     for p in game.probes:
-        if p["probe"] == "self_role" and p["seat"] in mine:
+        if p["probe"] == "self_role" and p["seat"] in mine and well_posed(game, p):
             t[prefix] += 1
             t[f"{prefix}_ok"] += p["answer"]["role"] == game.role_of(p["seat"])
 

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from runner import games
 from runner.games.werewolf import DECK, PLAYERS
 from site_builder.scoring import embedding, stats
 from site_builder.scoring.model import AgentInfo, ScoredGame
@@ -186,8 +187,10 @@ def suspicions(game: ScoredGame, seats: Iterable[int]) -> dict[tuple[int, int], 
     wanted = set(seats)
     turn_of = _round_of_probe(game)
     out: dict[tuple[int, int], int] = {}
+    asks = games.get("werewolf").asks
     for probe in game.probes:
-        if probe["probe"] == "suspect" and probe["seat"] in wanted:
+        # The Werewolf's own "suspect" answers (asked by earlier runners) are left out: it knows.
+        if probe["probe"] == "suspect" and probe["seat"] in wanted and asks(game.role_of(probe["seat"]), "suspect"):
             # The rules ask `suspect` only after rounds 1, 2 and 3, once per seat, so turn is 1..3.
             out[(probe["seat"], turn_of(probe))] = probe["answer"]["seat"]
     return out

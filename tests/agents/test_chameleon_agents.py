@@ -344,7 +344,7 @@ def test_whole_games_validate_with_probes_recorded(strategy, params):
         assert checked.ok, [str(p) for p in checked.problems]
         assert not any(r.get("attempts") for r in records)  # every decision was legal first time
         kinds = {r["probe"] for r in records if r["type"] == "probe"}
-        assert kinds == {"suspect", "suspect_of", "self_role"}
+        assert kinds == {"suspect", "suspect_of", "secret"}  # each role is asked what it can be wrong about
 
 
 @pytest.mark.parametrize("strategy, params", [

@@ -217,6 +217,23 @@ def test_forfeit_ends_the_game_invalid_and_the_replay_still_validates(game):
         state.act(pending.seats[0], {})
 
 
+def _answers(game: Game, state: State, n: int) -> dict[str, tuple[Any, list[Any]]]:
+    """Per probe kind asked now: a well-formed answer for seat 0, and answers that must be refused."""
+    other = {"seat": 1}
+    words = list(state.public().get("words", ()))
+    common = [{}, {"role": "wizard"}, {"of": 1, "seat": 1}]
+    table = {
+        "suspect": (other, [*common, {"seat": 0}, {"seat": n}, {**other, "extra": 1}]),
+        "suspect_of": ({"of": 1, "seat": 2}, [*common, {"of": 0, "seat": 1}, {"of": 1, "seat": n},
+                                             {"of": 1, "seat": 2, "extra": 1}]),
+        "self_role": ({"role": game.roles[0]}, [*common, {"role": game.roles[0], "extra": 1}]),
+        "suspected": ({"seat": 0}, [*common, {"seat": n}, {"seat": -1}, {"seat": True}, {"seat": 0, "extra": 1}]),
+        "secret": ({"word": words[0]} if words else {}, [*common, {"word": "not-a-card-word"}, {"word": 3},
+                                                         {"seat": 1}]),
+    }
+    return {kind: table[kind] for kind in state.probes()}
+
+
 def test_probes_accept_well_formed_answers_only(game):
     asked = 0
     for seed in range(5):
@@ -225,14 +242,11 @@ def test_probes_accept_well_formed_answers_only(game):
 
         def visit(state: State, pending):
             nonlocal asked
-            for kind in state.probes():
-                good = {"suspect": {"seat": 1}, "suspect_of": {"of": 1, "seat": 2},
-                        "self_role": {"role": game.roles[0]}}[kind]
+            for kind, (good, bad) in _answers(game, state, n).items():
                 state.check_probe(0, kind, good)
-                for bad in ({}, {"seat": 0}, {"seat": n}, {"role": "wizard"}, {"of": 1, "seat": 1},
-                            {**good, "extra": 1}):
+                for answer in bad:
                     with pytest.raises(IllegalAction):
-                        state.check_probe(0, kind, bad)
+                        state.check_probe(0, kind, answer)
                 asked += 1
             with pytest.raises(IllegalAction):
                 state.check_probe(0, "mind_reading", {})
@@ -244,6 +258,62 @@ def test_probes_accept_well_formed_answers_only(game):
         assert asked > 0
     else:
         assert asked == 0
+
+
+#: The role whose holder the `suspect` probe asks for, per game.
+HIDDEN = {"chameleon": "chameleon", "undercover": "undercover", "werewolf": "werewolf"}
+
+
+def _fact(game: Game, params: Any, setup: Any, seat: int, kind: str) -> Any:
+    """What a factual probe asks about, in one setup; None for probes about others' beliefs
+    (suspect_of, suspected), which no setup settles."""
+    if kind == "suspect":
+        return tuple(s for s in range(game.players(params)) if game.role_of(params, setup, s) == HIDDEN[game.name])
+    if kind == "self_role":
+        return game.role_of(params, setup, seat)
+    if kind == "secret":
+        return setup["secret"]
+    return None
+
+
+def _known(private: Any, kind: str, hidden: str) -> bool:
+    """Whether what a seat is dealt (its private observation) already answers a factual probe."""
+    if kind == "self_role":
+        return "role" in private                       # told its role
+    if kind == "suspect":
+        return private.get("role") == hidden           # told it holds the hidden role: the answer is itself
+    if kind == "secret":
+        return "secret" in private                     # told the secret word
+    return False
+
+
+def test_no_probe_asks_what_the_seats_own_role_already_answers(game):
+    """A factual probe (who holds the hidden role, one's own role, the secret word) is asked of a
+    seat exactly when what the seat is dealt does not answer it; and a probe left out is one whose
+    answer no setup the seat cannot tell apart (the counterfactuals) would change."""
+    kinds: set[str] = set()
+    for seed in range(3):
+        _, _, state = fresh(game, seed)
+        random_play(state, random.Random(seed), lambda st, pending: kinds.update(st.probes()))
+    if not kinds:
+        pytest.skip(f"{game.name} asks no probes")
+    seen: set[tuple[str, str]] = set()
+    for seed in range(12):
+        params, setup, state = fresh(game, seed)
+        for seat in range(game.players(params)):
+            role = game.role_of(params, setup, seat)
+            private = state.private(seat)
+            alternatives = [setup, *game.counterfactuals(params, setup, seat, random.Random(seed))]
+            for kind in sorted(kinds):
+                if _fact(game, params, setup, seat, kind) is None:
+                    continue  # about another player's belief: no deal settles it
+                asked = game.asks(role, kind)
+                assert asked == (not _known(private, kind, HIDDEN[game.name])), (game.name, role, kind, private)
+                if not asked:
+                    facts = {json.dumps(_fact(game, params, alt, seat, kind)) for alt in alternatives}
+                    assert len(facts) == 1, (game.name, role, kind, sorted(facts))
+                seen.add((role, kind))
+    assert {role for role, _ in seen} == set(game.roles)  # every role met: the table is exercised
 
 
 def _clone(game: Game, state: State) -> State:

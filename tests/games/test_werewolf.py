@@ -306,7 +306,10 @@ def test_suspect_probes_come_after_each_round_of_statements():
     where = [i for i, kinds in enumerate(asked) if kinds]
     # asked[1 + k] is the point after k statements.
     assert where == [1 + 8, 1 + 16, 1 + 24]
-    assert all(asked[i] == ("suspect",) for i in where)
+    assert all(asked[i] == ("suspect", "suspected") for i in where)
+    # The Werewolf is asked whom the others suspect; every other role whom it suspects.
+    assert GAME.probe_roles["werewolf"] == {"suspected"}
+    assert all(GAME.probe_roles[r] == {"suspect"} for r in GAME.roles if r != "werewolf")
 
 
 # -- parameters and setups --------------------------------------------------------------------

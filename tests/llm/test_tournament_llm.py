@@ -406,13 +406,15 @@ def test_dry_run_counts_follow_the_rules():
     # The Chameleon, 4 players, probes off: 4 clues + 4 votes + a guess when the chameleon is caught.
     quiet = estimate_of({}, CHAMELEON_4, probes=False)
     assert 8 * 10 <= quiet.total().calls <= 9 * 10
-    # Probes: each of the 4 seats answers suspect, suspect_of x 3 and self_role at the vote.
+    # Probes at the vote: each non-chameleon answers suspect and suspect_of x 3, the chameleon
+    # suspect_of x 3 and secret (nobody is asked the role it was told): 4 x 4 per game.
     probed = estimate_of({}, CHAMELEON_4)
-    assert probed.total().calls == pytest.approx(quiet.total().calls + 4 * 5 * 10)
+    assert probed.total().calls == pytest.approx(quiet.total().calls + 4 * 4 * 10)
     # Prisoner's Dilemma: 5 rounds x 1 choice, for the one LLM seat of 3; no probes in this game.
     pd = estimate_of({}, {"game": "prisoners_dilemma", "games": 21, "lineup": ["m", "random", "random"]})
     assert pd.total().calls == 5 * 21 and pd.games == 21
-    # Werewolf, all 8 seats: 1 night look + 24 statements + 8 votes + 3 x 8 suspicions.
+    # Werewolf, all 8 seats: 1 night look + 24 statements + 8 votes + 3 x 8 beliefs (seven
+    # suspicions and the Werewolf's guess of whom the others suspect).
     ww = estimate_of({}, {"game": "werewolf", "games": 2, "roles": {"*": "m"}})
     assert ww.total().calls == 2 * (1 + 24 + 8 + 24)
 
@@ -484,7 +486,7 @@ def test_pgm_probes_share_the_analysis_of_their_point():
     for design in ("vanilla", "pgm"):
         quiet = estimate_of({"design": design}, CHAMELEON_4, probes=False).total().calls
         probed = estimate_of({"design": design}, CHAMELEON_4).total().calls
-        assert probed - quiet == pytest.approx(4 * 5 * 10), design
+        assert probed - quiet == pytest.approx(4 * 4 * 10), design
 
 
 def test_dry_run_tokens_and_cost_follow_the_prices_and_max_tokens():

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from runner import games
-from runner.replay.format import encode
+from runner.replay.format import encode, lowest_version
 from runner.replay.validate import check_bytes
 from site_builder.scoring.corpus import scored_game
 from site_builder.scoring.model import ScoredGame
@@ -76,7 +76,9 @@ def replay(game_name: str, setup: Mapping[str, Any], agents: Sequence[Mapping[st
             if evidence and record["n"] in evidence:
                 record["evidence"] = evidence[record["n"]]
             body.append(record)
-    raw = encode([header, *body, {"type": "outcome", **state.outcome()}])
+    records = [header, *body, {"type": "outcome", **state.outcome()}]
+    header["version"] = lowest_version(records)  # as the runner writes it
+    raw = encode(records)
     checked = check_bytes(f"{game_id}.jsonl", raw, derive=False)
     assert checked.ok, [str(p) for p in checked.problems]
     return raw

@@ -291,23 +291,29 @@ def test_deception_without_guesses_is_not_rescaled():
     assert report["parts"]["wrong_guesses"] is None and report["max"] == 1
 
 
-def test_self_awareness_weights_the_chameleon_by_mu():
+def test_self_awareness_counts_only_roles_not_told():
+    # Everyone in The Chameleon is told their role, so runners no longer ask it; answers that
+    # earlier runners recorded are left out. Undercover players are not told: those count.
     games = [
-        chameleon("s1", [B, B, X], "chameleon_wins", [(2, "self_role", {"role": "chameleon"})]),  # right
-        chameleon("s2", [X, B, B], "chameleon_wins", [(0, "self_role", {"role": "chameleon"})]),  # wrong
-        chameleon("s3", [X, B, B], "chameleon_wins", [(0, "self_role", {"role": "non_chameleon"}),  # right
-                                                     (1, "self_role", {"role": "chameleon"})]),  # B's
+        chameleon("s1", [B, B, X], "chameleon_wins", [(2, "self_role", {"role": "chameleon"})]),
+        chameleon("s3", [X, B, B], "chameleon_wins", [(0, "self_role", {"role": "non_chameleon"})]),
         undercover("s4", [B, X, B], "civilians_win", [(1, "self_role", {"role": "civilian"})]),  # wrong
         undercover("s5", [X, B, B], "civilians_win", [(0, "self_role", {"role": "civilian"})]),  # right
     ]
     report = of(games)["self_awareness"]
-    raw = 0.6 * (2 / 3) + 1 / 2
-    assert report["raw"] == pytest.approx(raw)
-    assert report["scaled"] == pytest.approx(raw / 1.6)
-    assert report["n"] == 5
-    assert report["parts"]["chameleon"]["n"] == 3 and report["parts"]["chameleon"]["weight"] == 0.6
-    only_undercover = of(games[3:])["self_awareness"]
-    assert only_undercover["raw"] == only_undercover["scaled"] == pytest.approx(1 / 2)
+    assert report["raw"] == report["scaled"] == pytest.approx(1 / 2)
+    assert report["n"] == 2
+    assert of(games[:2])["self_awareness"] is None  # Chameleon games alone: not measured
+
+
+def test_the_chameleons_guess_of_the_secret_is_a_first_order_deduction():
+    games = [
+        chameleon("r1", [B, B, X], "chameleon_wins", [(2, "secret", {"word": "apple"}),        # right
+                                                      (2, "suspect", {"seat": 0})]),          # it knows: left out
+        chameleon("r2", [B, B, X], "chameleon_wins", [(2, "secret", {"word": "pear"})]),       # wrong
+    ]
+    report = of(games)["reasoning"]
+    assert report["value"] == pytest.approx(1 / 2) and report["n"] == 2
 
 
 def test_cooperation_and_coordination():
@@ -377,17 +383,19 @@ def test_radar_of_an_agent_with_every_metric():
         chameleon("w1", [X, X, B], "non_chameleons_win", probes),  # votes 2, 2: both right; wrong guess
         cost_sharing("w2", [X, B, B], [0, 0, 0]),
         prisoners("w3", [X, B, B], [["defect"] * 3, ["cooperate"] * 3]),
+        # X as the undercover (not told its role) knows it: self-awareness 1; winning keeps deception 1.
+        undercover("w4", [B, X, B], "undercover_wins", [(1, "self_role", {"role": "undercover"})]),
     ]
     radar = of(games)["radar"]
-    values = [1.0, 2 / 3, 1.0, 1 / 2, 1.0, 1.0, 1 / 2]
+    values = [1.0, 2 / 3, 1.0, 1.0, 1.0, 1.0, 1 / 2]
     assert radar["axes"] == ["judgement", "reasoning", "deception", "self_awareness", "cooperation",
                              "coordination", "rationality"]
     assert radar["values"] == pytest.approx(values)
-    products = 1 * 2 / 3 + 2 / 3 * 1 + 1 * 1 / 2 + 1 / 2 * 1 + 1 * 1 + 1 * 1 / 2 + 1 / 2 * 1
+    products = 1 * 2 / 3 + 2 / 3 * 1 + 1 * 1 + 1 * 1 + 1 * 1 + 1 * 1 / 2 + 1 / 2 * 1
     assert radar["area"]["value"] == pytest.approx(0.5 * SIN * products)
     assert radar["relative_area"]["value"] == pytest.approx(products / 7)
-    assert radar["area"]["n"] == 3
-    # Every resample that keeps all three games is the full sample: the interval is a point.
+    assert radar["area"]["n"] == 4
+    # Every resample that keeps all four games is the full sample: the interval is a point.
     assert radar["area"]["ci"] == pytest.approx([0.5 * SIN * products] * 2)
 
 

@@ -175,8 +175,10 @@ def jv_game_1() -> ScoredGame:
         2: [(0, 5), (1, 5), (2, 5), (3, 5),
             # B: Werewolf, Villager, Tanner, Minion.
             (4, 5), (5, 4), (6, 7), (7, 6)],
-        # Turn 3: A names the Werewolf, the Minion, a Villager, a Mason; B answers nothing.
-        3: [(0, 5), (1, 6), (2, 3), (3, 1)],
+        # Turn 3: A names the Werewolf, the Minion, a Villager, a Mason; B's Villager and Minion
+        # name a Mason and a Villager. The Werewolf's own answers (seat 5, turns 1 and 2, asked by
+        # earlier runners) are left out: it knows who the Werewolf is.
+        3: [(0, 5), (1, 6), (2, 3), (3, 1), (4, 1), (6, 4)],
     }
     # The votes (all on seat 7) must not count: only the per-turn probes do.
     return ww(suspects=suspects, votes=[7, 7, 7, 7, 7, 7, 7, 0], game_id="jv-1")

@@ -137,13 +137,14 @@ class LLMAgent(Agent):
         notes = await self.design.prepare(self, scene, None, calls)
         expected = probe_format(request.kind, request.roles)
         messages = probe_messages(scene, request, notes, self.design.persona(), self.style)
+        words = tuple(scene.observation.get("public", {}).get("words", ()))  # the Chameleon's card
         schema = (probe_schema(request.kind, request.about, request.seat, request.roles, scene.names,
-                               self.style.reasoning_chars) if self.style.structured else None)
+                               self.style.reasoning_chars, words) if self.style.structured else None)
         completion = await self.call(messages, calls, schema)
         evidence = _evidence(calls, notes)
         try:
             answer = self.answer(completion, expected)
-            belief = read_probe(answer, request.kind, request.about, request.roles, scene.names, expected)
+            belief = read_probe(answer, request.kind, request.about, request.roles, scene.names, expected, words)
         except ParseError as exc:
             return Decision(None, raw=completion.text, evidence=evidence, error=str(exc))
         return Decision(belief, raw=completion.text, evidence=evidence)

@@ -61,6 +61,10 @@ def probe_format(kind: str, roles: Sequence[str] = ()) -> str:
         return f'ANSWER: {{"seat": "{PLAYER}"}}'
     if kind == "self_role":
         return f'ANSWER: {{"role": "<{" or ".join(roles)}>"}}'
+    if kind == "suspected":
+        return f'ANSWER: {{"seat": "{PLAYER}"}}'
+    if kind == "secret":
+        return 'ANSWER: {"word": "<a word of the card>"}'
     raise ValueError(f"unknown probe kind {kind!r}")
 
 

@@ -321,11 +321,14 @@ def _split(value: Any, size: int, expected: str) -> list[int | float]:
 
 
 def read_probe(obj: Mapping[str, Any], kind: str, about: int | None, roles: Sequence[str],
-               names: Sequence[str], expected: str) -> dict[str, Any]:
-    """A probe answer in the replay's shape: {"seat"}, {"of", "seat"} or {"role"}."""
+               names: Sequence[str], expected: str, words: Sequence[str] = ()) -> dict[str, Any]:
+    """A probe answer in the replay's shape: {"seat"}, {"of", "seat"}, {"role"} or {"word"}."""
     if kind == "self_role":
         exact_fields(obj, ["role"], expected)
         return {"role": canonical(obj["role"], list(roles), "role", expected)}
+    if kind == "secret":
+        exact_fields(obj, ["word"], expected)
+        return {"word": canonical(obj["word"], list(words), "word", expected)}
     exact_fields(obj, ["seat"], expected)
     seat = seat_of(obj["seat"], names, "seat", expected)
     if kind == "suspect_of":

@@ -100,10 +100,14 @@ def split_grid(size: int, step: int = SPLIT_STEP, total: int = 100) -> list[list
 
 
 def probe_schema(kind: str, about: int | None, seat: int, roles: Sequence[str], names: Sequence[str],
-                 reasoning_chars: int = 0) -> dict[str, Any]:
-    """The schema of a belief probe's answer."""
+                 reasoning_chars: int = 0, words: Sequence[str] = ()) -> dict[str, Any]:
+    """The schema of a belief probe's answer (`words`: the card, for the Chameleon's `secret`)."""
     if kind == "self_role":
         return _object({"role": _enum(roles)}, reasoning_chars)
+    if kind == "secret":
+        return _object({"word": _enum(words)}, reasoning_chars)
+    if kind == "suspected":
+        return _object({"seat": _names(range(len(names)), names)}, reasoning_chars)
     if kind == "suspect":
         seats = [s for s in range(len(names)) if s != seat]
     elif kind == "suspect_of":

@@ -218,7 +218,9 @@
       suspect_of: function (d, s) {
         return [name(s.s), " (asked privately) thinks ", name(d.of), " suspects ", name(d.seat), "."];
       },
-      self_role: function (d, s) { return [name(s.s), " (asked privately) believes their role is ", words(d.role), "."]; }
+      self_role: function (d, s) { return [name(s.s), " (asked privately) believes their role is ", words(d.role), "."]; },
+      secret: function (d, s) { return [name(s.s), " (asked privately) thinks the secret word is ", quote(d.word), "."]; },
+      suspected: function (d, s) { return [name(s.s), " (asked privately) thinks the others suspect ", name(d.seat), " most."]; }
     };
 
     function describe(s) {

@@ -77,7 +77,7 @@ def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
     choose = _CHOOSE.findall(prompt)
     options = json.loads("[" + choose[-1][1].split(". ")[0] + "]") if choose else []
     key = shape.split('"')[1]
-    if key in ("vote", "accuse", "proposal", "seat", "choice", "guess", "role", "strategy"):
+    if key in ("vote", "accuse", "proposal", "seat", "choice", "guess", "role", "strategy", "word"):
         value: object = rng.choice(options)
     elif key == "look":
         value = rng.sample(options, 2)

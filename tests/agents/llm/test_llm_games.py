@@ -55,9 +55,12 @@ def test_every_game_and_design_plays_to_a_valid_replay(game_name, design):
         assert agent["design"] == design and agent["model_reported"] == "fake-model-2025"
         assert agent["prompt_version"].startswith("1.")
     probes = {r["probe"] for r in records if r["type"] == "probe"}
-    deduction = {"suspect", "suspect_of", "self_role"}
-    expected = {"chameleon": deduction, "undercover": deduction, "werewolf": {"suspect"}}.get(game_name, set())
+    expected = {"chameleon": {"suspect", "suspect_of", "secret"}, "undercover": {"suspect", "suspect_of", "self_role"},
+                "werewolf": {"suspect", "suspected"}}.get(game_name, set())
     assert probes == expected  # every probe the game asks is answered in a readable form
+    game = games.get(game_name)
+    roles = {p["seat"]: p["role"] for p in records[0]["players"]}
+    assert all(game.asks(roles[r["seat"]], r["probe"]) for r in records if r["type"] == "probe")
 
 
 @pytest.mark.parametrize("game_name, rules", [
