@@ -167,7 +167,8 @@ def test_werewolf_views_show_only_what_each_seat_knew(page, site):
         open_viewer(page, site, game_id, pov=pov, step=votes)
         history = page.locator(".gn-history").inner_text()
         assert ("learns that the Werewolf" in history) is sees_night
-        own_steps = sum(1 for s in data["steps"][:votes] if s["v"] != "all" and pov in s["v"])
+        own_steps = sum(1 for s in data["steps"][:votes]
+                        if s["v"] != "all" and pov in s["v"] and s["k"] != "probe")  # probes hidden by default
         public_steps = sum(1 for s in data["steps"][:votes] if s["v"] == "all")
         assert page.locator(".gn-history li").count() == own_steps + public_steps
     open_viewer(page, site, game_id, pov=mason, step=1)
@@ -470,3 +471,23 @@ def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, 
     finally:
         context.close()
         path.write_text(original, encoding="utf-8")
+
+
+def test_belief_probes_are_hidden_until_asked_for(page, site):
+    game_id = SAMPLES["chameleon"]
+    data = data_of(site, game_id)
+    probe = next(i + 1 for i, s in enumerate(data["steps"]) if s["k"] == "probe")
+    total = len(data["steps"])
+    probes = sum(1 for s in data["steps"] if s["k"] == "probe")
+    open_viewer(page, site, game_id, step=probe - 1)
+    assert not page.locator(".gn-probes").is_checked()
+    page.keyboard.press("ArrowRight")  # the probes are skipped
+    assert data["steps"][state(page)[0] - 1]["k"] != "probe" and state(page)[0] > probe
+    assert int(page.locator(".gn-slider").get_attribute("max")) == total + 1 - probes
+    assert "probes" not in address(page)
+    page.locator(".gn-probes").check()
+    assert address(page).get("probes") == "1"
+    assert int(page.locator(".gn-slider").get_attribute("max")) == total + 1
+    open_viewer(page, site, game_id, step=probe)  # a permalink to a probe shows the probes
+    assert state(page)[0] == probe and page.locator(".gn-probes").is_checked()
+    assert "(asked privately)" in page.locator(".gn-step").inner_text()

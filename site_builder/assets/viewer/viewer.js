@@ -53,8 +53,11 @@
     var players = data.players;
     var last = data.steps.length + 1; // the outcome step
     var $ = function (selector) { return root.querySelector(selector); };
-    var slider = $(".gn-slider"), povSelect = $(".gn-pov");
+    var slider = $(".gn-slider"), povSelect = $(".gn-pov"), probesBox = $(".gn-probes");
     var pov = parsePov(params.get("pov"));
+    // Belief probes (private questions asked outside the game) are hidden unless asked for, or
+    // unless the address points at one (a permalink to a probe still opens it).
+    var showProbes = params.get("probes") === "1" || isProbe(parseStepRaw());
     var visible = visibleSteps();
     var step = snap(parseStep());
     var rawOpen = false;
@@ -65,6 +68,13 @@
       if (text === null || text === "" || text === "all") return null;
       var seat = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
       return seat < players.length ? seat : null;
+    }
+
+    function isProbe(index) { return index > 0 && index < last && data.steps[index - 1].k === "probe"; }
+
+    function parseStepRaw() {
+      var text = params.get("step");
+      return text !== null && /^[0-9]{1,6}$/.test(text) ? Math.min(Number(text), last) : 0;
     }
 
     function parseStep() {
@@ -80,6 +90,7 @@
     function writeAddress() {
       var query = new URLSearchParams({ id: data.id, step: String(step) });
       if (pov !== null) query.set("pov", String(pov));
+      if (showProbes) query.set("probes", "1");
       var url = new URL(window.location.href);
       url.search = query.toString();
       window.history.replaceState(window.history.state, "", url.pathname + url.search + url.hash);
@@ -87,6 +98,7 @@
 
     // -- who sees what ------------------------------------------------------------------------
     function sees(index) {
+      if (!showProbes && isProbe(index)) return false;
       if (index === 0 || index === last || pov === null) return true;
       var vis = data.steps[index - 1].v;
       return vis === "all" || (Array.isArray(vis) && vis.indexOf(pov) >= 0);
@@ -686,10 +698,19 @@
 
     function onButton(event) { move(event.currentTarget.dataset.go); }
 
+    function onProbes() {
+      showProbes = probesBox.checked;
+      visible = visibleSteps();
+      step = snap(step);
+      render();
+    }
+
     fill(povSelect, el("option", { value: "all", text: "Everything (omniscient)" }),
       players.map(function (p, seat) { return el("option", { value: String(seat), text: p.name + "'s view" }); }));
     povSelect.value = pov === null ? "all" : String(pov);
     povSelect.addEventListener("change", onPov);
+    probesBox.checked = showProbes;
+    probesBox.addEventListener("change", onProbes);
     slider.addEventListener("input", onSlider);
     var buttons = root.querySelectorAll("[data-go]");
     buttons.forEach(function (button) { button.addEventListener("click", onButton); });
@@ -703,6 +724,7 @@
       destroy: function () {
         document.removeEventListener("keydown", onKey);
         povSelect.removeEventListener("change", onPov);
+        probesBox.removeEventListener("change", onProbes);
         slider.removeEventListener("input", onSlider);
         buttons.forEach(function (button) { button.removeEventListener("click", onButton); });
       }
