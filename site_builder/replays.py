@@ -258,19 +258,27 @@ def _step(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _plan(record: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The Strategy Decision's Judgement and plan recorded with a decision (None if none)."""
+    """The Strategy Decision's Judgement and plan, or Favor's Judgement and levels, recorded with a
+    decision or probe (None if none)."""
     notes = (record.get("evidence") or {}).get("notes")
-    if not isinstance(notes, Mapping) or notes.get("design") != "strategy":
+    if not isinstance(notes, Mapping) or notes.get("design") not in ("strategy", "favor"):
         return None
+    if notes["design"] == "favor":
+        levels = notes.get("levels")
+        shown = [round(v) if _number(v) else None for v in levels] if isinstance(levels, list) else None
+        return {"favor": shown, "judgement": _judged(notes.get("judgement"))}
     plan = notes.get("plan")
-    judged = notes.get("judgement")
-    rows = []
-    for entry in judged if isinstance(judged, list) else ():
-        if (isinstance(entry, Mapping) and isinstance(entry.get("seat"), int) and isinstance(entry.get("role"), str)
-                and _number(entry.get("p"))):
-            rows.append([entry["seat"], entry["role"], round(float(entry["p"]), 3)])
-    return {"plan": plan if isinstance(plan, str) else None, "judgement": rows if isinstance(judged, list) else None,
+    return {"plan": plan if isinstance(plan, str) else None, "judgement": _judged(notes.get("judgement")),
             "cut": notes.get("cut") is True}
+
+
+def _judged(judged: Any) -> list[list[Any]] | None:
+    """A recorded Judgement as [seat, role, p] rows (None if there was none)."""
+    if not isinstance(judged, list):
+        return None
+    return [[e["seat"], e["role"], round(float(e["p"]), 3)] for e in judged
+            if isinstance(e, Mapping) and isinstance(e.get("seat"), int) and isinstance(e.get("role"), str)
+            and _number(e.get("p"))]
 
 
 def _beliefs(record: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -307,7 +307,7 @@ def test_scripts_never_write_markup(pattern):
       "rated": 2, "unread": 1}),
     ({"design": "pgm", "views": [["<b>", 1]]}, None),       # not numbers: nothing to draw
     ({"design": "pgm", "views": "x"}, None),
-    ({"design": "favor", "levels": [1, 2]}, None),         # another design's notes: not drawn yet
+    ({"design": "favor", "levels": [1, 2]}, None),         # not PGM views
 ])
 def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "clue", "seat": 0, "data": {"clue": "x"},
@@ -322,6 +322,8 @@ def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
     ({"design": "strategy", "plan": None, "judgement": None, "cut": False},
      {"plan": None, "judgement": None, "cut": False}),
     ({"design": "pgm", "views": "x"}, None),
+    ({"design": "favor", "updated": True, "levels": [None, 41.2, 77.9], "judgement": None},
+     {"favor": [None, 41, 78], "judgement": None}),
 ])
 def test_strategy_notes_reach_the_viewer_as_judgement_rows_and_a_plan(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "day", "seat": 0, "data": {"text": "x"},

@@ -10,7 +10,9 @@
 - `b5p` (004): a Big Five persona in the system prompt of every call; no extra call.
 - `favor` (004): a favor level per other player, updated by a rating call whenever something
   happened since the last update (new events other than the agent's own moves and night
-  information), before a decision or probe; the levels, in words, are part of every prompt.
+  information), before a decision or probe; in the games with hidden roles a Judgement call
+  (as the Strategy Decision's) comes first and is shown to the rating call, as 004's Favor
+  prompt shows it; the levels, in words, are part of every prompt and recorded in `notes`.
 - `strategy` (004): before each move that is speaking or voting, a Judgement call (in the games
   with hidden roles: each other player's likeliest role and its probability), then a Strategy
   call that writes a plan of at most 80 words from the judgement and the role's strategy notes
@@ -226,6 +228,7 @@ class Favor(Design):
     def __init__(self, params: Mapping[str, Any], rng: random.Random):
         super().__init__(params, rng)
         self.levels: dict[int, float] | None = None
+        self.judged: dict[int, tuple[str, float]] | None = None  # the last Judgement made
         self._seen = 0  # visible events already taken into account
 
     @classmethod
@@ -242,14 +245,23 @@ class Favor(Design):
         if fresh:
             await self._update(caller, scene, calls)
             self._seen = len(log)
-        return Notes(favor=tuple(favor.statements(self.levels, scene.names)))
+        record = {"design": self.name, "updated": bool(fresh),
+                  "levels": [self.levels.get(s) for s in range(len(scene.names))],
+                  "judgement": None if self.judged is None else [
+                      {"seat": seat, "role": role, "p": p} for seat, (role, p) in sorted(self.judged.items())]}
+        return Notes(favor=tuple(favor.statements(self.levels, scene.names)), record=record)
 
     async def _update(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> None:
         assert self.levels is not None
+        # 004's Favor prompt shows the agent's Judgement of the others' roles (Table
+        # FD_Prompt_favor_update): in the games with hidden roles it is made first.
+        self.judged = await judge(caller, scene, calls, self._system(scene, caller)) \
+            if scene.game in strategies.JUDGED_ROLES else None
+        lines = strategies.judgement_lines(self.judged, scene.names, scene.game, scene.observation.get("private", {}))
         others = [scene.names[s] for s in sorted(self.levels)]
         expected = favor_format(others)
         prompt = render("favor.j2", **scene.context(
-            observation=observation(scene, new_from=self._seen),
+            observation=observation(scene, new_from=self._seen), judgement=lines,
             favor=favor.statements(self.levels, scene.names), answer_rule=caller.style.rule(expected)))
         schema = favor_schema(others, caller.style.reasoning_chars)
         completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
@@ -279,7 +291,8 @@ class StrategyDecision(Design):
         options = strategies.menu(scene.game, phase, scene.observation.get("private", {})) if phase else ()
         if not options:
             return Notes()
-        judged = await self._judge(caller, scene, calls) if scene.game in strategies.JUDGED_ROLES else None
+        judged = await judge(caller, scene, calls, self._system(scene, caller)) \
+            if scene.game in strategies.JUDGED_ROLES else None
         lines = strategies.judgement_lines(judged, scene.names, scene.game, scene.observation.get("private", {}))
         expected = plan_format()
         prompt = render("strategy/plan.j2", **scene.context(
@@ -297,21 +310,21 @@ class StrategyDecision(Design):
                   "plan": plan, "cut": cut}
         return Notes(plan=plan, record=record)
 
-    async def _judge(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]
-                     ) -> dict[int, tuple[str, float]] | None:
-        """The Judgement phase: each other player's likeliest role and its probability (None if unread)."""
-        roles = strategies.JUDGED_ROLES[scene.game]
-        others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
-        expected = judgement_format(others, roles)
-        prompt = render("strategy/judgement.j2", **scene.context(
-            observation=observation(scene), roles=roles, answer_rule=caller.style.rule(expected),
-            **Notes().context()))
-        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls,
-                                       judgement_schema(others, roles, caller.style.reasoning_chars))
-        try:
-            return read_judgement(caller.answer(completion, expected), scene.names, scene.seat, roles, expected)
-        except ParseError:
-            return None
+
+async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], system: Message
+                ) -> dict[int, tuple[str, float]] | None:
+    """004's Judgement: each other player's likeliest role and its probability (None if unread)."""
+    roles = strategies.JUDGED_ROLES[scene.game]
+    others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
+    expected = judgement_format(others, roles)
+    prompt = render("strategy/judgement.j2", **scene.context(
+        observation=observation(scene), roles=roles, answer_rule=caller.style.rule(expected), **Notes().context()))
+    completion = await caller.call([system, Message("user", prompt)], calls,
+                                   judgement_schema(others, roles, caller.style.reasoning_chars))
+    try:
+        return read_judgement(caller.answer(completion, expected), scene.names, scene.seat, roles, expected)
+    except ParseError:
+        return None
 
 
 #: Every design by its name in tournament files.

@@ -488,6 +488,7 @@
     /** The Strategy Decision's Judgement and plan before this move (collapsed, like the raw exchanges). */
     function strategy(s) {
       var st = s.st, judged = Array.isArray(st.judgement) ? st.judgement : null;
+      if (Array.isArray(st.favor)) return favorNotes(s, st, judged);
       var list = judged === null ? el("p", { class: "gn-dim", text: "Judgement: not readable, so the plan was written without one." })
         : judged.length === 0 ? null
         : el("ul", {}, judged.map(function (row) {
@@ -503,6 +504,21 @@
         el("summary", { text: "Strategy of " + name(s.s) + ": judgement and plan before this move" }),
         judged && judged.length ? el("p", { text: "Judgement, each other player's likeliest role:" }) : null, list,
         el("p", { text: "Plan:" }), plan);
+    }
+
+    /** Favor Dynamics: the liking levels (1 to 100) and the Judgement they were updated with. */
+    function favorNotes(s, st, judged) {
+      var levels = st.favor.map(function (level, seat) {
+        return typeof level === "number" && seat !== s.s ? el("li", { text: name(seat) + ": " + level }) : null;
+      });
+      var judgement = judged && judged.length ? el("ul", {}, judged.map(function (row) {
+        var seat = row[0], known = typeof seat === "number" && seat >= 0 && seat < players.length;
+        return el("li", { text: (known ? name(seat) : "?") + ": " + words(String(row[1]), "-") + ", " +
+          (typeof row[2] === "number" && isFinite(row[2]) ? Math.round(row[2] * 100) + "%" : "\u2014") });
+      })) : null;
+      return el("details", { class: "gn-beliefs" },
+        el("summary", { text: "Favor of " + name(s.s) + ": liking levels (1 to 100) at this step" }),
+        el("ul", {}, levels), judgement ? el("p", { text: "Judgement it rated with:" }) : null, judgement);
     }
 
     /** The PGM design's suspicion views at this step, as a table (collapsed, like the raw exchanges). */

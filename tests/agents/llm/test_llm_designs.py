@@ -409,3 +409,22 @@ def test_a_plan_that_copies_the_placeholder_is_no_plan(plan):
     with pytest.raises(ParseError, match="placeholder"):
         read_plan({"plan": plan}, plan_format(), 80)
     assert read_plan({"plan": "Claim to be a villager."}, plan_format(), 80) == ("Claim to be a villager.", False)
+
+
+def test_favor_judges_the_roles_first_in_games_that_hide_them_as_004s_favor_prompt_shows():
+    model = scripted(
+        'ANSWER: {"Player 1": {"role": "chameleon", "p": 0.7}, "Player 3": {"role": "non_chameleon", "p": 0.6}}',
+        'ANSWER: {"Player 1": 2, "Player 3": 9}',
+        'ANSWER: {"seat": "Player 1"}')
+    llm = agent(model, "favor", game="chameleon", seat=1)
+    state = chameleon(clues=3)
+    belief = run(llm.probe(probe_of(state, 1, "suspect")))
+    assert belief.action == {"seat": 0} and len(belief.evidence["calls"]) == 3
+    favor_prompt = model.calls[1][1].content
+    assert ("Your judgement of the other players, made just now:\n- Player 1 has a 70% chance to be chameleon\n"
+            "- Player 3 has a 60% chance to be non-chameleon") in favor_prompt
+    notes = belief.evidence["notes"]
+    assert notes["design"] == "favor" and notes["updated"] is True
+    assert notes["judgement"] == [{"seat": 0, "role": "chameleon", "p": 0.7},
+                                  {"seat": 2, "role": "non_chameleon", "p": 0.6}]
+    assert notes["levels"][1] is None and notes["levels"][0] < 50 < notes["levels"][2]
