@@ -287,6 +287,8 @@ def _beliefs(record: Mapping[str, Any]) -> dict[str, Any] | None:
     notes = (record.get("evidence") or {}).get("notes")
     if not isinstance(notes, Mapping) or notes.get("design") != "pgm":
         return None
+    if notes.get("about") == "next move":
+        return _expected_moves(notes)
     views = notes.get("views")
     if not (isinstance(views, list) and all(isinstance(v, list) and all(_number(p) for p in v) for v in views)):
         return None  # free-form notes of another shape: nothing the viewer can draw
@@ -294,6 +296,29 @@ def _beliefs(record: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"about": str(notes.get("about", "")), "aim": notes.get("aim") if isinstance(notes.get("aim"), int) else None,
             "views": [[round(p, 3) for p in v] for v in views],
             "rated": len(updates), "unread": sum(1 for u in updates if u.get("read") is False)}
+
+
+def _expected_moves(notes: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The PGM expectations of a game-theory game: per view and player, the likeliest next move
+    and its probability (None for a player's own move, or a shape the viewer cannot draw)."""
+    moves, views = notes.get("moves"), notes.get("views")
+    if not (isinstance(moves, list) and all(isinstance(m, str) for m in moves) and isinstance(views, list)):
+        return None
+    shown = []
+    for view in views:
+        if not isinstance(view, list):
+            return None
+        row = []
+        for dist in view:
+            if isinstance(dist, list) and len(dist) == len(moves) and all(_number(p) for p in dist):
+                best = max(range(len(moves)), key=lambda a: (dist[a], -a))
+                row.append([moves[best], round(float(dist[best]), 3)])
+            else:
+                row.append(None)
+        shown.append(row)
+    updates = [u for u in notes.get("updates") or () if isinstance(u, Mapping)]
+    return {"about": "next move", "moves": moves, "expected": shown, "rated": len(updates),
+            "unread": sum(1 for u in updates if u.get("read") is False)}
 
 
 def _number(value: Any) -> bool:

@@ -22,7 +22,7 @@ from runner import games
 from runner.agents.base import Agent, Decision
 from runner.cli import main
 from runner.play import Seating, play, rng_for
-from runner.replay.format import encode
+from runner.replay.format import encode, version_2_uses
 from runner.run import forfeited_by_provider
 from runner.tournament import from_dict
 from tests.llm.fakes import REPLY_STYLES, Answer, FakeAnthropic, FakeOpenAI, Fault, Reply, always, chat_messages, styled
@@ -264,8 +264,8 @@ def test_answers_wrapped_as_real_models_wrap_them_are_read_first_time(tmp_path, 
     # Thinking sent apart from the reply is kept in the evidence, and its draft was never played.
     thought = [c for c in calls if c.get("reasoning")]
     assert thought and all("Draft: ANSWER" in c["reasoning"] for c in thought)
-    for game in games:  # reasoning is a version-2 field: a game's version says whether it holds some
-        has = any(c.get("reasoning") for r in game["records"] for c in (r.get("evidence") or {}).get("calls", []))
+    for game in games:  # reasoning (like design notes and the newer probes) is a version-2 field
+        has = next(version_2_uses(game["records"]), None) is not None
         assert game["records"][0]["version"] == (2 if has else 1)
 
 

@@ -425,7 +425,7 @@ PD_5 = {"game": "prisoners_dilemma", "games": 4, "lineup": ["m", "random", "rand
 @pytest.mark.parametrize("design, calls_per_game", [
     ("vanilla", 5),    # one choice per round
     ("b5p", 5),        # a persona in the prompt, no extra call
-    ("pgm", 10),       # a belief analysis before every choice
+    ("pgm", 9),        # an update of the expected moves after each of the first four rounds
     ("strategy", 10),  # a strategy before every choice
     ("favor", 9),      # a favor update whenever something happened since the last: rounds 2 to 5
 ])

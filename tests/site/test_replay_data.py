@@ -308,6 +308,11 @@ def test_scripts_never_write_markup(pattern):
     ({"design": "pgm", "views": [["<b>", 1]]}, None),       # not numbers: nothing to draw
     ({"design": "pgm", "views": "x"}, None),
     ({"design": "favor", "levels": [1, 2]}, None),         # not PGM views
+    ({"design": "pgm", "about": "next move", "moves": ["cooperate", "defect"],
+      "views": [[None, [0.6, 0.4]], [[0.25, 0.75], None]], "updates": [{"after": 3, "read": True}]},
+     {"about": "next move", "moves": ["cooperate", "defect"], "expected": [[None, ["cooperate", 0.6]],
+                                                                           [["defect", 0.75], None]],
+      "rated": 1, "unread": 0}),
 ])
 def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "clue", "seat": 0, "data": {"clue": "x"},

@@ -160,6 +160,10 @@ def test_instant_navigation_initialises_the_next_page(tab, base, site):
     tab.wait_for_selector("#gn-overall th.gn-sortable")
     tab.evaluate("() => { window.gnSamePage = true; }")
     tab.click("#gn-overall a:text-is('random')")
+    # Charts draw when they come near the viewport; instant navigation may keep the scroll offset
+    # of the long home page, so bring the radar into view first.
+    tab.wait_for_selector("#gn-radar-chart")
+    tab.locator("#gn-radar-chart").scroll_into_view_if_needed()
     tab.wait_for_selector("#gn-radar-chart[data-gn-rendered]")
     assert tab.evaluate("() => window.gnSamePage === true")  # no full reload: Material swapped the page
     # Material's anchor tracking may carry the last heading scrolled past as a fragment; the page is what counts.

@@ -1,12 +1,11 @@
 """The papers' agent designs: what each one asks the model before a move, and adds to its prompts.
 
 - `vanilla`: nothing; one call per decision.
-- `pgm` (003, section 4): two-hop beliefs. In the games with a hidden role, a suspicion vector
-  per view (the agent's own, and its picture of each other player's), updated by one call after
-  every public move and a fixed rule (pgm.py); decisions and probes carry the numbers, and the
-  numbers are recorded in the evidence (`notes`). In the other games, a belief call asks for the
-  two-hop analysis in text, once per point of the game, shared by the probes and the decision
-  asked there.
+- `pgm` (003, section 4): two-hop beliefs as numbers (pgm.py). In the games with a hidden role,
+  a suspicion vector per view (the agent's own, and its picture of each other player's),
+  updated by one call after every public move; in the game-theory games, each player's expected
+  next move per view, updated by one call after every round; a fixed rule turns the model's
+  words into numbers. Decisions and probes carry the numbers; the evidence records them (`notes`).
 - `b5p` (004): a Big Five persona in the system prompt of every call; no extra call.
 - `favor` (004): a favor level per other player, updated by a rating call whenever something
   happened since the last update (new events other than the agent's own moves and night
@@ -32,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from runner.agents.llm import favor, persona, pgm, strategies
-from runner.agents.llm.formats import (PLAN_WORDS, AnswerStyle, favor_format, judgement_format, pgm_format,
-                                       plan_format)
-from runner.agents.llm.parse import ParseError, read_judgement, read_plan, read_ratings, read_suspicion
+from runner.agents.llm.formats import (PLAN_WORDS, AnswerStyle, expect_format, favor_format, judgement_format,
+                                       pgm_format, plan_format)
+from runner.agents.llm.parse import (ParseError, read_expectations, read_judgement, read_plan, read_ratings,
+                                     read_suspicion)
 from runner.agents.llm.render import Scene, observation, render, system_prompt
-from runner.agents.llm.schemas import favor_schema, judgement_schema, pgm_schema, plan_schema
+from runner.agents.llm.schemas import expect_schema, favor_schema, judgement_schema, pgm_schema, plan_schema
 from runner.llm.types import Completion, Message
 
 
@@ -59,14 +59,14 @@ class Notes:
     """What a design adds to the prompts of one decision or probe."""
 
     favor: tuple[str, ...] = ()
-    analysis: str | None = None
     plan: str | None = None                   # the Strategy phase's plan for this move
     beliefs: Mapping[str, Any] | None = None  # PGM views as the prompts show them
+    expectations: Mapping[str, Any] | None = None  # PGM expected next moves (game-theory games)
     record: Mapping[str, Any] | None = None   # what the design computed, kept in the replay's evidence
 
     def context(self) -> dict[str, Any]:
-        return {"favor": list(self.favor), "analysis": self.analysis, "plan": self.plan,
-                "beliefs": self.beliefs}
+        return {"favor": list(self.favor), "plan": self.plan,
+                "beliefs": self.beliefs, "expectations": self.expectations}
 
 
 class Design:
@@ -104,15 +104,16 @@ class PGM(Design):
     public move (a clue, a day statement; the agent's own included, since it changes how the
     others see it) one call asks, per view, who became more or less suspicious, and the symbolic
     rule updates the numbers. The decision and probes carry the numbers and the target they point
-    to. In the other games the state is the two-hop text analysis, one call per point of the game.
+    to. In the game-theory games the state is each player's expected next move per view, updated
+    by one call after every round. Both are recorded in the evidence (`notes`).
     """
 
     name = "pgm"
 
     def __init__(self, params: Mapping[str, Any], rng: random.Random):
         super().__init__(params, rng)
-        self._analysis: tuple[int, str | None] | None = None  # (log length, analysis)
         self._views: pgm.Views | None = None
+        self._expected: pgm.Expectations | None = None
         self._seen = 0  # visible events already rated
 
     @classmethod
@@ -133,15 +134,9 @@ class PGM(Design):
                       calls: list[dict[str, Any]]) -> Notes:
         if pgm.has_hidden_role(scene.game):
             return await self._beliefs(caller, scene, calls)
-        point = len(scene.observation.get("log", ()))
-        if self._analysis is None or self._analysis[0] != point:
-            prompt = render("pgm/belief.j2", **scene.context(observation=observation(scene), **Notes().context()))
-            completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls)
-            text = (completion.text or "").strip() or None
-            if text is not None and completion.finish_reason == "length":
-                text += " [cut off]"
-            self._analysis = (point, text)
-        return Notes(analysis=self._analysis[1])
+        if pgm.has_expectations(scene.game):
+            return await self._expectations(caller, scene, calls)
+        raise ValueError(f"the PGM design has no state for the game {scene.game!r}")
 
     async def _beliefs(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> Notes:
         n = len(scene.names)
@@ -194,6 +189,62 @@ class PGM(Design):
             return False  # the views stay as they were; the call is in the evidence
         self._views = pgm.update(self._views, changes, self.step)
         return True
+
+
+    async def _expectations(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> Notes:
+        """The game-theory state: each player's expected next move per view, updated after every round."""
+        n, game = len(scene.names), scene.game
+        if self._expected is None:
+            self._expected = pgm.initial_expectations(game, n)
+        log = list(scene.observation.get("log", ()))
+        updates = []
+        for index in range(self._seen, len(log)):
+            if pgm.is_round_result(game, log[index]):
+                read = await self._expect(caller, scene, log, index, calls)
+                updates.append({"after": index, "read": read, "views": _copy_views(self._expected)})
+        self._seen = len(log)
+        record = {"design": self.name, "about": "next move", "moves": list(pgm.NEXT_ACTIONS[game]), "step": self.step,
+                  "views": _copy_views(self._expected), "updates": updates}
+        return Notes(expectations=self._shown_expectations(scene), record=record)
+
+    def _shown_expectations(self, scene: Scene) -> dict[str, Any]:
+        assert self._expected is not None
+        moves = pgm.NEXT_ACTIONS[scene.game]
+        rows = []
+        for j in [scene.seat, *(k for k in range(len(scene.names)) if k != scene.seat)]:
+            label = "your own view" if j == scene.seat else f"as you think {scene.names[j]} sees it"
+            cells = [{"seat": k, "moves": list(zip(moves, dist))} for k, dist in enumerate(self._expected[j])
+                     if dist is not None]
+            rows.append({"label": label, "cells": cells})
+        return {"rows": rows}
+
+    async def _expect(self, caller: Caller, scene: Scene, log: list[Mapping[str, Any]], index: int,
+                      calls: list[dict[str, Any]]) -> bool:
+        """One update after the round that ended at `log[index]`; False if the reply was unreadable."""
+        assert self._expected is not None
+        then = Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
+        n = len(scene.names)
+        rated = {j: [k for k in range(n) if k != j] for j in [scene.seat, *(k for k in range(n) if k != scene.seat)]}
+        shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
+        moves = pgm.NEXT_ACTIONS[scene.game]
+        expected = expect_format(shape, moves)
+        prompt = render("pgm/expectations.j2", **then.context(
+            observation=observation(then), expectations=self._shown_expectations(scene), moves=moves,
+            meaning=pgm.ACTION_MEANINGS.get(scene.game, ""),
+            rated=[{"seat": j, "players": players} for j, players in rated.items()],
+            answer_rule=caller.style.rule(expected)))
+        schema = expect_schema(shape, moves, caller.style.reasoning_chars)
+        completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
+        try:
+            named = read_expectations(caller.answer(completion, expected), scene.names, rated, moves, expected)
+        except ParseError:
+            return False
+        self._expected = pgm.expect(self._expected, named, self.step)
+        return True
+
+
+def _copy_views(views: pgm.Expectations) -> list[list[list[float] | None]]:
+    return [[None if d is None else list(d) for d in view] for view in views]
 
 
 #: What the suspicion is about, as the prompts say it.

@@ -77,6 +77,16 @@ def judgement_format(others: Sequence[str], roles: Sequence[str]) -> str:
     return f"ANSWER: {{{pairs}{more}}}"
 
 
+def expect_format(views: Sequence[tuple[str, Sequence[str]]], actions: Sequence[str]) -> str:
+    """The `ANSWER: {...}` line of a PGM update in the game-theory games: per view, a move per player."""
+    word = json.dumps(f"<{' or '.join(actions)}>")
+    parts = []
+    for holder, players in views:
+        inner = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {word}" for name in players)
+        parts.append(f"{json.dumps(holder, ensure_ascii=False)}: {{{inner}}}")
+    return "ANSWER: {" + ", ".join(parts) + "}"
+
+
 #: The longest plan the Strategy phase may write (004: "in no more than 80 words").
 PLAN_WORDS = 80
 
@@ -124,5 +134,6 @@ class AnswerStyle:
         return f"Reply with only a JSON object of this form.{note}\n{shape}"
 
 
-__all__ = ["PLAN_WORDS", "PLAYER", "AnswerStyle", "action_format", "favor_format", "judgement_format", "pgm_format",
+__all__ = ["PLAN_WORDS", "PLAYER", "AnswerStyle", "action_format", "expect_format", "favor_format", "judgement_format",
+           "pgm_format",
            "plan_format", "probe_format", "quoted"]

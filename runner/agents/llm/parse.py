@@ -425,3 +425,28 @@ def read_suspicion(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[
                                  f"{show(word)}. Answer again with {expected}")
             changes[view][player] = change
     return changes
+
+
+def read_expectations(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[int, Sequence[int]],
+                      actions: Sequence[str], expected: str) -> dict[int, dict[int, int]]:
+    """A PGM update in the game-theory games: per view (holder's seat), the index of the move named
+    for each player it covers. Views or players left out are unchanged; others are refused."""
+    named: dict[int, dict[int, int]] = {}
+    for key, moves in obj.items():
+        view = seat_of(key, names, "view", expected)
+        if view not in views:
+            raise ParseError(f"{json.dumps(names[view])} is not one of the views to update. Answer again with "
+                             f"{expected}")
+        if view in named:
+            raise ParseError(f"The view of {json.dumps(names[view])} is given twice. Answer again with {expected}")
+        if not isinstance(moves, Mapping):
+            raise ParseError(f"The view of {json.dumps(names[view])} must be an object of player: move, got "
+                             f"{kind_of(moves)}. Answer again with {expected}")
+        named[view] = {}
+        for who, move in moves.items():
+            player = seat_of(who, names, "player", expected)
+            if player not in views[view]:
+                raise ParseError(f"The view of {json.dumps(names[view])} does not cover {json.dumps(names[player])}. "
+                                 f"Answer again with {expected}")
+            named[view][player] = list(actions).index(canonical(move, list(actions), "move", expected))
+    return named

@@ -16,6 +16,14 @@ covers every player). The agent's own view, when the agent holds the hidden role
 (all mass on itself) and never updated: the question is settled for it, and what matters to it
 is how the others see it.
 
+In the games without a hidden role (Cost Sharing, the Prisoner's Dilemma, Public Good) the
+two-hop state is each player's expected next action from each view: view j holds, for every
+player k but j (who knows its own plan), a probability per kind of next move (`NEXT_ACTIONS`).
+After every round the model names, per view and player, the likeliest next move; the rule
+multiplies that move's probability by STEP and renormalises. 003 describes this state (in the
+Prisoner's Dilemma: whether each player will cooperate, and how they think the agent will
+decide) but not a rule; this one is ours, the same for both kinds of state.
+
 Pure functions only: the design module makes the calls and keeps the state.
 """
 
@@ -49,7 +57,7 @@ def is_rated_move(game: str, event: Mapping[str, Any]) -> bool:
 
 
 def has_hidden_role(game: str) -> bool:
-    """Whether the game's PGM state is a suspicion matrix (else it is a text analysis)."""
+    """Whether the game's PGM state is a suspicion matrix (else it is expected next moves)."""
     return game in HIDDEN_ROLE
 
 
@@ -132,3 +140,53 @@ def record(views: Views, after: int | None, read: bool) -> dict[str, Any]:
     """One update as the replay records it: the views after event `after`, and whether the
     model's ratings could be read (if not, the views are unchanged)."""
     return {"after": after, "read": read, "views": [list(v) for v in views]}
+
+
+# -- the games without a hidden role: expected next actions -------------------------------------
+
+#: The kinds of next move each game-theory game's views weigh.
+NEXT_ACTIONS = {"prisoners_dilemma": ("cooperate", "defect"),
+                "public_good": ("nothing", "some", "most"),
+                "cost_sharing": ("concede", "hold")}
+#: What each kind of move means, for the prompts.
+ACTION_MEANINGS = {
+    "public_good": "nothing: contribute 0; some: less than half of what one holds; most: half or more",
+    "cost_sharing": "concede: move towards the others' proposals or vote for one of them; hold: keep its own",
+}
+#: The public results after which the expectations are updated: the end of each round.
+RESULT_PHASES = {"prisoners_dilemma": "round_result", "public_good": "round_result", "cost_sharing": "vote_result"}
+
+Expectations = list[list[list[float] | None]]  # views[j][k]: j's expected distribution of k's next move
+
+
+def has_expectations(game: str) -> bool:
+    return game in NEXT_ACTIONS
+
+
+def is_round_result(game: str, event: Mapping[str, Any]) -> bool:
+    """Whether a visible event ends a round, after which the expectations are updated."""
+    return event.get("kind") == "info" and event.get("phase") == RESULT_PHASES.get(game)
+
+
+def initial_expectations(game: str, n: int) -> Expectations:
+    """Every view uniform over the next moves of every player but its holder."""
+    actions = NEXT_ACTIONS[game]
+    return [[None if k == j else [1.0 / len(actions)] * len(actions) for k in range(n)] for j in range(n)]
+
+
+def expect(views: Expectations, named: Mapping[int, Mapping[int, int]], step: float = DEFAULT_STEP) -> Expectations:
+    """The views after one round: in view j, the move named for player k (an index into the
+    game's moves) has its probability multiplied by `step`, then k's distribution is renormalised.
+    Views or players not named are unchanged."""
+    out: Expectations = []
+    for j, view in enumerate(views):
+        row: list[list[float] | None] = []
+        for k, dist in enumerate(view):
+            if dist is None or k not in named.get(j, {}):
+                row.append(None if dist is None else list(dist))
+                continue
+            moved = [p * (step if a == named[j][k] else 1.0) for a, p in enumerate(dist)]
+            total = sum(moved)
+            row.append([p / total for p in moved])
+        out.append(row)
+    return out

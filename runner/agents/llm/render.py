@@ -1,7 +1,7 @@
 """Prompt text from the Jinja2 templates in `prompts/`, rendered from what a seat may see only.
 
 Every prompt is a pure function of the request (observation, legal actions, seat names) and
-the agent's own state (persona, favor levels, its own analysis), so two setups that a seat
+the agent's own state (persona, favor levels, its beliefs and plans), so two setups that a seat
 cannot tell apart give it the same prompts. Text written by other players (clues, statements)
 is shown as a JSON string literal, which keeps it on one line and visibly quoted.
 """

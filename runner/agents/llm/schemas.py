@@ -144,6 +144,14 @@ def pgm_schema(views: Sequence[tuple[str, Sequence[str]]], reasoning_chars: int 
                    reasoning_chars)
 
 
+def expect_schema(views: Sequence[tuple[str, Sequence[str]]], actions: Sequence[str],
+                  reasoning_chars: int = 0) -> dict[str, Any]:
+    """The schema of a PGM update in the game-theory games: per view, one of `actions` per player."""
+    word = _enum(actions)
+    return _object({holder: _object({name: word for name in players}, 0) for holder, players in views},
+                   reasoning_chars)
+
+
 def without_reasoning(answer: Mapping[str, Any]) -> dict[str, Any]:
     """A structured answer without its reasoning field: what the readers of `parse.py` expect."""
     return {k: v for k, v in answer.items() if k != REASONING}

@@ -506,6 +506,30 @@
         el("p", { text: "Plan:" }), plan);
     }
 
+    /** The PGM expectations of a game-theory game: each player's likeliest next move, per view. */
+    function expectedMoves(s) {
+      var b = s.b, n = players.length;
+      if (!Array.isArray(b.expected) || b.expected.length !== n) return null;
+      var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
+      var head = el("tr", {}, el("th", { scope: "col", text: "View" }),
+        players.map(function (_, k) { return el("th", { scope: "col", text: name(k) }); }));
+      var rows = order.map(function (j) {
+        var view = b.expected[j];
+        return el("tr", {}, el("th", { scope: "row", text: j === s.s ? "own view" : name(j) + ", imagined" }),
+          players.map(function (_, k) {
+            var cell = Array.isArray(view) ? view[k] : null;
+            var ok = Array.isArray(cell) && typeof cell[1] === "number" && isFinite(cell[1]);
+            return el("td", { text: ok ? String(cell[0]) + " " + Math.round(cell[1] * 100) + "%" : "\u2014" });
+          }));
+      });
+      return el("details", { class: "gn-beliefs" },
+        el("summary", { text: "PGM expectations of " + name(s.s) + ": each player's likeliest next move (" + b.rated +
+          " round" + (b.rated === 1 ? "" : "s") + " rated here" + (b.unread ? ", " + b.unread + " unreadable" : "") + ")" }),
+        el("p", { class: "gn-dim", text: "Rows: " + name(s.s) + "'s own view, then each other player's view as " +
+          name(s.s) + " imagines it; a player's own move is not guessed." }),
+        el("div", { class: "gn-scroll" }, el("table", { class: "gn-belief-table" }, el("thead", {}, head), el("tbody", {}, rows))));
+    }
+
     /** Favor Dynamics: the liking levels (1 to 100) and the Judgement they were updated with. */
     function favorNotes(s, st, judged) {
       var levels = st.favor.map(function (level, seat) {
@@ -524,6 +548,7 @@
     /** The PGM design's suspicion views at this step, as a table (collapsed, like the raw exchanges). */
     function beliefs(s) {
       var b = s.b, n = players.length;
+      if (b.about === "next move") return expectedMoves(s);
       if (!Array.isArray(b.views) || b.views.length !== n) return null;
       var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
       var head = el("tr", {}, el("th", { scope: "col", text: "View" }),

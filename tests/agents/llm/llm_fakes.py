@@ -66,6 +66,11 @@ def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
         views = json.loads(shape.replace('"<more, less or same>"', '"same"'))
         words = {view: {who: rng.choice(["more", "less", "same"]) for who in rated} for view, rated in views.items()}
         return "Some clues fit better than others.\nANSWER: " + json.dumps(words)
+    moves = re.search(r'": \{"[^"]+": "<(\w+(?: or \w+)+)>"', shape)
+    if moves and '"p": <' not in shape:  # a PGM update of expected next moves: a move per player of every view
+        options = moves.group(1).split(" or ")
+        views = json.loads(re.sub(r'"<\w+(?: or \w+)+>"', '"x"', shape))
+        return "ANSWER: " + json.dumps({v: {who: rng.choice(options) for who in rated} for v, rated in views.items()})
     if '"p": <0.01 to 1.00>' in shape:  # a Judgement: the players listed in the question
         roles = re.search(r'"role": "<(.+?)>"', shape).group(1).split(" or ")
         asked = re.search(r"For each of (.+?): which role", prompt).group(1)

@@ -149,28 +149,34 @@ def test_model_reported_comes_from_the_first_successful_reply():
     assert llm.description["model_reported"] == "model-a"
 
 
-def test_pgm_without_a_hidden_role_asks_for_a_two_hop_analysis_once_per_point():
-    analysis = "As Player 1, I think Player 2 will cooperate, because it did last round."
-    model = scripted(analysis, "ANSWER: {\"choice\": \"defect\"}", "ANSWER: {\"choice\": \"cooperate\"}",
-                     "Now I see more.", "ANSWER: {\"choice\": \"cooperate\"}")
+def test_pgm_in_a_game_theory_game_expects_each_players_next_move_after_every_round():
+    # Player 1 (seat 0) in a 2-round dilemma. No round has ended at its first choice: no update.
+    model = scripted('ANSWER: {"choice": "defect"}',
+                     'ANSWER: {"Player 1": {"Player 2": "cooperate", "Player 3": "defect"}, '
+                     '"Player 2": {"Player 1": "defect", "Player 3": "defect"}}',      # Player 3's view left out
+                     'ANSWER: {"choice": "cooperate"}')
     llm = agent(model, "pgm")
     state = dilemma(rounds=2)
     first = run(llm.act(ask(state, 0)))
-    # The analysis was made for this decision, so its call is the decision's evidence too.
-    assert first.action == {"choice": "defect"} and len(first.evidence["calls"]) == 2
-    assert "notes" not in first.evidence  # a text analysis: nothing computed to record
-    belief_prompt = model.calls[0][1].content
-    assert "Your own view" in belief_prompt and "Their views" in belief_prompt
-    assert "I think <player> thinks:" in belief_prompt
-    assert analysis in model.calls[1][1].content and "Use your analysis" in model.calls[1][1].content
-    again = run(llm.act(ask(state, 0, errors=("refused for the test",))))  # a re-ask: the same point
-    assert again.action == {"choice": "cooperate"} and len(model.calls) == 3
+    assert first.action == {"choice": "defect"} and len(first.evidence["calls"]) == 1
+    assert "Player 2 cooperate 0.50 / defect 0.50; Player 3 cooperate 0.50 / defect 0.50" in model.calls[0][1].content
+    assert first.evidence["notes"]["updates"] == [] and first.evidence["notes"]["moves"] == ["cooperate", "defect"]
     state.act(0, {"choice": "defect"})
     state.act(1, {"choice": "cooperate"})
     state.act(2, {"choice": "cooperate"})
-    later = run(llm.act(ask(state, 0)))  # a new point of the game: a new analysis first
-    assert later.action == {"choice": "cooperate"}
-    assert len(model.calls) == 5 and later.evidence["calls"][0]["reply"] == "Now I see more."
+    later = run(llm.act(ask(state, 0)))  # a round has ended: one update first
+    assert later.action == {"choice": "cooperate"} and len(later.evidence["calls"]) == 2
+    assert '"Player 1": {"Player 2": "<cooperate or defect>", "Player 3": "<cooperate or defect>"}' in model.calls[1][1].content
+    notes = later.evidence["notes"]
+    [update] = notes["updates"]
+    assert update["read"] is True
+    # By hand: the named move times 1.25, then renormalised: 0.625 / 1.125 and 0.5 / 1.125.
+    up, down = 0.625 / 1.125, 0.5 / 1.125
+    views = notes["views"]
+    assert views[0][0] is None and views[0][1] == pytest.approx([up, down]) and views[0][2] == pytest.approx([down, up])
+    assert views[1][0] == pytest.approx([down, up]) and views[1][2] == pytest.approx([down, up])
+    assert views[2][0] == pytest.approx([0.5, 0.5])  # not named: unchanged
+    assert "Use your expectations" in model.calls[2][1].content and "cooperate 0.56 / defect 0.44" in model.calls[2][1].content
 
 
 def flat(views):

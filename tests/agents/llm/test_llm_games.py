@@ -280,3 +280,17 @@ def test_werewolf_strategy_judges_every_other_player_and_plans_before_each_speec
         assert notes["plan"] in decision_prompt and "Follow it." in decision_prompt
     night = [r for r in records if r["type"] == "event" and r["kind"] == "action" and r["phase"] == "night"]
     assert all("notes" not in r["evidence"] for r in night)  # the Seer's look gets no strategy
+
+
+@pytest.mark.parametrize("game_name", ["cost_sharing", "prisoners_dilemma", "public_good"])
+def test_pgm_seats_record_expected_next_moves_after_every_round(game_name):
+    records, _ = play_llm(game_name, "pgm", seed=5)
+    noted = [r["evidence"]["notes"] for r in records if (r.get("evidence") or {}).get("notes")]
+    assert noted and all(n["design"] == "pgm" and n["about"] == "next move" for n in noted)
+    updates = [u for n in noted for u in n["updates"]]
+    assert updates and all(u["read"] for u in updates)  # the fake names a move for every player
+    for views in [n["views"] for n in noted] + [u["views"] for u in updates]:
+        for j, view in enumerate(views):
+            assert view[j] is None  # a player's own next move is not a guess
+            assert all(abs(sum(d) - 1) < 1e-9 for k, d in enumerate(view) if k != j)
+    assert check_bytes("game.jsonl", encode(records)).ok
