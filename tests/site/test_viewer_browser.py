@@ -428,16 +428,18 @@ def test_pgm_beliefs_are_a_collapsed_table_seen_only_from_their_seat(browser, si
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
         open_viewer(page, site, game_id, step=index + 1)
+        assert page.locator("details.gn-beliefs").count() == 0  # hidden with the probes by default
+        open_viewer(page, site, game_id, step=index + 1, probes=1)
         details = page.locator("details.gn-beliefs")
-        assert details.count() == 1 and details.get_attribute("open") is None  # collapsed by default
+        assert details.count() == 1 and details.get_attribute("open") is None  # collapsed
         assert "PGM beliefs of" in details.locator("summary").inner_text()
         rows = details.locator("tbody tr")
         assert rows.count() == n and rows.first.locator("th").text_content() == "own view"
         assert rows.first.locator("td.gn-aim").count() == 1
         other = (seat + 1) % n
-        open_viewer(page, site, game_id, step=index + 1, pov=other)  # another seat never sees them
+        open_viewer(page, site, game_id, step=index + 1, pov=other, probes=1)  # another seat never sees them
         assert page.locator("details.gn-beliefs").count() == 0
-        open_viewer(page, site, game_id, step=index + 1, pov=seat)
+        open_viewer(page, site, game_id, step=index + 1, pov=seat, probes=1)
         assert page.locator("details.gn-beliefs").count() == 1
         assert not errors, errors
     finally:
@@ -460,12 +462,12 @@ def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, 
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
-        open_viewer(page, site, game_id, step=index + 1)
+        open_viewer(page, site, game_id, step=index + 1, probes=1)
         details = page.locator("details.gn-beliefs")
         assert details.count() == 1 and details.get_attribute("open") is None
         assert details.locator("blockquote.gn-plan").text_content() == plan and details.locator("img").count() == 0
         assert details.locator("li").text_content().endswith(": werewolf, 85%")
-        open_viewer(page, site, game_id, step=index + 1, pov=other)
+        open_viewer(page, site, game_id, step=index + 1, pov=other, probes=1)
         assert page.locator("details.gn-beliefs").count() == 0
         assert not errors, errors
     finally:

@@ -480,8 +480,8 @@
       fill(panel, el("p", { class: "gn-panel-title" }, kind),
         el("p", { class: "gn-says" }, describe(s)),
         s.a && privateTo(s.s) ? attempts(s.a) : null,
-        s.b && privateTo(s.s) ? beliefs(s) : null,
-        s.st && privateTo(s.s) ? strategy(s) : null,
+        s.b && showProbes && privateTo(s.s) ? beliefs(s) : null,
+        s.st && showProbes && privateTo(s.s) ? strategy(s) : null,
         s.c && privateTo(s.s) ? exchanges(s) : null);
     }
 
