@@ -286,3 +286,10 @@ def test_links_to_pages_outside_the_site_become_text(tmp_path):
     assert "[magic](metrics/magic.md)" in markdown["methodology/metrics.md"]
     assert "and gone." in markdown["methodology/metrics.md"]
     assert "[overview](../metrics.md)" in markdown["methodology/metrics/magic.md"]
+
+
+def test_no_sentence_runs_into_the_next_without_a_space(results):
+    # A template line ending in a block tag loses its newline ("formula.The downloads").
+    for methodology in ([], [{"How numbers are computed": "methodology/metrics.md"}]):
+        for path, text in pages.render(results, methodology=methodology).markdown.items():
+            assert not re.search(r"[a-z)]\.(?:The|A|Each|Every|Games|Intervals|Ratings) ", text), path
