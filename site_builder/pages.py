@@ -165,6 +165,43 @@ def yaml_string(text: str) -> markupsafe.Markup:
     return markupsafe.Markup(json.dumps(text, ensure_ascii=False))
 
 
+#: Every term a table header or metric name uses, explained in a line: the "?" buttons show these
+#: (tap or keyboard, not hover only) and the Glossary page lists them all. Order: the Glossary's.
+GLOSSARY: dict[str, tuple[str, str]] = {
+    "rank": ("Rank", "The place by rating. In brackets, the range of places the 95% intervals allow: "
+                     "\"2 (1-4)\" means second, but the data cannot tell it from first or fourth."),
+    "rank_bound": ("Rank \u2264", "The best place the rating intervals allow: 1 plus the number of agents whose "
+                                   "whole interval lies above this agent's."),
+    "rating": ("Rating \u03bc", "A skill rating from every game's ranking of the agents in it (OpenSkill's "
+                                 "Plackett-Luce model). Higher is better; the interval is a 95% bootstrap over games."),
+    "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
+                             "the roles it played."),
+    "seat_win_rate": ("Seat win rate", "The share of an agent's seats that were among the winners; shared wins "
+                                       "count for every tied seat."),
+    "forfeit_rate": ("Forfeit rate", "The share of its games an agent lost by never producing a legal move "
+                                     "after the allowed re-asks."),
+    "reask_rate": ("Re-ask rate", "The share of an agent's decisions that needed more than one attempt."),
+    "games": ("Games", "Complete games the agent played, and the games it forfeited."),
+    "interval": ("95% interval", "The range the value would fall in 95 times out of 100 if the games were "
+                                 "played again: Wilson intervals for rates, bootstrap intervals otherwise."),
+    "judgement": ("Judgement", "How often the agent's vote names the hidden player (the chameleon or the "
+                               "undercover)."),
+    "reasoning": ("Reasoning", "How often its private answers about who holds the hidden role, what others "
+                               "suspect, or the secret word are right."),
+    "deception": ("Deception", "How often it wins while holding the hidden role, and how often its clues lead "
+                               "the chameleon to a wrong guess."),
+    "self_awareness": ("Self-awareness", "How often it names its own role right when it is not told it "
+                                         "(Undercover)."),
+    "cooperation": ("Cooperation", "How often the airline negotiations it takes part in end in agreement."),
+    "coordination": ("Coordination", "How often the agreed split is the one it proposed."),
+    "rationality": ("Rationality", "How often it makes the self-interested move: defecting in the Prisoner's "
+                                   "Dilemma, contributing the least in Public Good."),
+    "provider": ("Provider", "Who served the agent: a language-model API, or builtin for a scripted strategy."),
+    "design": ("Design", "How an agent thinks before it moves: vanilla, or one of the papers' designs (pgm, "
+                         "b5p, favor, strategy)."),
+}
+
+
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of the page templates: autoescape always on, undefined is an error."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
@@ -172,7 +209,7 @@ def environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string)
-    env.globals.update(axis_titles=AXIS_TITLES)
+    env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY)
     return env
 
 
@@ -456,6 +493,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | 
         _agent_page(ref, ctx, env, pages)
     _studies(ctx, env, pages)
     _downloads(ctx, env, pages, csv_names)
+    pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
     pages.data["data/radar.json"] = radar_data(results, refs)
     pages.data["data/chameleon.json"] = chameleon_data(results, refs)
     pages.nav = navigation(refs, ctx["games"], has_replays, methodology)
@@ -476,6 +514,7 @@ def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_repla
         nav.append({"Replays": [{"Replay index": "replays/index.md"}, {"Replay viewer": "replays/viewer.md"}]})
     if methodology:
         nav.append({"Methodology": list(methodology)})
+    nav.append({"Glossary": "glossary.md"})
     nav.append({"Downloads": "downloads.md"})
     return nav
 

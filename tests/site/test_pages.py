@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import html
 import json
 import re
 from pathlib import Path
@@ -175,6 +176,7 @@ def test_page_set_depends_on_agents_and_games_only(results):
     site = pages.render(results)
     refs = pages.agent_refs(results)
     expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
+                "glossary.md",
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values())}
     assert set(site.markdown) == expected
     assert set(site.data) == {"data/radar.json", "data/chameleon.json"}
@@ -293,3 +295,14 @@ def test_no_sentence_runs_into_the_next_without_a_space(results):
     for methodology in ([], [{"How numbers are computed": "methodology/metrics.md"}]):
         for path, text in pages.render(results, methodology=methodology).markdown.items():
             assert not re.search(r"[a-z)]\.(?:The|A|Each|Every|Games|Intervals|Ratings) ", text), path
+
+
+def test_every_question_mark_explains_a_glossary_term_and_the_glossary_lists_them_all(results):
+    site = pages.render(results).markdown
+    used = set()
+    for text in site.values():
+        used.update(re.findall(r'aria-label="What is ([^"]+)\?" data-gn-help="([^"]+)"', text))
+    terms = {entry[0]: entry[1] for entry in pages.GLOSSARY.values()}
+    assert used and all(terms[html.unescape(name)] == html.unescape(text) for name, text in used)
+    glossary = site["glossary.md"]
+    assert all(f'<dt id="term-{key}">' in glossary for key in pages.GLOSSARY)

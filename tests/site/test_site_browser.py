@@ -206,3 +206,32 @@ def test_buttons_and_links_read_at_wcag_aa_contrast_in_both_palettes(browser, ba
             assert ratio >= 4.5, (scheme, selector, ratio)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(browser, base, width):
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    try:
+        tab = context.new_page()
+        tab.goto(base + "/")
+        tab.wait_for_selector("#gn-overall th.gn-sortable")
+        header = tab.locator("#gn-overall thead th").nth(2)
+        help_button = header.locator(".gn-help")
+        before = header.get_attribute("aria-sort")
+        help_button.click()
+        box = tab.locator(".gn-help-box")
+        assert box.is_visible() and box.inner_text().startswith("A skill rating")
+        assert help_button.get_attribute("aria-expanded") == "true"
+        assert header.get_attribute("aria-sort") == before  # explaining is not sorting
+        left, right = tab.evaluate("() => { const r = document.querySelector('.gn-help-box').getBoundingClientRect();"
+                                   " return [r.left, r.right]; }")
+        assert 0 <= left and right <= width  # on the screen, also on a phone
+        tab.keyboard.press("Escape")
+        assert not box.is_visible() and help_button.get_attribute("aria-expanded") == "false"
+        help_button.focus()
+        tab.keyboard.press("Enter")  # reachable by keyboard too
+        assert box.is_visible() and header.get_attribute("aria-sort") == before
+        tab.locator("h1").first.click()  # a press elsewhere closes it
+        assert not box.is_visible()
+    finally:
+        context.close()

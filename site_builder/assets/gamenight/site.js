@@ -61,8 +61,12 @@
         var descending = current ? current === "ascending" : th.getAttribute("data-sort-type") === "number";
         sortTable(table, column, descending);
       };
-      th.addEventListener("click", activate);
+      th.addEventListener("click", function (event) {
+        if (event.target.closest && event.target.closest(".gn-help")) return;  // the "?" explains, it does not sort
+        activate();
+      });
       th.addEventListener("keydown", function (event) {
+        if (event.target !== th) return;
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); activate(); }
       });
     });
@@ -369,7 +373,46 @@
     rendered.forEach(function (el) { draw(el); });
   }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
+  /* "?" buttons beside column names: a tap, a click or Enter shows the explanation (text, never
+     markup) under the button; a second press, Escape or a press elsewhere hides it. */
+  var helpBox = null, helpFor = null;
+
+  function hideHelp() {
+    if (helpFor) helpFor.setAttribute("aria-expanded", "false");
+    if (helpBox) helpBox.hidden = true;
+    helpFor = null;
+  }
+
+  function showHelp(button) {
+    if (!helpBox || !helpBox.isConnected) {
+      helpBox = document.createElement("div");
+      helpBox.className = "gn-help-box";
+      helpBox.setAttribute("role", "note");
+      helpBox.id = "gn-help-box";
+      document.body.appendChild(helpBox);
+    }
+    hideHelp();
+    helpBox.textContent = button.getAttribute("data-gn-help");
+    var box = button.getBoundingClientRect();
+    helpBox.style.top = (window.scrollY + box.bottom + 6) + "px";
+    helpBox.style.left = Math.max(8, Math.min(window.scrollX + box.left - 120,
+      window.scrollX + document.documentElement.clientWidth - 288)) + "px";
+    helpBox.hidden = false;
+    button.setAttribute("aria-expanded", "true");
+    button.setAttribute("aria-describedby", "gn-help-box");
+    helpFor = button;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest(".gn-help") : null;
+    if (!button) { if (helpBox && !helpBox.contains(event.target)) hideHelp(); return; }
+    event.stopPropagation();
+    if (helpFor === button) hideHelp(); else showHelp(button);
+  }, true);
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape") hideHelp(); });
+
   function init() {
+    hideHelp();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-gn-sortable]"), initSortable);
     Array.prototype.forEach.call(document.querySelectorAll("[data-gn-filters]"), initFilters);
     initCharts();
