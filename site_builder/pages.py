@@ -337,21 +337,38 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
                 for part in ("text_distance", "judgement_variation", "ewavm")}
     others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
-              if k != key and k in results["magic"]["agents"]]
+              if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
         **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game, comparisons=comparisons,
         werewolf=werewolf, usage=results["usage"].get(key), others=others,
-        default_compare=_default_comparison(key, results, ctx["refs"]),
+        default_compare=_default_comparison(key, results, ctx["refs"], others),
+        measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]))
 
 
-def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> str:
-    """The slug drawn beside an agent at first: its vanilla/enhanced counterpart, if the scorer paired one."""
+#: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
+MIN_RADAR_AXES = 3
+
+
+def measured_axes(entry: Mapping[str, Any] | None) -> int:
+    """How many of the seven MAgIC abilities an agent has been measured on."""
+    return sum(1 for v in ((entry or {}).get("radar") or {}).get("values", []) if v is not None)
+
+
+def drawable(entry: Mapping[str, Any] | None) -> bool:
+    return measured_axes(entry) >= MIN_RADAR_AXES
+
+
+def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef],
+                        others: Sequence[AgentRef] = ()) -> str:
+    """The slug drawn beside an agent at first: its vanilla/enhanced counterpart, if the scorer paired
+    one and it has a radar."""
+    allowed = {r.slug for r in others}
     for c in results["magic"]["comparisons"]:
-        if c["vanilla"] == key and c["enhanced"] in refs:
+        if c["vanilla"] == key and c["enhanced"] in refs and refs[c["enhanced"]].slug in allowed:
             return refs[c["enhanced"]].slug
-        if c["enhanced"] == key and c["vanilla"] in refs:
+        if c["enhanced"] == key and c["vanilla"] in refs and refs[c["vanilla"]].slug in allowed:
             return refs[c["vanilla"]].slug
     return ""
 
@@ -393,7 +410,7 @@ def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict
     """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored."""
     agents = {}
     for key, entry in results["magic"]["agents"].items():
-        if key not in refs:
+        if key not in refs or not drawable(entry):
             continue
         radar = entry["radar"]
         agents[refs[key].slug] = {"label": refs[key].display, "values": radar["values"],

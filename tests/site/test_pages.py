@@ -306,3 +306,20 @@ def test_every_question_mark_explains_a_glossary_term_and_the_glossary_lists_the
     assert used and all(terms[html.unescape(name)] == html.unescape(text) for name, text in used)
     glossary = site["glossary.md"]
     assert all(f'<dt id="term-{key}">' in glossary for key in pages.GLOSSARY)
+
+
+def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+    drawn = site.data["data/radar.json"]["agents"]
+    for key, ref in refs.items():
+        entry = results["magic"]["agents"].get(key)
+        page = site.markdown[ref.page]
+        if pages.drawable(entry):
+            assert 'id="gn-radar-chart"' in page and ref.slug in drawn
+        else:
+            assert 'id="gn-radar-chart"' not in page and ref.slug not in drawn
+            if entry:
+                assert f"measured on {pages.measured_axes(entry)} of the seven MAgIC abilities" in page
+    assert any(pages.drawable(results["magic"]["agents"].get(k)) for k in refs)
+    assert any(not pages.drawable(e) for e in results["magic"]["agents"].values())

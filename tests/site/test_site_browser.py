@@ -115,8 +115,13 @@ def test_radar_draws_the_polygon_overlays_a_comparison_and_follows_dark_mode(tab
     tab.wait_for_selector(chart)
     assert tab.locator(f"{chart} svg.main-svg").count() >= 1
     assert tab.locator(f"{chart} .scatterlayer .trace").count() == 1
-    fill = tab.get_attribute(f"{chart} .scatterlayer .trace path.js-fill", "d")
-    assert fill and fill.count("L") >= 6  # a closed polygon through the seven axes
+    values = json.loads((site / "data" / "radar.json").read_text(encoding="utf-8"))["agents"]
+    axes = next(a for a in values.values() if a["label"] == "random")["values"]
+    measured = [v for v in axes if v is not None]
+    # One marker per measured axis (the first again, closing the loop); an unmeasured one is a gap,
+    # so the shape is not filled across it.
+    assert tab.locator(f"{chart} .scatterlayer .trace .point").count() == len(measured) + (axes[0] is not None)
+    assert tab.locator(f"{chart} .scatterlayer .trace path.js-fill").count() == (1 if len(measured) == 7 else 0)
     tab.select_option("select[data-gn-compare]", index=1)
     tab.wait_for_function(
         "() => document.querySelectorAll('#gn-radar-chart .scatterlayer .trace').length === 2")

@@ -195,10 +195,13 @@
   function closeLoop(values) { return values.concat(values.slice(0, 1)); }
 
   function radarTrace(agent, axes) {
-    var values = agent.values.map(function (v) { return v === null ? 0 : v; });
+    var values = agent.values.map(function (v) { return v === null ? null : v; });  // a gap, not a 0
     var text = agent.values.map(function (v) { return v === null ? "not measured" : v.toFixed(3); });
     return {
-      type: "scatterpolar", mode: "lines+markers", fill: "toself", opacity: 0.85,
+      // A filled shape only when every axis is measured: a fill across a gap would draw an area
+      // that was never measured.
+      type: "scatterpolar", mode: "lines+markers", opacity: 0.85, connectgaps: false,
+      fill: values.indexOf(null) >= 0 ? "none" : "toself",
       r: closeLoop(values), theta: closeLoop(axes.map(esc)), text: closeLoop(text),
       name: esc(agent.label), hovertemplate: "%{theta}: %{text}<extra>%{fullData.name}</extra>"
     };
