@@ -108,11 +108,22 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
     return "\u2014" if value is None else f"{100 * value:.{digits}f}%"
 
 
+#: Below this many observations an interval says little: it is shown as the count instead.
+MIN_INTERVAL_N = 5
+
+
 def fmt_ci(entry: Mapping[str, Any] | None, percent: bool = True, digits: int = 1, key: str = "ci") -> str:
-    """The interval of a metric entry as "[lo, hi]" (empty when there is none)."""
+    """The interval of a metric entry as "[lo, hi]" (empty when there is none). An interval of a
+    point ("[100.0, 100.0]": every resample alike) reads "[no spread, n = k]", and one behind fewer
+    than MIN_INTERVAL_N observations "[n = k]": never a certainty the data do not give."""
     ci = (entry or {}).get(key)
     if not ci or ci[0] is None or ci[1] is None:
         return ""
+    n = (entry or {}).get("n")
+    if isinstance(n, int) and n < MIN_INTERVAL_N:
+        return f"[n = {n}]"
+    if ci[0] == ci[1]:
+        return f"[no spread, n = {n}]" if isinstance(n, int) else "[no spread]"
     if percent:
         return f"[{100 * ci[0]:.{digits}f}, {100 * ci[1]:.{digits}f}]"
     return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]"
@@ -183,7 +194,9 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "reask_rate": ("Re-ask rate", "The share of an agent's decisions that needed more than one attempt."),
     "games": ("Games", "Complete games the agent played, and the games it forfeited."),
     "interval": ("95% interval", "The range the value would fall in 95 times out of 100 if the games were "
-                                 "played again: Wilson intervals for rates, bootstrap intervals otherwise."),
+                                 "played again: Wilson intervals for rates, bootstrap intervals otherwise. "
+                                 "[n = 3] means too few observations to say more; [no spread] that every "
+                                 "resample gave the same value."),
     "judgement": ("Judgement", "How often the agent's vote names the hidden player (the chameleon or the "
                                "undercover)."),
     "reasoning": ("Reasoning", "How often its private answers about who holds the hidden role, what others "

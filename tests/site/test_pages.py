@@ -125,6 +125,9 @@ def test_sort_value(value, expected):
     ({"value": 30.0, "ci": [28.0, 32.5], "n": 8}, False, "[28.0, 32.5]"),
     ({"value": 0.5, "ci": None, "n": 1}, True, ""),
     (None, True, ""),
+    ({"value": 1.0, "ci": [1.0, 1.0], "n": 54}, True, "[no spread, n = 54]"),   # never "[100.0, 100.0]"
+    ({"value": 1.0, "ci": [0.34, 1.0], "n": 2}, True, "[n = 2]"),             # too few to say more
+    ({"mu": 8.8, "ci": [6.7, 11.1]}, False, "[6.7, 11.1]"),                     # no count: as it is
 ])
 def test_interval_text(entry, percent, expected):
     assert pages.fmt_ci(entry, percent) == expected
