@@ -181,8 +181,10 @@ def yaml_string(text: str) -> markupsafe.Markup:
 GLOSSARY: dict[str, tuple[str, str]] = {
     "rank": ("Rank", "The place by rating. In brackets, the range of places the 95% intervals allow: "
                      "\"2 (1-4)\" means second, but the data cannot tell it from first or fourth."),
-    "rank_bound": ("Rank \u2264", "The best place the rating intervals allow: 1 plus the number of agents whose "
-                                   "whole interval lies above this agent's."),
+    "rank_across": ("Rank across games", "The place by the rating over all games, among the agents that "
+                                         "played at least two different games; in brackets, the range of "
+                                         "places the 95% intervals allow. An agent of one game has no rank "
+                                         "here: its game's table ranks it."),
     "rating": ("Rating \u03bc", "A skill rating from every game's ranking of the agents in it (OpenSkill's "
                                  "Plackett-Luce model). Higher is better; the interval is a 95% bootstrap over games."),
     "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
@@ -233,14 +235,23 @@ def game_titles() -> dict[str, str]:
     return {name: registry.get(name).title for name in registry.available()}
 
 
+#: The cross-game table ranks only agents that played at least this many different games: an
+#: agent of one game is ranked in that game's table, not against agents of other games.
+MIN_GAMES_RANKED = 2
+
+
 def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
-    """Rows of the overall leaderboard, best first: rated agents by rank bound then mu, then the rest."""
+    """Rows of the overall leaderboard, best first: the agents ranked across games (at least two
+    games played, rated) by their place, then every other agent by rating, then the unrated."""
     rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
+    multi = [rated[a["key"]] for a in results["agents"]
+             if a["key"] in rated and len(a["by_game"]) >= MIN_GAMES_RANKED]
+    ranges = rank_ranges(multi)
     magic = results["magic"]["agents"]
     rows = []
     for agent in results["agents"]:
         key = agent["key"]
-        rows.append({"ref": refs[key], "rating": rated.get(key), "games": agent["games"],
+        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "games": agent["games"],
                      "win_rate": (magic.get(key) or {}).get("win_rate"),
                      "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
                      "provider": agent["provider"], "design": agent["design"],
@@ -300,11 +311,14 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
 
 
 def row_order(row: Mapping[str, Any]) -> tuple:
-    """Default leaderboard order: rated before unrated, then rank upper bound, higher mu, label."""
+    """Default leaderboard order: ranked across games by place, then the other rated agents by
+    higher mu, then the unrated, each by label."""
     rating = row["rating"]
+    if row.get("rank"):
+        return (0, row["rank"][0], 0.0, row["ref"].display)
     if rating is None:
-        return (1, 0, 0.0, row["ref"].display)
-    return (0, rating["rank_upper_bound"], -rating["mu"], row["ref"].display)
+        return (2, 0, 0.0, row["ref"].display)
+    return (1, 0, -rating["mu"], row["ref"].display)
 
 
 def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -315,6 +329,7 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
+        min_ranked=MIN_GAMES_RANKED,
         per_game=game_rankings(results, refs, ctx["games"]))
 
 
@@ -514,6 +529,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | 
            "recent": dict(recent or {}), "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
            "variant_title": variant_title}
+    ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in leaderboard_rows(results, refs)}
     pages = SitePages()
     _home(ctx, env, pages)
     for name in ctx["games"]:

@@ -133,13 +133,17 @@ def test_interval_text(entry, percent, expected):
     assert pages.fmt_ci(entry, percent) == expected
 
 
-def test_leaderboard_order_rated_by_rank_bound_then_mu_unrated_last(results):
+def test_the_cross_game_table_ranks_only_agents_of_two_games_or_more(results):
     rows = pages.leaderboard_rows(results, pages.agent_refs(results))
-    rated = [r for r in rows if r["rating"]]
-    unrated = [r for r in rows if not r["rating"]]
-    assert rows == rated + unrated and rated and unrated
-    keys = [(r["rating"]["rank_upper_bound"], -r["rating"]["mu"]) for r in rated]
-    assert keys == sorted(keys)
+    ranked = [r for r in rows if r["rank"]]
+    others = [r for r in rows if not r["rank"]]
+    assert rows == ranked + others and ranked and others
+    assert all(len(r["played"]) >= pages.MIN_GAMES_RANKED and r["rating"] for r in ranked)
+    assert all(len(r["played"]) < pages.MIN_GAMES_RANKED or not r["rating"] for r in others)
+    assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
+    rated_rest = [r for r in others if r["rating"]]
+    assert others == rated_rest + [r for r in others if not r["rating"]]
+    assert [-r["rating"]["mu"] for r in rated_rest] == sorted(-r["rating"]["mu"] for r in rated_rest)
 
 
 @pytest.mark.parametrize("intervals, expected", [
@@ -190,7 +194,7 @@ def test_every_cell_of_the_home_table_has_a_sort_key(results):
     body = home.split('id="gn-overall"')[1].split("<tbody>")[1].split("</tbody>")[0]
     for row in re.findall(r"<tr.*?</tr>", body):
         numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
-        assert len(numeric) == 6  # rank bound, rating, games, win rate, forfeit rate, re-ask rate
+        assert len(numeric) == 6  # rank, rating, games, win rate, forfeit rate, re-ask rate
         assert all(v == "" or float(v) == float(v) for v in numeric)
 
 
