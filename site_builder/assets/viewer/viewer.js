@@ -485,18 +485,40 @@
         s.c && privateTo(s.s) ? exchanges(s) : null);
     }
 
+    /** A recorded Judgement as a list: each judged player's likeliest role and its chance. */
+    function judgementList(judged) {
+      return el("ul", {}, judged.map(function (row) {
+        var seat = row[0], p = row[2];
+        var known = typeof seat === "number" && seat >= 0 && seat < players.length;
+        return el("li", { text: (known ? name(seat) : "?") + ": " + words(String(row[1]), "-") + ", " +
+          (typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014") });
+      }));
+    }
+
+    /** A design's views of seat s as a table: its own row first, then each other player's as s imagines
+        it; `cell(j, k)` gives the text (and class) of view j's entry for player k. */
+    function viewTable(s, cell) {
+      var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
+      var head = el("tr", {}, el("th", { scope: "col", text: "View" }),
+        players.map(function (_, k) { return el("th", { scope: "col", text: name(k) }); }));
+      var rows = order.map(function (j) {
+        return el("tr", {}, el("th", { scope: "row", text: j === s.s ? "own view" : name(j) + ", imagined" }),
+          players.map(function (_, k) { return el("td", cell(j, k)); }));
+      });
+      return el("div", { class: "gn-scroll" },
+        el("table", { class: "gn-belief-table" }, el("thead", {}, head), el("tbody", {}, rows)));
+    }
+
+    function ratedText(b, unit) {
+      return b.rated + " " + unit + (b.rated === 1 ? "" : "s") + " rated here" + (b.unread ? ", " + b.unread + " unreadable" : "");
+    }
+
     /** The Strategy Decision's Judgement and plan before this move (collapsed, like the raw exchanges). */
     function strategy(s) {
       var st = s.st, judged = Array.isArray(st.judgement) ? st.judgement : null;
       if (Array.isArray(st.favor)) return favorNotes(s, st, judged);
       var list = judged === null ? el("p", { class: "gn-dim", text: "Judgement: not readable, so the plan was written without one." })
-        : judged.length === 0 ? null
-        : el("ul", {}, judged.map(function (row) {
-            var seat = row[0], p = row[2];
-            var known = typeof seat === "number" && seat >= 0 && seat < players.length;
-            return el("li", { text: (known ? name(seat) : "?") + ": " + words(String(row[1]), "-") + ", " +
-              (typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014") });
-          }));
+        : judged.length === 0 ? null : judgementList(judged);
       var plan = typeof st.plan === "string"
         ? el("blockquote", { class: "gn-plan", text: st.plan + (st.cut ? " [cut at 80 words]" : "") })
         : el("p", { class: "gn-dim", text: "Plan: not readable, so the move was asked without one." });
@@ -508,26 +530,19 @@
 
     /** The PGM expectations of a game-theory game: each player's likeliest next move, per view. */
     function expectedMoves(s) {
-      var b = s.b, n = players.length;
-      if (!Array.isArray(b.expected) || b.expected.length !== n) return null;
-      var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
-      var head = el("tr", {}, el("th", { scope: "col", text: "View" }),
-        players.map(function (_, k) { return el("th", { scope: "col", text: name(k) }); }));
-      var rows = order.map(function (j) {
-        var view = b.expected[j];
-        return el("tr", {}, el("th", { scope: "row", text: j === s.s ? "own view" : name(j) + ", imagined" }),
-          players.map(function (_, k) {
-            var cell = Array.isArray(view) ? view[k] : null;
-            var ok = Array.isArray(cell) && typeof cell[1] === "number" && isFinite(cell[1]);
-            return el("td", { text: ok ? String(cell[0]) + " " + Math.round(cell[1] * 100) + "%" : "\u2014" });
-          }));
+      var b = s.b;
+      if (!Array.isArray(b.expected) || b.expected.length !== players.length) return null;
+      var table = viewTable(s, function (j, k) {
+        var cell = Array.isArray(b.expected[j]) ? b.expected[j][k] : null;
+        var ok = Array.isArray(cell) && typeof cell[1] === "number" && isFinite(cell[1]);
+        return { text: ok ? String(cell[0]) + " " + Math.round(cell[1] * 100) + "%" : "\u2014" };
       });
       return el("details", { class: "gn-beliefs" },
-        el("summary", { text: "PGM expectations of " + name(s.s) + ": each player's likeliest next move (" + b.rated +
-          " round" + (b.rated === 1 ? "" : "s") + " rated here" + (b.unread ? ", " + b.unread + " unreadable" : "") + ")" }),
+        el("summary", { text: "PGM expectations of " + name(s.s) + ": each player's likeliest next move (" +
+          ratedText(b, "round") + ")" }),
         el("p", { class: "gn-dim", text: "Rows: " + name(s.s) + "'s own view, then each other player's view as " +
           name(s.s) + " imagines it; a player's own move is not guessed." }),
-        el("div", { class: "gn-scroll" }, el("table", { class: "gn-belief-table" }, el("thead", {}, head), el("tbody", {}, rows))));
+        table);
     }
 
     /** Favor Dynamics: the liking levels (1 to 100) and the Judgement they were updated with. */
@@ -535,11 +550,7 @@
       var levels = st.favor.map(function (level, seat) {
         return typeof level === "number" && seat !== s.s ? el("li", { text: name(seat) + ": " + level }) : null;
       });
-      var judgement = judged && judged.length ? el("ul", {}, judged.map(function (row) {
-        var seat = row[0], known = typeof seat === "number" && seat >= 0 && seat < players.length;
-        return el("li", { text: (known ? name(seat) : "?") + ": " + words(String(row[1]), "-") + ", " +
-          (typeof row[2] === "number" && isFinite(row[2]) ? Math.round(row[2] * 100) + "%" : "\u2014") });
-      })) : null;
+      var judgement = judged && judged.length ? judgementList(judged) : null;
       return el("details", { class: "gn-beliefs" },
         el("summary", { text: "Favor of " + name(s.s) + ": liking levels (1 to 100) at this step" }),
         el("ul", {}, levels), judgement ? el("p", { text: "Judgement it rated with:" }) : null, judgement);
@@ -550,26 +561,17 @@
       var b = s.b, n = players.length;
       if (b.about === "next move") return expectedMoves(s);
       if (!Array.isArray(b.views) || b.views.length !== n) return null;
-      var order = [s.s].concat(players.map(function (_, j) { return j; }).filter(function (j) { return j !== s.s; }));
-      var head = el("tr", {}, el("th", { scope: "col", text: "View" }),
-        players.map(function (_, k) { return el("th", { scope: "col", text: name(k) }); }));
-      var rows = order.map(function (j) {
-        var view = b.views[j];
-        var label = j === s.s ? "own view" : name(j) + ", imagined";
-        return el("tr", {}, el("th", { scope: "row", text: label }), players.map(function (_, k) {
-          var p = Array.isArray(view) ? view[k] : null;
-          var shown = typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014";
-          return el("td", { class: "gn-num" + (k === b.aim && j === s.s ? " gn-aim" : ""), text: shown });
-        }));
+      var table = viewTable(s, function (j, k) {
+        var p = Array.isArray(b.views[j]) ? b.views[j][k] : null;
+        return { class: "gn-num" + (k === b.aim && j === s.s ? " gn-aim" : ""),
+                 text: typeof p === "number" && isFinite(p) ? Math.round(p * 100) + "%" : "\u2014" };
       });
       var summary = "PGM beliefs of " + name(s.s) + ": chance that each player is the " + words(b.about) +
-        " (" + b.rated + " move" + (b.rated === 1 ? "" : "s") + " rated here" +
-        (b.unread ? ", " + b.unread + " unreadable" : "") + ")";
+        " (" + ratedText(b, "move") + ")";
       var aim = typeof b.aim === "number" && b.aim >= 0 && b.aim < n ? el("p", { class: "gn-dim", text: "Target of the move: " + name(b.aim) }) : null;
       var note = el("p", { class: "gn-dim", text: "Rows: " + name(s.s) + "'s own view, then each other player's view as " +
         name(s.s) + " imagines it (003's two-hop beliefs)." });
-      return el("details", { class: "gn-beliefs" }, el("summary", { text: summary }), note,
-        el("div", { class: "gn-scroll" }, el("table", { class: "gn-belief-table" }, el("thead", {}, head), el("tbody", {}, rows))), aim);
+      return el("details", { class: "gn-beliefs" }, el("summary", { text: summary }), note, table, aim);
     }
 
     function attempts(list) {
