@@ -159,7 +159,7 @@ class PGM(Design):
         """The beliefs as the prompts show them: a row per view, and the target they point to."""
         assert self._views is not None
         rows = []
-        for j in [scene.seat, *(k for k in range(len(scene.names)) if k != scene.seat)]:
+        for j in pgm.view_order(scene.seat, len(scene.names)):
             label = "your own view" if j == scene.seat else f"as you think {scene.names[j]} sees it"
             if j == scene.seat and hidden:
                 label += " (you know you are it)"
@@ -172,7 +172,7 @@ class PGM(Design):
                     hidden: bool | None, calls: list[dict[str, Any]]) -> bool:
         """One update after the move at `log[index]`, seen as the game stood then; False if unread."""
         assert self._views is not None
-        then = Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
+        then = _as_it_stood(scene, log, index)
         rated = {j: pgm.rated_players(self._views, j)
                  for j in pgm.rated_views(scene.seat, len(scene.names), hidden)}
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
@@ -211,7 +211,7 @@ class PGM(Design):
         assert self._expected is not None
         moves = pgm.NEXT_ACTIONS[scene.game]
         rows = []
-        for j in [scene.seat, *(k for k in range(len(scene.names)) if k != scene.seat)]:
+        for j in pgm.view_order(scene.seat, len(scene.names)):
             label = "your own view" if j == scene.seat else f"as you think {scene.names[j]} sees it"
             cells = [{"seat": k, "moves": list(zip(moves, dist))} for k, dist in enumerate(self._expected[j])
                      if dist is not None]
@@ -222,9 +222,9 @@ class PGM(Design):
                       calls: list[dict[str, Any]]) -> bool:
         """One update after the round that ended at `log[index]`; False if the reply was unreadable."""
         assert self._expected is not None
-        then = Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
+        then = _as_it_stood(scene, log, index)
         n = len(scene.names)
-        rated = {j: [k for k in range(n) if k != j] for j in [scene.seat, *(k for k in range(n) if k != scene.seat)]}
+        rated = {j: [k for k in range(n) if k != j] for j in pgm.view_order(scene.seat, n)}
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
         moves = pgm.NEXT_ACTIONS[scene.game]
         expected = expect_format(shape, moves)
@@ -241,6 +241,11 @@ class PGM(Design):
             return False
         self._expected = pgm.expect(self._expected, named, self.step)
         return True
+
+
+def _as_it_stood(scene: Scene, log: list[Mapping[str, Any]], index: int) -> Scene:
+    """The scene as the game stood right after `log[index]`: a move is judged without later ones."""
+    return Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
 
 
 def _copy_views(views: pgm.Expectations) -> list[list[list[float] | None]]:
@@ -298,8 +303,7 @@ class Favor(Design):
             self._seen = len(log)
         record = {"design": self.name, "updated": bool(fresh),
                   "levels": [self.levels.get(s) for s in range(len(scene.names))],
-                  "judgement": None if self.judged is None else [
-                      {"seat": seat, "role": role, "p": p} for seat, (role, p) in sorted(self.judged.items())]}
+                  "judgement": judgement_record(self.judged)}
         return Notes(favor=tuple(favor.statements(self.levels, scene.names)), record=record)
 
     async def _update(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> None:
@@ -356,10 +360,14 @@ class StrategyDecision(Design):
         except ParseError:
             plan, cut = None, False
         record = {"design": self.name, "phase": phase,
-                  "judgement": None if judged is None else [
-                      {"seat": seat, "role": role, "p": p} for seat, (role, p) in sorted(judged.items())],
+                  "judgement": judgement_record(judged),
                   "plan": plan, "cut": cut}
         return Notes(plan=plan, record=record)
+
+
+def judgement_record(judged: Mapping[int, tuple[str, float]] | None) -> list[dict[str, Any]] | None:
+    """A Judgement as the replay's notes record it: {seat, role, p} by seat (None if unread)."""
+    return None if judged is None else [{"seat": seat, "role": role, "p": p} for seat, (role, p) in sorted(judged.items())]
 
 
 async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], system: Message

@@ -79,10 +79,14 @@ def judgement_format(others: Sequence[str], roles: Sequence[str]) -> str:
 
 def expect_format(views: Sequence[tuple[str, Sequence[str]]], actions: Sequence[str]) -> str:
     """The `ANSWER: {...}` line of a PGM update in the game-theory games: per view, a move per player."""
-    word = json.dumps(f"<{' or '.join(actions)}>")
+    return _views_line(views, json.dumps(f"<{' or '.join(actions)}>"))
+
+
+def _views_line(views: Sequence[tuple[str, Sequence[str]]], placeholder: str) -> str:
+    """`ANSWER: {"<holder>": {"<player>": <placeholder>, ...}, ...}`: one object per view."""
     parts = []
     for holder, players in views:
-        inner = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {word}" for name in players)
+        inner = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {placeholder}" for name in players)
         parts.append(f"{json.dumps(holder, ensure_ascii=False)}: {{{inner}}}")
     return "ANSWER: {" + ", ".join(parts) + "}"
 
@@ -106,12 +110,7 @@ def favor_format(others: Sequence[str]) -> str:
 
 def pgm_format(views: Sequence[tuple[str, Sequence[str]]]) -> str:
     """The `ANSWER: {...}` line of a PGM update: per view (by its holder's name), a word per player."""
-    word = '"<more, less or same>"'
-    parts = []
-    for holder, players in views:
-        inner = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {word}" for name in players)
-        parts.append(f"{json.dumps(holder, ensure_ascii=False)}: {{{inner}}}")
-    return "ANSWER: {" + ", ".join(parts) + "}"
+    return _views_line(views, '"<more, less or same>"')
 
 
 @dataclass(frozen=True)

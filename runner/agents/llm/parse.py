@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from runner.agents.llm.formats import quoted
@@ -402,51 +402,45 @@ def read_suspicion(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[
     """A PGM update: per view (holder's seat), +1 / -1 / 0 per player it rates ("more", "less",
     "same"; "more suspicious", "no change" and the like read too). Views or players left out are
     unchanged; a view or player that is not asked for, or an unknown word, is refused."""
-    changes: dict[int, dict[int, int]] = {}
-    for key, ratings in obj.items():
-        view = seat_of(key, names, "view", expected)
-        if view not in views:
-            raise ParseError(f"{json.dumps(names[view])} is not one of the views to update. Answer again with "
-                             f"{expected}")
-        if view in changes:
-            raise ParseError(f"The view of {json.dumps(names[view])} is given twice. Answer again with {expected}")
-        if not isinstance(ratings, Mapping):
-            raise ParseError(f"The view of {json.dumps(names[view])} must be an object of player: word, got "
-                             f"{kind_of(ratings)}. Answer again with {expected}")
-        changes[view] = {}
-        for who, word in ratings.items():
-            player = seat_of(who, names, "player", expected)
-            if player not in views[view]:
-                raise ParseError(f"The view of {json.dumps(names[view])} does not rate {json.dumps(names[player])}. "
-                                 f"Answer again with {expected}")
-            change = change_of(word)
-            if change is None:
-                raise ParseError(f"Rate {json.dumps(names[player])} with \"more\", \"less\" or \"same\", got "
-                                 f"{show(word)}. Answer again with {expected}")
-            changes[view][player] = change
-    return changes
+    def change(player: int, word: Any) -> int:
+        found = change_of(word)
+        if found is None:
+            raise ParseError(f"Rate {json.dumps(names[player])} with \"more\", \"less\" or \"same\", got "
+                             f"{show(word)}. Answer again with {expected}")
+        return found
+
+    return _read_views(obj, names, views, expected, ("word", "rate"), change)
 
 
 def read_expectations(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[int, Sequence[int]],
                       actions: Sequence[str], expected: str) -> dict[int, dict[int, int]]:
     """A PGM update in the game-theory games: per view (holder's seat), the index of the move named
     for each player it covers. Views or players left out are unchanged; others are refused."""
-    named: dict[int, dict[int, int]] = {}
-    for key, moves in obj.items():
+    return _read_views(obj, names, views, expected, ("move", "cover"),
+                       lambda _, move: list(actions).index(canonical(move, list(actions), "move", expected)))
+
+
+def _read_views(obj: Mapping[str, Any], names: Sequence[str], views: Mapping[int, Sequence[int]], expected: str,
+                wording: tuple[str, str], read: Callable[[int, Any], int]) -> dict[int, dict[int, int]]:
+    """An answer of one object per view (by its holder's name) of player: value, each value read by
+    `read(player, value)`; `wording` is (what a value is, what a view does to a player) for messages."""
+    value, verb = wording
+    out: dict[int, dict[int, int]] = {}
+    for key, entries in obj.items():
         view = seat_of(key, names, "view", expected)
         if view not in views:
             raise ParseError(f"{json.dumps(names[view])} is not one of the views to update. Answer again with "
                              f"{expected}")
-        if view in named:
+        if view in out:
             raise ParseError(f"The view of {json.dumps(names[view])} is given twice. Answer again with {expected}")
-        if not isinstance(moves, Mapping):
-            raise ParseError(f"The view of {json.dumps(names[view])} must be an object of player: move, got "
-                             f"{kind_of(moves)}. Answer again with {expected}")
-        named[view] = {}
-        for who, move in moves.items():
+        if not isinstance(entries, Mapping):
+            raise ParseError(f"The view of {json.dumps(names[view])} must be an object of player: {value}, got "
+                             f"{kind_of(entries)}. Answer again with {expected}")
+        out[view] = {}
+        for who, given in entries.items():
             player = seat_of(who, names, "player", expected)
             if player not in views[view]:
-                raise ParseError(f"The view of {json.dumps(names[view])} does not cover {json.dumps(names[player])}. "
-                                 f"Answer again with {expected}")
-            named[view][player] = list(actions).index(canonical(move, list(actions), "move", expected))
-    return named
+                raise ParseError(f"The view of {json.dumps(names[view])} does not {verb} "
+                                 f"{json.dumps(names[player])}. Answer again with {expected}")
+            out[view][player] = read(player, given)
+    return out

@@ -88,10 +88,15 @@ def initial(game: str, seat: int, n: int, hidden: bool | None) -> Views:
     return views
 
 
+def view_order(seat: int, n: int) -> list[int]:
+    """The views in the order prompts and records show them: the agent's own, then the others'."""
+    return [seat, *(j for j in range(n) if j != seat)]
+
+
 def rated_views(seat: int, n: int, hidden: bool | None) -> list[int]:
     """The views the model is asked to update: its own first (unless settled), then the others'."""
-    own = [] if hidden else [seat]
-    return own + [j for j in range(n) if j != seat]
+    order = view_order(seat, n)
+    return order[1:] if hidden else order
 
 
 def rated_players(views: Views, view: int) -> list[int]:

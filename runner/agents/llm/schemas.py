@@ -139,15 +139,14 @@ def favor_schema(others: Sequence[str], reasoning_chars: int = 0) -> dict[str, A
 
 def pgm_schema(views: Sequence[tuple[str, Sequence[str]]], reasoning_chars: int = 0) -> dict[str, Any]:
     """The schema of a PGM update: per view (by its holder's name), "more", "less" or "same" per player."""
-    word = {"type": "string", "enum": ["more", "less", "same"]}
-    return _object({holder: _object({name: word for name in players}, 0) for holder, players in views},
-                   reasoning_chars)
+    return expect_schema(views, ["more", "less", "same"], reasoning_chars)
 
 
-def expect_schema(views: Sequence[tuple[str, Sequence[str]]], actions: Sequence[str],
+def expect_schema(views: Sequence[tuple[str, Sequence[str]]], words: Sequence[str],
                   reasoning_chars: int = 0) -> dict[str, Any]:
-    """The schema of a PGM update in the game-theory games: per view, one of `actions` per player."""
-    word = _enum(actions)
+    """The schema of a PGM update: per view (by its holder's name), one of `words` per player it covers
+    (a suspicion change, or a next move in the game-theory games)."""
+    word = _enum(words)
     return _object({holder: _object({name: word for name in players}, 0) for holder, players in views},
                    reasoning_chars)
 
