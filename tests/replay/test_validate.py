@@ -468,12 +468,17 @@ def test_changed_data_of_a_derived_event_is_caught(played):
     assert_problem(records, index + 1, "data.forged", "does not match the rules")
 
 
+def replay_with_a_chance_draw(game_name: str) -> list[dict]:
+    """A copy of the first sample replay of the game with a chance draw (the test is skipped if none)."""
+    with_chance = [r for r in random_replays(game_name) if any(e.get("kind") == "chance" for e in r)]
+    if not with_chance:
+        pytest.skip(f"{game_name}: no chance draw in the sample games")
+    return copy.deepcopy(with_chance[0])
+
+
 def test_a_chance_outcome_outside_its_options_is_caught(played):
     game, _ = played
-    with_chance = [r for r in random_replays(game.name) if any(e.get("kind") == "chance" for e in r)]
-    if not with_chance:
-        pytest.skip(f"{game.name}: no chance draw in the sample games")
-    records = copy.deepcopy(with_chance[0])
+    records = replay_with_a_chance_draw(game.name)
     index = first_line(records, "chance")
     records[index]["data"]["outcome"] = "not-an-option"
     assert_problem(records, index + 1, "data.outcome", 'the chance outcome "not-an-option" is not one of the options')
@@ -562,10 +567,7 @@ def test_a_strategy_that_does_not_exist_is_refused(played):
 
 def test_a_chance_draw_the_seed_did_not_make_is_refused(played):
     game, _ = played
-    with_chance = [r for r in random_replays(game.name) if any(e.get("kind") == "chance" for e in r)]
-    if not with_chance:
-        pytest.skip(f"{game.name}: no chance draw in the sample games")
-    records = copy.deepcopy(with_chance[0])
+    records = replay_with_a_chance_draw(game.name)
     index = first_line(records, "chance")
     data = records[index]["data"]
     data["outcome"] = next(o for o in data["options"] if o != data["outcome"])

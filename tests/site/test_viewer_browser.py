@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -382,21 +383,38 @@ def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
     assert rows(page)[0][3] == "a (undercover), b ×2 (civilian)"
 
 
-@pytest.mark.parametrize("url, linked", [("https://github.com/o/r/pull/7", True), ("javascript:alert(1)", False),
-                                         ("data:text/html,<b>x</b>", False)])
-def test_the_viewer_names_the_games_source_as_text(browser, site, url, linked):
-    game_id = SAMPLES["prisoners_dilemma"]
+@contextlib.contextmanager
+def edited_replay(browser, site, game_id: str, change):
+    """A fresh browser page (its own cache: the data file changes between tests) on a site whose data
+    file of `game_id` was passed through `change(data)`; the file is put back after, and the page
+    must raise no error."""
     path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
     original = path.read_text(encoding="utf-8")
     data = json.loads(original)
-    label = "pull request #7 by <img src=x onerror=alert(1)>"
-    data["source"] = {"kind": "pull_request", "label": label, "url": url}
-    context = browser.new_context()  # a fresh cache: the data file changes between cases
+    change(data)
+    context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
+        yield page
+        assert not errors, errors
+    finally:
+        context.close()
+        path.write_text(original, encoding="utf-8")
+
+
+@pytest.mark.parametrize("url, linked", [("https://github.com/o/r/pull/7", True), ("javascript:alert(1)", False),
+                                         ("data:text/html,<b>x</b>", False)])
+def test_the_viewer_names_the_games_source_as_text(browser, site, url, linked):
+    game_id = SAMPLES["prisoners_dilemma"]
+    label = "pull request #7 by <img src=x onerror=alert(1)>"
+
+    def change(data):
+        data["source"] = {"kind": "pull_request", "label": label, "url": url}
+
+    with edited_replay(browser, site, game_id, change) as page:
         open_viewer(page, site, game_id)
         meta = page.locator(".gn-meta")
         assert meta.inner_text().endswith(f" \u00b7 source: {label}")
@@ -405,28 +423,21 @@ def test_the_viewer_names_the_games_source_as_text(browser, site, url, linked):
         assert links.count() == (1 if linked else 0)
         if linked:
             assert links.get_attribute("href") == url
-        assert not errors, errors
-    finally:
-        context.close()
-        path.write_text(original, encoding="utf-8")
 
 
 def test_pgm_beliefs_are_a_collapsed_table_seen_only_from_their_seat(browser, site):
     game_id = SAMPLES["chameleon"]
-    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
-    original = path.read_text(encoding="utf-8")
-    data = json.loads(original)
+    data = data_of(site, game_id)
     index, step = next((i, s) for i, s in enumerate(data["steps"]) if s["k"] == "action")
     seat, n = step["s"], len(data["players"])
     views = [[round(1.0 / n, 3)] * n for _ in range(n)]
     views[seat] = [0.0 if k == seat else round(1.0 / (n - 1), 3) for k in range(n)]
-    data["steps"][index]["b"] = {"about": "chameleon", "aim": (seat + 1) % n, "views": views, "rated": 1, "unread": 0}
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        path.write_text(json.dumps(data), encoding="utf-8")
+
+    def change(data):
+        data["steps"][index]["b"] = {"about": "chameleon", "aim": (seat + 1) % n, "views": views, "rated": 1,
+                                     "unread": 0}
+
+    with edited_replay(browser, site, game_id, change) as page:
         open_viewer(page, site, game_id, step=index + 1)
         assert page.locator("details.gn-beliefs").count() == 0  # hidden with the probes by default
         open_viewer(page, site, game_id, step=index + 1, probes=1)
@@ -441,27 +452,19 @@ def test_pgm_beliefs_are_a_collapsed_table_seen_only_from_their_seat(browser, si
         assert page.locator("details.gn-beliefs").count() == 0
         open_viewer(page, site, game_id, step=index + 1, pov=seat, probes=1)
         assert page.locator("details.gn-beliefs").count() == 1
-        assert not errors, errors
-    finally:
-        context.close()
-        path.write_text(original, encoding="utf-8")
 
 
 def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, site):
     game_id = SAMPLES["werewolf"]
-    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
-    original = path.read_text(encoding="utf-8")
-    data = json.loads(original)
+    data = data_of(site, game_id)
     index, step = next((i, s) for i, s in enumerate(data["steps"]) if s["k"] == "action" and s["p"] == "day")
     seat, other = step["s"], (step["s"] + 1) % len(data["players"])
     plan = "Claim to be a villager <img src=x onerror=alert(1)> and watch who accuses me."
-    data["steps"][index]["st"] = {"plan": plan, "judgement": [[other, "werewolf", 0.85]], "cut": False}
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        path.write_text(json.dumps(data), encoding="utf-8")
+
+    def change(data):
+        data["steps"][index]["st"] = {"plan": plan, "judgement": [[other, "werewolf", 0.85]], "cut": False}
+
+    with edited_replay(browser, site, game_id, change) as page:
         open_viewer(page, site, game_id, step=index + 1, probes=1)
         details = page.locator("details.gn-beliefs")
         assert details.count() == 1 and details.get_attribute("open") is None
@@ -469,10 +472,6 @@ def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, 
         assert details.locator("li").text_content().endswith(": werewolf, 85%")
         open_viewer(page, site, game_id, step=index + 1, pov=other, probes=1)
         assert page.locator("details.gn-beliefs").count() == 0
-        assert not errors, errors
-    finally:
-        context.close()
-        path.write_text(original, encoding="utf-8")
 
 
 def test_belief_probes_are_hidden_until_asked_for(page, site):
