@@ -323,7 +323,7 @@ def row_order(row: Mapping[str, Any]) -> tuple:
 
 def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
     results, refs = ctx["results"], ctx["refs"]
-    rows = leaderboard_rows(results, refs)
+    rows = ctx["overall_rows"]
     providers = sorted({r["provider"] for r in rows})
     designs = sorted({r["design"] for r in rows})
     played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
@@ -529,7 +529,8 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | 
            "recent": dict(recent or {}), "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
            "variant_title": variant_title}
-    ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in leaderboard_rows(results, refs)}
+    ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
+    ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
     pages = SitePages()
     _home(ctx, env, pages)
     for name in ctx["games"]:
