@@ -202,7 +202,7 @@ def by_agent(games: Iterable[Any], by_game: Mapping[str, Source], repo_url: str 
         for agent in {seat.agent for seat in game.seats}:
             entry = found.setdefault(agent, {}).setdefault(order, {
                 "label": source.label, "kind": source.kind, "games": 0, "tournaments": [],
-                **({"url": f"{repo_url}/pull/{source.pull_request}"} if source.community and repo_url else {})})
+                **{k: v for k, v in source.to_json(repo_url).items() if k == "url"}})
             entry["games"] += 1
             if game.tournament not in entry["tournaments"]:
                 entry["tournaments"].append(game.tournament)
