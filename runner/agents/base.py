@@ -118,5 +118,16 @@ class ScriptedAgent(Agent):
         """The action for this request."""
 
     def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
-        """The probe answer, or None if this strategy has no beliefs to report."""
+        """The probe answer (`probe_answer`), or None. A probe is asked outside the game, so answering must
+        not change how the agent plays on: any draw the belief makes from the agent's generator is
+        made on its saved state, which is put back (the runner and the validator's re-derivation
+        both call this)."""
+        saved = self.rng.getstate()
+        try:
+            return self.probe_answer(request)
+        finally:
+            self.rng.setstate(saved)
+
+    def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
+        """The strategy's answer to a probe, or None if it has no beliefs to report."""
         return None

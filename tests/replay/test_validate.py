@@ -317,7 +317,7 @@ class Picker(ScriptedAgent):
     def decide(self, request: Request) -> dict[str, Any]:
         return {"number": self.params["number"]}
 
-    def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
+    def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
         return {"seat": 1 - request.seat} if request.kind == "suspect" else {"role": "duelist"}
 
 

@@ -93,20 +93,14 @@ class ChameleonAgent(ScriptedAgent):
             return choice
         return next((s for s in tied if s != seat), tied[0])
 
-    def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
+    def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
         obs, me = request.observation, request.seat
         if request.kind == "self_role":
             return {"role": obs["private"]["role"]}
         if request.kind == "suspect":
             return {"seat": self.vote_of(obs, me, me)}
         if request.kind == "secret":  # asked of the chameleon: its best guess so far
-            # A belief question must not change how the agent plays on: the guess may draw from the
-            # agent's generator, so the draw is made on its saved state and the state put back.
-            saved = self.rng.getstate()
-            try:
-                return {"word": self.guess(obs, me)}
-            finally:
-                self.rng.setstate(saved)
+            return {"word": self.guess(obs, me)}
         about = request.about
         assert about is not None
         return {"of": about, "seat": self.vote_of(obs, me, about)}

@@ -264,7 +264,7 @@ class Associative(ScriptedAgent):
         return True
 
     # -- probes ------------------------------------------------------------------------
-    def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
+    def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
         obs = request.observation
         me = request.seat
         belief = self.belief(obs)

@@ -294,7 +294,7 @@ class WerewolfAgent(ScriptedAgent):
             return self.top(t, suspicion(t, self.naive, informed=False))
         return self.informed_top(t)
 
-    def answer_probe(self, request: ProbeRequest) -> dict[str, Any] | None:
+    def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
         if request.kind != "suspect":
             return None
         return {"seat": self.target(Table(request.observation))}
