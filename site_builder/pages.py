@@ -85,10 +85,10 @@ def href(from_page: str, target: str, query: Mapping[str, str] | None = None, fr
 # -- number formatting (used by the templates) -----------------------------------------------
 
 def headline(entry: Mapping[str, Any] | None) -> float | None:
-    """The number a metric entry stands for: a composite's scaled value, else its value or mu."""
+    """The number a metric entry stands for: a composite's scaled value, else its value or rating."""
     if not entry:
         return None
-    for key in ("scaled", "value", "mu"):
+    for key in ("scaled", "value", "rating"):
         if key in entry and isinstance(entry[key], (int, float)):
             return float(entry[key])
     return None
@@ -185,8 +185,9 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                                          "played at least two different games; in brackets, the range of "
                                          "places the 95% intervals allow. An agent of one game has no rank "
                                          "here: its game's table ranks it."),
-    "rating": ("Rating \u03bc", "A skill rating from every game's ranking of the agents in it (OpenSkill's "
-                                 "Plackett-Luce model). Higher is better; the interval is a 95% bootstrap over games."),
+    "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
+                         "(Bradley-Terry): 400 points more means 10-to-1 odds of ranking higher, and an agent "
+                         "about which nothing is known sits at 1000. The interval is a 95% bootstrap over games."),
     "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
                              "the roles it played."),
     "seat_win_rate": ("Seat win rate", "The share of an agent's seats that were among the winners; shared wins "
@@ -274,15 +275,15 @@ WINNING = {
 
 
 def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
-    """Per agent of one rating table: its rank by mu, and the best and worst rank its interval
+    """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
     allows against the others' (1 + how many are surely better; the count of those not surely worse)."""
-    rated = [r for r in rows if r.get("mu_ci")]
-    order = sorted(rated, key=lambda r: -r["mu"])
+    rated = [r for r in rows if r.get("rating_ci")]
+    order = sorted(rated, key=lambda r: -r["rating"])
     out: dict[str, tuple[int, int, int]] = {}
     for place, row in enumerate(order, start=1):
-        low, high = row["mu_ci"]
-        better = sum(1 for o in rated if o is not row and o["mu_ci"][0] > high)
-        not_worse = sum(1 for o in rated if o is not row and o["mu_ci"][1] >= low)
+        low, high = row["rating_ci"]
+        better = sum(1 for o in rated if o is not row and o["rating_ci"][0] > high)
+        not_worse = sum(1 for o in rated if o is not row and o["rating_ci"][1] >= low)
         out[row["agent"]] = (place, 1 + better, 1 + not_worse)
     return out
 
@@ -312,13 +313,13 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
 
 def row_order(row: Mapping[str, Any]) -> tuple:
     """Default leaderboard order: ranked across games by place, then the other rated agents by
-    higher mu, then the unrated, each by label."""
+    higher rating, then the unrated, each by label."""
     rating = row["rating"]
     if row.get("rank"):
         return (0, row["rank"][0], 0.0, row["ref"].display)
     if rating is None:
         return (2, 0, 0.0, row["ref"].display)
-    return (1, 0, -rating["mu"], row["ref"].display)
+    return (1, 0, -rating["rating"], row["ref"].display)
 
 
 def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:

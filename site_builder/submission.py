@@ -629,7 +629,7 @@ class Standing:
     """An agent's row in one rating table."""
 
     games: int
-    rating: float  # the conservative estimate mu - 3 sigma the table is sorted by
+    rating: float  # the rating the table is sorted by (Elo scale)
     place: int
     of: int
 
@@ -662,7 +662,7 @@ def standings(games: Sequence[Any], agents: Mapping[str, Any], game: str | None)
     # Point estimates only: the bootstrap intervals do not change places and would cost minutes.
     board = ratings.board(games, agents, seed=0, game=game, resamples=0)
     rows = board["agents"]
-    return {row["agent"]: Standing(row["games"], row["ordinal"], place, len(rows))
+    return {row["agent"]: Standing(row["games"], row["rating"], place, len(rows))
             for place, row in enumerate(rows, start=1)}
 
 

@@ -227,7 +227,7 @@ def _adds_section(submission: Submission) -> list[str]:
 def _standing(s: Standing | None, what: str) -> str:
     if s is None:
         return "—"
-    return f"{s.rating:.2f}" if what == "rating" else f"{s.place} of {s.of}"
+    return f"{s.rating:.0f}" if what == "rating" else f"{s.place} of {s.of}"
 
 
 def _change(before: Standing | None, after: Standing | None, what: str) -> str:
@@ -235,7 +235,7 @@ def _change(before: Standing | None, after: Standing | None, what: str) -> str:
     if before is None or after is None:
         return text
     if what == "rating":
-        return f"{text} ({after.rating - before.rating:+.2f})"
+        return f"{text} ({after.rating - before.rating:+.0f})"
     if before.place != after.place:
         arrow = "▲" if after.place < before.place else "▼"
         return f"{text} ({arrow}{abs(before.place - after.place)})"
@@ -244,7 +244,7 @@ def _change(before: Standing | None, after: Standing | None, what: str) -> str:
 
 def _effect_section(effect: Effect) -> list[str]:
     lines = ["", "### Effect on the leaderboard", "",
-             ("Rating tables of the scorer (OpenSkill Plackett–Luce; rating = μ − 3σ, the order of the table), "
+             ("Rating tables of the scorer (Bradley–Terry on the Elo scale, the order of the table), "
               "for the base corpus and for base + the files that passed. Agents of the submission first, then "
               "other agents whose place changes. Bootstrap intervals are computed by the site build."), ""]
     if not effect.rows:

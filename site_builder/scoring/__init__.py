@@ -1,4 +1,4 @@
 """The scorer: every outcome, metric, rating and bound, recomputed purely from replays."""
 
 #: Bumped whenever a number the scorer produces may change for the same replays.
-SCORER_VERSION = "4"
+SCORER_VERSION = "5"  # 5: Bradley-Terry ratings; vectorised bootstrap intervals

@@ -19,7 +19,7 @@ from scipy.stats import ttest_ind
 
 from runner import games
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
-from site_builder.scoring.stats import bootstrap, rate
+from site_builder.scoring.stats import percentile_interval, rate, resampled_totals
 
 MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
 ROLES = ("chameleon", "non_chameleon", "undercover", "civilian", "cost_sharing", "prisoners_dilemma",
@@ -83,6 +83,24 @@ COLUMN = {f: i for i, f in enumerate(FIELDS)}
 
 
 # -- per-game tallies ------------------------------------------------------------------------
+
+PIECE = "magic"
+
+
+def game_tallies(game: ScoredGame) -> dict[str, dict[str, float]]:
+    """Every agent's tally of one game, without its zeros (what the digest keeps)."""
+    return {key: {f: v for f, v in tally(game, key).items() if v}
+            for key in sorted({s.agent for s in game.seats})} if game.game in MAGIC_GAMES else {}
+
+
+def tally_row(game: ScoredGame, agent: str) -> np.ndarray:
+    """An agent's tally of one game as a row of FIELDS (from the game's digest when it has one)."""
+    sparse = game.piece(PIECE, game_tallies).get(agent, {})
+    row = np.zeros(len(FIELDS))
+    for name, amount in sparse.items():
+        row[COLUMN[name]] = amount
+    return row
+
 
 def tally(game: ScoredGame, agent: str) -> dict[str, float]:
     """What one MAgIC game contributes to one agent's metrics (zeros where it adds nothing).
@@ -221,56 +239,85 @@ def _player_wins(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], r
 
 
 # -- metrics of summed tallies ---------------------------------------------------------------
+# Each function takes totals as a matrix (one row per set of summed tallies: a game, the whole
+# corpus, or a bootstrap resample) and gives one value per row, NaN where it is undefined.
 
-def _part_ratio(part: Part, t: Mapping[str, float]) -> float | None:
-    return t[part.ok] / (part.per_unit * t[part.n]) if t[part.n] > 0 else None
+def _part_ratios(part: Part, totals: np.ndarray) -> np.ndarray:
+    n = totals[:, COLUMN[part.n]] * part.per_unit
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, totals[:, COLUMN[part.ok]] / n, np.nan)
+
+
+def composites(metric: Metric, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(raw, scaled) of a weighted composite over the parts present in each row."""
+    ratios = np.stack([_part_ratios(p, totals) for p in metric.parts], axis=1)
+    weights = np.array([p.weight for p in metric.parts])
+    present = ~np.isnan(ratios)
+    raw = np.where(present, ratios, 0.0) @ weights
+    divisor = present @ weights
+    any_part = present.any(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(any_part, raw, np.nan), np.where(any_part, raw / divisor, np.nan)
+
+
+def values(metric: Metric, totals: np.ndarray) -> np.ndarray:
+    """The metric's value in [0, 1] per row (a pooled rate, or a composite's scaled value)."""
+    if metric.composite:
+        return composites(metric, totals)[1]
+    ok = sum(totals[:, COLUMN[p.ok]] for p in metric.parts)
+    n = sum(totals[:, COLUMN[p.n]] for p in metric.parts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, ok / n, np.nan)
+
+
+def _row(t: Mapping[str, float]) -> np.ndarray:
+    return np.array([[t[f] for f in FIELDS]], dtype=float)
+
+
+def _scalar(x: float) -> float | None:
+    return None if math.isnan(x) else float(x)
 
 
 def composite(metric: Metric, t: Mapping[str, float]) -> tuple[float, float] | None:
     """(raw, scaled) of a weighted composite over the parts present; None if none is."""
-    present = [(p.weight, r) for p in metric.parts if (r := _part_ratio(p, t)) is not None]
-    if not present:
-        return None
-    raw = sum(w * r for w, r in present)
-    return raw, raw / sum(w for w, _ in present)
+    raw, scaled = (v[0] for v in composites(metric, _row(t)))
+    return None if math.isnan(raw) else (float(raw), float(scaled))
 
 
 def value(metric: Metric, t: Mapping[str, float]) -> float | None:
     """The metric's value in [0, 1] (a pooled rate, or a composite's scaled value)."""
-    if metric.composite:
-        both = composite(metric, t)
-        return None if both is None else both[1]
-    n = sum(t[p.n] for p in metric.parts)
-    return sum(t[p.ok] for p in metric.parts) / n if n > 0 else None
+    return _scalar(values(metric, _row(t))[0])
 
 
-def radar_area(values: Sequence[float]) -> float:
+def radar_area(radii: Sequence[float]) -> float:
     """Area of the radar polygon with these radii on equally spaced axes, in axis order."""
-    k = len(values)
-    return 0.5 * math.sin(2 * math.pi / k) * sum(values[i] * values[(i + 1) % k] for i in range(k))
+    return float(radar_areas(np.array([radii], dtype=float))[0])
+
+
+def radar_areas(radii: np.ndarray) -> np.ndarray:
+    """The radar polygon's area per row of radii (one column per axis)."""
+    k = radii.shape[1]
+    return 0.5 * math.sin(2 * math.pi / k) * (radii * np.roll(radii, -1, axis=1)).sum(axis=1)
 
 
 def _totals(row: np.ndarray) -> dict[str, float]:
     return dict(zip(FIELDS, row.tolist()))
 
 
-def _bootstrap_ci(rows: np.ndarray, metrics: Sequence[Metric], statistic: Callable[[dict[str, float]], float | None],
+def _bootstrap_ci(rows: np.ndarray, metrics: Sequence[Metric], statistic: Callable[[np.ndarray], np.ndarray],
                   seed: int) -> list[float] | None:
-    """Percentile interval over resampled games of `statistic(totals)`.
+    """Percentile interval over resampled games of `statistic(totals)` (vectorised over resamples).
 
     Resamples missing a part that the full data has (or having one it lacks) are skipped, so
     every resample averages the same roles / parts as the reported value.
     """
+    if len(rows) == 0:
+        return None
     units = [COLUMN[f] for m in metrics for f in m.units]
-    shape = tuple(rows[:, units].sum(axis=0) > 0)
-
-    def stat(sample: Sequence[int]) -> float | None:
-        summed = rows[list(sample)].sum(axis=0)
-        if tuple(summed[units] > 0) != shape:
-            return None
-        return statistic(_totals(summed))
-
-    ci = bootstrap(list(range(len(rows))), stat, seed=seed)
+    shape = rows[:, units].sum(axis=0) > 0
+    totals = resampled_totals(rows, seed=seed)
+    same = ((totals[:, units] > 0) == shape).all(axis=1)
+    ci = percentile_interval(np.where(same, statistic(totals), np.nan))
     return None if ci is None else [ci[0], ci[1]]
 
 
@@ -305,7 +352,7 @@ def _report_composite(metric: Metric, rows: np.ndarray, t: Mapping[str, float], 
     present = [p for p in metric.parts if t[p.n] > 0]
     return {
         "raw": both[0], "scaled": both[1],
-        "ci": _bootstrap_ci(used, [metric], lambda tt: value(metric, tt), seed),
+        "ci": _bootstrap_ci(used, [metric], lambda totals: values(metric, totals), seed),
         "n": len(used),
         "max": sum(p.weight for p in present),  # the divisor that scales raw into [0, 1]
         "parts": {p.name: (None if t[p.n] == 0 else {**_rate_of(p, t), "weight": p.weight})
@@ -331,7 +378,7 @@ def _win_rate(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, 
         return None
     played = [p.name for p in WIN_RATE.parts if t[p.n] > 0]
     used = _rows_for(rows, [WIN_RATE])
-    return {"value": mean, "ci": _bootstrap_ci(used, [WIN_RATE], lambda tt: value(WIN_RATE, tt), seed),
+    return {"value": mean, "ci": _bootstrap_ci(used, [WIN_RATE], lambda totals: values(WIN_RATE, totals), seed),
             "n": len(used), "roles": played, "roles_played": len(played), "roles_total": len(ROLES)}
 
 
@@ -340,15 +387,16 @@ def _radar_values(t: Mapping[str, float]) -> list[float | None]:
 
 
 def _radar(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any]:
-    values = _radar_values(t)
-    out: dict[str, Any] = {"axes": list(AXES), "values": values, "full_area": FULL_AREA,
+    radii = _radar_values(t)
+    out: dict[str, Any] = {"axes": list(AXES), "values": radii, "full_area": FULL_AREA,
                            "area": None, "relative_area": None}
-    if any(v is None for v in values):
+    if any(v is None for v in radii):
         return out
     axes = [METRICS[a] for a in AXES]
     used = _rows_for(rows, axes)
-    area = radar_area(values)  # type: ignore[arg-type]
-    ci = _bootstrap_ci(used, axes, lambda tt: radar_area(_radar_values(tt)), seed)  # type: ignore[arg-type]
+    area = radar_area(radii)  # type: ignore[arg-type]
+    ci = _bootstrap_ci(used, axes, lambda totals: radar_areas(np.stack([values(m, totals) for m in axes], axis=1)),
+                       seed)
     out["area"] = {"value": area, "ci": ci, "n": len(used)}
     out["relative_area"] = {"value": area / FULL_AREA, "ci": None if ci is None else [c / FULL_AREA for c in ci],
                             "n": len(used)}
@@ -373,8 +421,8 @@ def agent_report(rows: np.ndarray, forfeits: int, left_out: int, seed: int) -> d
 
 def per_game_values(metric: Metric, rows: np.ndarray) -> list[float]:
     """The metric computed on each game alone (games where it is undefined are left out)."""
-    values = (value(metric, _totals(row)) for row in rows)
-    return [v for v in values if v is not None]
+    per_game = values(metric, rows.reshape(len(rows), len(FIELDS)))
+    return per_game[~np.isnan(per_game)].tolist()
 
 
 def welch(enhanced: Sequence[float], vanilla: Sequence[float]) -> tuple[float | None, float | None]:
@@ -433,13 +481,15 @@ def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Map
 def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """Every MAgIC metric per agent, and the vanilla-vs-enhanced comparisons."""
     ordered = sorted((g for g in games if g.game in MAGIC_GAMES), key=lambda g: g.game_id)
-    keys = sorted({s.agent for g in ordered for s in g.seats})
+    mine: dict[str, list[ScoredGame]] = {}
+    for g in ordered:
+        for key in dict.fromkeys(s.agent for s in g.seats):
+            mine.setdefault(key, []).append(g)
+    keys = sorted(mine)
     rows, reports = {}, {}
     for key in keys:
-        mine = [g for g in ordered if g.seats_of(key)]
-        counted = [g for g in mine if g.counts_for(key)]
-        matrix = np.array([[tally(g, key)[f] for f in FIELDS] for g in counted], dtype=float)
-        rows[key] = matrix.reshape(len(counted), len(FIELDS))
+        counted = [g for g in mine[key] if g.counts_for(key)]
+        rows[key] = np.array([tally_row(g, key) for g in counted]).reshape(len(counted), len(FIELDS))
         forfeits = sum(1 for g in counted if not g.valid)
-        reports[key] = agent_report(rows[key], forfeits, len(mine) - len(counted), seed)
+        reports[key] = agent_report(rows[key], forfeits, len(mine[key]) - len(counted), seed)
     return {"agents": reports, "comparisons": _comparisons(keys, agents, rows, reports)}

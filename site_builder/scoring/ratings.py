@@ -1,34 +1,39 @@
-"""A rating across agents: OpenSkill Plackett-Luce over per-game rankings, with bootstrap intervals.
+"""A rating across agents: a Bradley-Terry maximum-likelihood fit over the pairs of each game's
+ranking, on the Elo scale, with bootstrap intervals.
 
 Each game becomes a ranking of the distinct agents in it (score = fraction of the agent's seats
-that won; equal scores share a rank; an agent that forfeited ranks last, the others tie first). Games are rated in game_id order, so the result
-does not depend on file order; a seeded bootstrap over games (each resample re-rated from
-scratch) gives a 95% interval of every agent's mu, and the LMSYS-style rank upper bound.
+that won; equal scores share a rank; an agent that forfeited ranks last, the others tie first).
+Every pair of agents in a ranking is one comparison (a win, a loss or a draw counted as half a
+win) weighted 1 / (agents - 1), so a game weighs the same for each agent in it. The fit is
+order-free: it depends on how many games of each kind there were, not on their order, so the
+games are first counted into *patterns* (same agents, same ranks) and a bootstrap resample of
+games is a multinomial draw of pattern counts, fitted for all resamples at once (numpy).
+docs/metrics/ratings.md says why this model and what each number means.
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Mapping, Sequence
-from importlib.metadata import version
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from openskill.models import PlackettLuce
+import numpy as np
 
 from site_builder.scoring.model import AgentInfo, ScoredGame
+from site_builder.scoring.stats import percentile_interval, resample_counts
 
-#: openskill's defaults, written out so the results say exactly what was used.
-PARAMS = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "tau": 25.0 / 300.0}
-RESAMPLES = 200
-#: Re-rating every resample costs one model update per game: bound the updates per table so a
-#: 10,000-game corpus stays quick (at least 30 resamples; small corpora get all 200).
-UPDATE_BUDGET = 180_000
-MIN_RESAMPLES = 30
-LEVEL = 0.95
+MODEL = "Bradley-Terry (pairwise, draws as half a win), maximum likelihood with one virtual draw per agent"
+#: The Elo scale: 400 points are odds of 10 to 1; an agent with no information sits at 1000.
+BASE, PER_TENFOLD = 1000.0, 400.0
+ELO = PER_TENFOLD / math.log(10)
+RESAMPLES = 1000
+#: Newton steps stop when no rating moves by more than this (natural log-odds units).
+TOLERANCE = 1e-10
+MAX_STEPS = 100
 
 Ranking = list[tuple[str, float]]  # (agent key, score), sorted by agent key
-
+Pattern = tuple[tuple[str, ...], tuple[int, ...]]  # agents (sorted) and their ranks
 
 #: The score of the agent that forfeited a game: below every other outcome.
 FORFEIT_SCORE = -1.0
@@ -61,30 +66,68 @@ def ranks(scores: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in scores if other > s) for s in scores]
 
 
-def rate(rankings: Sequence[Ranking]) -> dict[str, dict[str, float]]:
-    """Sequential Plackett-Luce updates over rankings in the given order: mu, sigma, games per agent."""
-    model = PlackettLuce(**PARAMS)
-    state: dict[str, Any] = {}
-    games: dict[str, int] = {}
-    for ranking in rankings:
-        agents = [agent for agent, _ in ranking]
-        teams = [[state[a] if a in state else model.rating(name=a)] for a in agents]
-        new = model.rate(teams, ranks=[float(r) for r in ranks([s for _, s in ranking])])
-        for agent, team in zip(agents, new):
-            state[agent] = team[0]
-            games[agent] = games.get(agent, 0) + 1
-    return {a: {"mu": r.mu, "sigma": r.sigma, "games": games[a]} for a, r in state.items()}
+def pattern(ranking: Ranking) -> Pattern:
+    """What the fit reads of a ranking: its agents and their ranks."""
+    return tuple(a for a, _ in ranking), tuple(ranks([s for _, s in ranking]))
 
 
-def percentile_interval(values: Sequence[float], level: float = LEVEL) -> list[float] | None:
-    """The percentile interval of bootstrap values (same index rule as stats.bootstrap)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    tail = (1 - level) / 2
-    lo = ordered[min(len(ordered) - 1, int(math.floor(tail * len(ordered))))]
-    hi = ordered[min(len(ordered) - 1, int(math.ceil((1 - tail) * len(ordered))) - 1)]
-    return [lo, hi]
+class Design:
+    """Counted patterns as matrices: pair weights and first-agent scores per pattern, agents per pattern."""
+
+    def __init__(self, counts: Mapping[Pattern, int]):
+        self.patterns = sorted(counts)
+        self.counts = np.array([counts[p] for p in self.patterns], dtype=float)
+        self.agents = sorted({a for agents, _ in self.patterns for a in agents})
+        index = {a: i for i, a in enumerate(self.agents)}
+        pairs: dict[tuple[int, int], int] = {}
+        cells: list[tuple[int, int, float, float]] = []  # (pattern, pair, weight, score of the first)
+        for u, (agents, places) in enumerate(self.patterns):
+            weight = 1.0 / (len(agents) - 1)
+            for i in range(len(agents)):
+                for j in range(i + 1, len(agents)):
+                    pair = pairs.setdefault((index[agents[i]], index[agents[j]]), len(pairs))
+                    first = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+                    cells.append((u, pair, weight, weight * first))
+        self.weights = np.zeros((len(self.patterns), len(pairs)))
+        self.scores = np.zeros((len(self.patterns), len(pairs)))
+        for u, pair, weight, score in cells:
+            self.weights[u, pair] += weight
+            self.scores[u, pair] += score
+        self.incidence = np.zeros((len(pairs), len(self.agents)))  # +1 first agent, -1 second
+        for (i, j), pair in pairs.items():
+            self.incidence[pair, i], self.incidence[pair, j] = 1.0, -1.0
+        self.members = np.zeros((len(self.patterns), len(self.agents)))  # games per agent per pattern
+        for u, (agents, _) in enumerate(self.patterns):
+            self.members[u, [index[a] for a in agents]] = 1.0
+
+
+def fit(design: Design, counts: np.ndarray) -> np.ndarray:
+    """Log-strengths (natural units) maximising the likelihood, one row per row of pattern `counts`.
+
+    Each agent also draws one virtual game against a strength-0 agent: that keeps an agent that
+    won (or lost) every game finite and ties agents that never met to one scale. Newton's method
+    on the concave log-likelihood, all rows at once.
+    """
+    n = counts @ design.weights  # (rows, pairs) comparisons
+    s = counts @ design.scores  # (rows, pairs) wins of the first agent
+    m = design.incidence
+    r = np.zeros((counts.shape[0], len(design.agents)))
+    for _ in range(MAX_STEPS):
+        p = 1.0 / (1.0 + np.exp(-(r @ m.T)))
+        q = 1.0 / (1.0 + np.exp(-r))
+        gradient = (s - n * p) @ m + (0.5 - q)
+        curvature = np.matmul(m.T[None, :, :] * (n * p * (1 - p))[:, None, :], m)
+        curvature[:, np.arange(r.shape[1]), np.arange(r.shape[1])] += q * (1 - q)
+        step = np.linalg.solve(curvature, gradient[..., None])[..., 0]
+        step = np.clip(step, -2.0, 2.0)  # far from the optimum a full Newton step can overshoot
+        r += step
+        if np.abs(step).max() < TOLERANCE:
+            break
+    return r
+
+
+def elo(strength: float) -> float:
+    return BASE + ELO * strength
 
 
 def rank_upper_bounds(intervals: Mapping[str, Sequence[float] | None]) -> dict[str, int | None]:
@@ -110,45 +153,54 @@ def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *,
                         for name in names}}
 
 
+def count_patterns(rankings: Iterable[Ranking | None]) -> tuple[Counter[Pattern], int, int]:
+    """Patterns with their game counts, and how many rankings were None (not rateable) and forfeits."""
+    counts: Counter[Pattern] = Counter()
+    skipped = forfeits = 0
+    for ranking in rankings:
+        if ranking is None:
+            skipped += 1
+            continue
+        forfeits += any(score == FORFEIT_SCORE for _, score in ranking)
+        counts[pattern(ranking)] += 1
+    return counts, skipped, forfeits
+
+
 def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
           game: str | None = None, resamples: int | None = None) -> dict[str, Any]:
-    """One rating table: rows sorted by conservative ordinal (mu - 3 sigma), best first.
+    """One rating table, best first (ties: agent key). `resamples` defaults to RESAMPLES; 0 gives
+    the point estimates without intervals."""
+    counts, skipped, forfeits = count_patterns(game_ranking(g) for g in games if game is None or g.game == game)
+    return table(counts, agents, seed=seed, game=game, resamples=RESAMPLES if resamples is None else resamples,
+                 skipped=skipped, forfeits=forfeits)
 
-    `resamples` defaults to RESAMPLES, fewer when that would exceed UPDATE_BUDGET updates.
-    """
-    chosen = sorted((g for g in games if game is None or g.game == game), key=lambda g: g.game_id)
-    rankings: list[Ranking] = []
-    single = 0
-    forfeits = 0
-    for g in chosen:
-        ranking = game_ranking(g)
-        if ranking is None:
-            single += 1
-            continue
-        forfeits += not g.valid
-        rankings.append(ranking)
-    if resamples is None:
-        resamples = max(MIN_RESAMPLES, min(RESAMPLES, UPDATE_BUDGET // max(len(rankings), 1)))
-    point = rate(rankings)
-    samples: dict[str, list[float]] = {a: [] for a in point}
-    if rankings:
-        rng = random.Random(seed)
-        n = len(rankings)
-        for _ in range(resamples):
-            # Sorted indices = the resampled games in game_id order, like the point estimate.
-            picked = sorted(rng.randrange(n) for _ in range(n))
-            for agent, r in rate([rankings[i] for i in picked]).items():
-                samples[agent].append(r["mu"])
-    intervals = {a: percentile_interval(v) for a, v in samples.items()}
-    upper = rank_upper_bounds(intervals)
+
+def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None,
+          resamples: int, skipped: int = 0, forfeits: int = 0) -> dict[str, Any]:
+    """The rating table of counted patterns (see `board`)."""
+    rated = sum(counts.values())
     rows = []
-    for agent, r in point.items():
-        info = agents.get(agent)
-        rows.append({"agent": agent, "label": info.label if info else agent, "mu": r["mu"],
-                     "sigma": r["sigma"], "ordinal": r["mu"] - 3 * r["sigma"], "games": r["games"],
-                     "mu_ci": intervals[agent], "rank_upper_bound": upper[agent]})
-    rows.sort(key=lambda row: (-row["ordinal"], row["agent"]))
-    return {"game": game, "model": "openskill PlackettLuce", "library": f"openskill {version('openskill')}",
-            "params": dict(PARAMS), "resamples": resamples if rankings else 0, "level": LEVEL,
-            "games_rated": len(rankings), "forfeits_rated": forfeits, "games_skipped": {"single_agent": single},
-            "agents": rows}
+    used = 0
+    if rated:
+        design = Design(counts)
+        point = fit(design, design.counts[None, :])[0]
+        games_of = design.counts @ design.members
+        intervals: dict[str, list[float] | None] = dict.fromkeys(design.agents)
+        if resamples > 0:
+            used = resamples
+            drawn = resample_counts(design.counts, seed=seed, resamples=resamples)
+            strengths = fit(design, drawn)
+            present = (drawn @ design.members) > 0  # an agent none of whose games was drawn is not rated
+            for i, agent in enumerate(design.agents):
+                ci = percentile_interval(np.where(present[:, i], BASE + ELO * strengths[:, i], np.nan))
+                intervals[agent] = None if ci is None else [ci[0], ci[1]]
+        upper = rank_upper_bounds(intervals)
+        for i, agent in enumerate(design.agents):
+            info = agents.get(agent)
+            rows.append({"agent": agent, "label": info.label if info else agent, "rating": elo(float(point[i])),
+                         "rating_ci": intervals[agent], "games": int(round(games_of[i])),
+                         "rank_upper_bound": upper[agent]})
+        rows.sort(key=lambda row: (-row["rating"], row["agent"]))
+    return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},
+            "resamples": used, "level": 0.95, "games_rated": rated, "forfeits_rated": forfeits,
+            "games_skipped": {"single_agent": skipped}, "agents": rows}

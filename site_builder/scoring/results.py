@@ -15,7 +15,7 @@ from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic,
 from site_builder.scoring.corpus import Corpus
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 DEFAULT_SEED = 2026
 
 
@@ -23,6 +23,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set)."""
     games, agents = corpus.games, corpus.agents
     by_game = Counter(g.game for g in games)
+    played = leaderboards.games_by_agent(games)
     return {
         "format": RESULTS_FORMAT,
         "version": RESULTS_VERSION,
@@ -42,8 +43,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         "agents": [
             {"key": a.key, "label": a.label, "kind": a.kind, "provider": a.provider, "design": a.design,
              "description": dict(a.description), "models_reported": list(a.reported),
-             **leaderboards.conduct(games, a.key),
-             "by_game": dict(sorted(Counter(g.game for g in games if g.seats_of(a.key)).items()))}
+             **leaderboards.conduct(played.get(a.key, []), a.key),
+             "by_game": dict(sorted(Counter(g.game for g in played.get(a.key, [])).items()))}
             for a in agents.values()
         ],
         "ratings": ratings.leaderboard(games, agents, seed=seed),
@@ -78,7 +79,7 @@ def _cell(value: Any) -> Any:
     spreadsheet would run as a formula (an agent named "=HYPERLINK(...)") quoted with a leading
     apostrophe, so it is shown as text."""
     if isinstance(value, Mapping):
-        for key in ("scaled", "value", "mu"):
+        for key in ("scaled", "value", "rating"):
             if key in value:
                 return value[key]
     if isinstance(value, str):
@@ -101,8 +102,8 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
 
     labels = {a["key"]: a["label"] for a in results["agents"]}
     overall = results["ratings"].get("overall", {}).get("agents", [])
-    write("ratings.csv", ["agent", "mu", "sigma", "ordinal", "mu_low", "mu_high", "rank_upper_bound", "games"],
-          [[labels.get(r["agent"], r["agent"]), r["mu"], r["sigma"], r["ordinal"], *(r.get("mu_ci") or ["", ""]),
+    write("ratings.csv", ["agent", "rating", "rating_low", "rating_high", "rank_upper_bound", "games"],
+          [[labels.get(r["agent"], r["agent"]), r["rating"], *(r.get("rating_ci") or ["", ""]),
             r["rank_upper_bound"], r["games"]] for r in overall])
     rows = []
     for game, board in results["leaderboards"].items():

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 Z95 = 1.959963984540054
@@ -36,16 +37,11 @@ def rate(successes: float, trials: int) -> dict[str, Any] | None:
     return {"value": successes / trials, "ci": [lo, hi], "n": trials}
 
 
-#: Resamples of a bootstrap: 1,000, fewer for large inputs so that a 10,000-game corpus stays
-#: quick to score (never fewer than 200; the interval's Monte Carlo error stays well below its width).
-MAX_RESAMPLES = 1000
-MIN_RESAMPLES = 200
-WORK_BUDGET = 200_000  # item visits per bootstrap
-
-
-def resamples_for(n: int) -> int:
-    """How many resamples a bootstrap over `n` items uses."""
-    return max(MIN_RESAMPLES, min(MAX_RESAMPLES, WORK_BUDGET // max(n, 1)))
+#: Resamples of every bootstrap interval (the ratings' too).
+RESAMPLES = 1000
+#: Up to this many distinct items a resample is one multinomial draw of their counts; above it,
+#: one index draw per item (the same distribution, cheaper when nearly every item is distinct).
+MULTINOMIAL_UP_TO = 2000
 
 
 def _percentile(ordered: Sequence[float], level: float) -> tuple[float, float]:
@@ -55,45 +51,73 @@ def _percentile(ordered: Sequence[float], level: float) -> tuple[float, float]:
     return (lo, hi)
 
 
-def bootstrap_mean(values: Sequence[float], *, seed: int, resamples: int = MAX_RESAMPLES,
-                   level: float = 0.95) -> tuple[float, float] | None:
-    """The percentile bootstrap interval of a mean, vectorised (seeded, deterministic)."""
-    if not values:
-        return None
-    import numpy as np
+def resample_counts(counts: np.ndarray, *, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
+    """How often each distinct item is drawn in each resample: (resamples x items), float.
 
-    data = np.asarray(values, dtype=float)
+    A bootstrap resample of n items drawn with replacement is a multinomial draw of n over the
+    distinct items with probabilities count / n; so a large corpus of few kinds of games (tally
+    rows, outcomes) costs what its kinds cost, not what its games cost. Seeded: the same counts
+    in the same order give the same draws.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
     rng = np.random.default_rng(seed)
-    means = []
-    chunk = max(1, 2_000_000 // len(data))  # bound the memory of one block of resamples
-    for start in range(0, resamples, chunk):
-        picks = rng.integers(0, len(data), size=(min(chunk, resamples - start), len(data)))
-        means.append(data[picks].mean(axis=1))
-    ordered = np.sort(np.concatenate(means))
-    lo, hi = _percentile(ordered, level)
+    if len(counts) <= MULTINOMIAL_UP_TO:
+        return rng.multinomial(n, counts / n, size=resamples).astype(float)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    out = np.empty((resamples, len(counts)))
+    for row in range(resamples):
+        out[row] = np.bincount(owner[rng.integers(0, n, size=n)], minlength=len(counts))
+    return out
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a matrix (sorted) and how often each occurs."""
+    if len(rows) == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    unique, counts = np.unique(rows, axis=0, return_counts=True)
+    return unique, counts
+
+
+def resampled_totals(rows: np.ndarray, *, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
+    """Column sums of `rows` (one row per game) over each bootstrap resample of the games."""
+    unique, counts = distinct_rows(np.asarray(rows, dtype=float))
+    return resample_counts(counts, seed=seed, resamples=resamples) @ unique
+
+
+def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile interval of bootstrap values, NaN (undefined resamples) left out."""
+    kept = np.sort(values[~np.isnan(values)])
+    if len(kept) == 0:
+        return None
+    lo, hi = _percentile(kept, level)
     return (float(lo), float(hi))
 
 
-def bootstrap(items: Sequence[T], statistic: Callable[[Sequence[T]], float | None], *, seed: int,
-              resamples: int | None = None, level: float = 0.95) -> tuple[float, float] | None:
-    """A percentile bootstrap interval of `statistic` over resampled `items` (e.g. games).
+def bootstrap_mean(values: Sequence[float], *, seed: int, resamples: int = RESAMPLES,
+                   level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of a mean (seeded, deterministic, order-free)."""
+    if not values:
+        return None
+    totals = resampled_totals(np.asarray(values, dtype=float)[:, None], seed=seed, resamples=resamples)
+    return percentile_interval(totals[:, 0] / len(values), level)
 
+
+def bootstrap(items: Sequence[T], statistic: Callable[[Sequence[T]], float | None], *, seed: int,
+              resamples: int = RESAMPLES, level: float = 0.95) -> tuple[float, float] | None:
+    """A percentile bootstrap interval of any `statistic` over resampled `items` (e.g. games).
+
+    For statistics that are not sums of per-item rows (the sums go through `resampled_totals`).
     Seeded, so the same items in the same order give the same interval; callers sort items
     canonically first. Resamples on which the statistic is undefined (None) are skipped.
-    `resamples` defaults to `resamples_for(len(items))`.
     """
     if not items:
         return None
-    rng = random.Random(seed)
+    rng = np.random.default_rng(seed)
     n = len(items)
-    resamples = resamples_for(n) if resamples is None else resamples
     values = []
-    for _ in range(resamples):
-        sample = [items[rng.randrange(n)] for _ in range(n)]
-        value = statistic(sample)
+    for picks in rng.integers(0, n, size=(resamples, n)):
+        value = statistic([items[i] for i in picks])
         if value is not None:
             values.append(value)
-    if not values:
-        return None
-    values.sort()
-    return _percentile(values, level)
+    return percentile_interval(np.asarray(values, dtype=float), level)

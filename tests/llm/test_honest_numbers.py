@@ -147,7 +147,7 @@ def test_a_model_that_never_answers_is_charged_its_forfeits_and_nobody_else(tmp_
         assert row["left_out"] == 3 and row["seats"] == 0 and row["win_rate"] is None
     overall = {r["label"]: r for r in results["agents"]}
     assert overall["mute"]["forfeit_rate"]["value"] == 1.0
-    rated = {r["label"]: r["mu"] for r in results["ratings"]["by_game"]["prisoners_dilemma"]["agents"]}
+    rated = {r["label"]: r["rating"] for r in results["ratings"]["by_game"]["prisoners_dilemma"]["agents"]}
     assert set(rated) == set(rows) and rated["mute"] < min(v for k, v in rated.items() if k != "mute")
 
 

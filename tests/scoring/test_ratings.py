@@ -1,4 +1,4 @@
-"""The OpenSkill rating across agents: rankings per game, hand-checked updates and bootstrap properties."""
+"""The Bradley-Terry rating across agents: rankings per game, hand-checked fits and bootstrap properties."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 from builders import builtin, replay, scored
 
-from site_builder.scoring import ratings
+from site_builder.scoring import ratings, stats
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
 
 PD_SETUP = {"payoffs": {"id": "pd-1", "cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
@@ -60,25 +61,76 @@ def test_game_ranking_scores_share_of_seats_won(base):
     assert ratings.game_ranking(game(base, "g4", [("a", False)] * 3, forfeit=0)) is None  # self-play
 
 
-def test_one_game_update_by_hand(base):
-    # Plackett-Luce, two teams of one, A first: sigma'^2 = sigma^2 + tau^2, c^2 = 2 (sigma'^2 + beta^2);
-    # the winner gains sigma'^2 / c * (1 - 1/2), the loser loses sigma'^2 / c * 1/2.
+def solve(equation, lo: float = -50.0, hi: float = 50.0) -> float:
+    """The root of an increasing function by bisection (the hand computation's equation)."""
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if equation(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def test_one_game_fit_by_hand(base):
+    # A beats B once. With one virtual draw each against a strength-0 agent, the maximum has
+    # r_A = -r_B = x where the derivative of log s(2x) + log s(x)/2 + log s(-x)/2 vanishes:
+    # (1 - s(2x)) + (1/2 - s(x)) = 0.
     board = ratings.leaderboard([game(base, "g1", [("a", True), ("b", False), ("b", False)])], AGENTS, seed=1,
                                 game="prisoners_dilemma")
-    s2 = (25 / 3) ** 2 + (25 / 300) ** 2
-    c = math.sqrt(2 * (s2 + (25 / 6) ** 2))
+    x = solve(lambda v: -((1 - sigmoid(2 * v)) + (0.5 - sigmoid(v))))
     r = rows(board)
-    assert math.isclose(r["a"]["mu"], 25 + s2 / (2 * c))
-    assert math.isclose(r["b"]["mu"], 25 - s2 / (2 * c))
-    assert math.isclose(r["a"]["ordinal"], r["a"]["mu"] - 3 * r["a"]["sigma"])
+    scale = 400 / math.log(10)
+    assert math.isclose(r["a"]["rating"], 1000 + scale * x, abs_tol=1e-6)
+    assert math.isclose(r["b"]["rating"], 1000 - scale * x, abs_tol=1e-6)
     assert r["a"]["games"] == r["b"]["games"] == 1
     assert board["games_rated"] == 1
+
+
+def test_a_three_agent_game_weighs_each_pair_by_one_over_agents_minus_one(base):
+    # A first, B and C tied second: pairs A>B and A>C weigh 1/2 each, B=C a draw of weight 1/2.
+    # By symmetry r_B = r_C = y and r_A = x; at the maximum both derivatives vanish.
+    board = ratings.leaderboard([game(base, "g1", [("a", True), ("b", False), ("c", False)])], AGENTS, seed=1,
+                                game="prisoners_dilemma")
+    r = rows(board)
+    x, y = [(v - 1000) / (400 / math.log(10)) for v in (r["a"]["rating"], r["b"]["rating"])]
+    assert math.isclose(r["b"]["rating"], r["c"]["rating"], abs_tol=1e-9)
+    assert abs(2 * 0.5 * (1 - sigmoid(x - y)) + (0.5 - sigmoid(x))) < 1e-9
+    assert abs(0.5 * (0 - sigmoid(y - x)) + 0.5 * (0.5 - 0.5) + (0.5 - sigmoid(y))) < 1e-9
 
 
 def test_a_draw_moves_nobody(base):
     board = ratings.leaderboard([game(base, "g1", [("a", False), ("b", False), ("c", False)])], AGENTS, seed=1,
                                 game="prisoners_dilemma")
-    assert {r["mu"] for r in board["agents"]} == {25.0}
+    assert {r["rating"] for r in board["agents"]} == {1000.0}
+
+
+def test_a_perfect_record_stays_finite(base):
+    games = [game(base, f"g{i}", [("a", True), ("b", False), ("b", False)]) for i in range(200)]
+    r = rows(ratings.leaderboard(games, AGENTS, seed=1, game="prisoners_dilemma", resamples=50))
+    assert math.isfinite(r["a"]["rating"]) and r["a"]["rating"] > 1000 + 400  # better than 10 to 1
+    assert r["a"]["rating"] + r["b"]["rating"] == pytest.approx(2000)
+
+
+def test_the_fit_is_the_maximum_of_the_likelihood(base):
+    # At the fitted ratings the gradient of the log-likelihood (with the virtual draws) is zero.
+    outcomes = [[("a", True), ("b", False), ("c", False)], [("b", True), ("c", False), ("a", False)],
+                [("c", True), ("a", True), ("b", False)], [("a", False), ("b", False), ("c", True)]]
+    games = [game(base, f"g{i:03d}", outcomes[(i * 7) % 4 if i % 5 else 0]) for i in range(40)]
+    r = {k: (v["rating"] - 1000) / (400 / math.log(10)) for k, v in
+         rows(ratings.leaderboard(games, AGENTS, seed=1, game="prisoners_dilemma", resamples=0)).items()}
+    gradient = {k: 0.5 - sigmoid(v) for k, v in r.items()}
+    for g in games:
+        ranking = ratings.game_ranking(g)
+        names = [AGENTS[a].label for a, _ in ranking]
+        places = ratings.ranks([s for _, s in ranking])
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i != j:
+                    won = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+                    gradient[a] += (won - sigmoid(r[a] - r[b])) / (len(names) - 1)
+    assert max(abs(v) for v in gradient.values()) < 1e-8
 
 
 def test_rank_upper_bound_on_a_hand_made_table():
@@ -89,10 +141,23 @@ def test_rank_upper_bound_on_a_hand_made_table():
 
 
 def test_percentile_interval():
-    values = [float(v) for v in range(200)]
+    values = np.array([float(v) for v in range(200)] + [np.nan] * 7)  # undefined resamples are left out
     # floor(0.025 * 200) = 5 -> 5.0; ceil(0.975 * 200) - 1 = 194 -> 194.0
-    assert ratings.percentile_interval(values) == [5.0, 194.0]
-    assert ratings.percentile_interval([]) is None
+    assert stats.percentile_interval(values) == (5.0, 194.0)
+    assert stats.percentile_interval(np.array([np.nan])) is None
+
+
+def test_a_resample_is_a_multinomial_draw_of_the_distinct_items():
+    # Drawing n of 3 kinds with counts (5, 3, 2): every resample still has n items, the mean
+    # share of each kind is its count / n, and the seed fixes the draws.
+    counts = np.array([5, 3, 2])
+    drawn = stats.resample_counts(counts, seed=7, resamples=4000)
+    assert (drawn.sum(axis=1) == 10).all()
+    assert np.allclose(drawn.mean(axis=0), counts, atol=0.15)
+    assert (drawn == stats.resample_counts(counts, seed=7, resamples=4000)).all()
+    many = np.ones(stats.MULTINOMIAL_UP_TO + 1, dtype=int)  # the index-draw path: same properties
+    drawn = stats.resample_counts(many, seed=7, resamples=50)
+    assert (drawn.sum(axis=1) == len(many)).all() and (drawn == stats.resample_counts(many, seed=7, resamples=50)).all()
 
 
 def dominance(base: ScoredGame, n: int = 24) -> list[ScoredGame]:
@@ -106,7 +171,7 @@ def test_dominant_agent_ranks_first(base):
     assert order == ["a", "b", "c"]
     r = rows(board)
     assert r["a"]["rank_upper_bound"] == 1
-    assert r["a"]["mu_ci"][0] > r["c"]["mu_ci"][1]
+    assert r["a"]["rating_ci"][0] > r["c"]["rating_ci"][1]
     assert r["c"]["rank_upper_bound"] >= 2
     assert board["resamples"] == 60 and board["level"] == 0.95
 
@@ -139,9 +204,9 @@ def test_a_forfeit_lowers_the_forfeiter_only(base):
     after_board = ratings.leaderboard(games + forfeits, AGENTS, seed=4, game="prisoners_dilemma", resamples=20)
     after = rows(after_board)
     assert after_board["forfeits_rated"] == 4 and after_board["games_rated"] == 8
-    assert after["b"]["mu"] < before["b"]["mu"]  # b forfeited four times: ranked last each time
-    assert after["c"]["mu"] > before["c"]["mu"]  # c tied first in those games, above b
-    assert after["b"]["mu"] < after["c"]["mu"]
+    assert after["b"]["rating"] < before["b"]["rating"]  # b forfeited four times: ranked last each time
+    assert after["c"]["rating"] > before["c"]["rating"]  # c tied first in those games, above b
+    assert after["b"]["rating"] < after["c"]["rating"]
 
 
 def test_overall_and_per_game_boards(base):

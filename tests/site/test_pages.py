@@ -114,7 +114,7 @@ def test_href(source, target, query, expected):
 
 @pytest.mark.parametrize("value, expected", [
     (0.5, "0.5"), (3, "3.0"), (None, ""), (float("nan"), ""), (True, ""), ("text", ""),
-    ({"value": 0.25, "ci": [0, 1], "n": 4}, "0.25"), ({"raw": 1.2, "scaled": 0.8}, "0.8"), ({"mu": 30.0}, "30.0"),
+    ({"value": 0.25, "ci": [0, 1], "n": 4}, "0.25"), ({"raw": 1.2, "scaled": 0.8}, "0.8"), ({"rating": 1030.0}, "1030.0"),
 ])
 def test_sort_value(value, expected):
     assert pages.sort_value(value) == expected
@@ -143,7 +143,7 @@ def test_the_cross_game_table_ranks_only_agents_of_two_games_or_more(results):
     assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
     rated_rest = [r for r in others if r["rating"]]
     assert others == rated_rest + [r for r in others if not r["rating"]]
-    assert [-r["rating"]["mu"] for r in rated_rest] == sorted(-r["rating"]["mu"] for r in rated_rest)
+    assert [-r["rating"]["rating"] for r in rated_rest] == sorted(-r["rating"]["rating"] for r in rated_rest)
 
 
 @pytest.mark.parametrize("intervals, expected", [
@@ -156,7 +156,7 @@ def test_the_cross_game_table_ranks_only_agents_of_two_games_or_more(results):
      {"a": (1, 1, 3), "b": (2, 1, 2), "c": (3, 2, 3)}),
 ])
 def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
-    rows = [{"agent": k, "mu": mu, "mu_ci": ci} for k, (mu, ci) in intervals.items()]
+    rows = [{"agent": k, "rating": mu, "rating_ci": ci} for k, (mu, ci) in intervals.items()]
     assert pages.rank_ranges(rows) == expected
 
 
@@ -167,7 +167,7 @@ def test_the_home_page_ranks_within_each_game_first(results):
     for board in boards:
         ranked = [r for r in board["rows"] if r["rank"]]
         assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
-        assert [r["rating"]["mu"] for r in ranked] == sorted((r["rating"]["mu"] for r in ranked), reverse=True)
+        assert [r["rating"]["rating"] for r in ranked] == sorted((r["rating"]["rating"] for r in ranked), reverse=True)
         assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
         assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
         assert board["winning"]
