@@ -129,6 +129,14 @@ def game_curve(game: ScoredGame, table: Associations | None) -> list[tuple[float
     return points
 
 
+PIECE = "posterior"
+
+
+def shipped_curve(game: ScoredGame) -> list[tuple[float, list[float]]] | None:
+    """`game_curve` with the shipped association table, for a valid Chameleon game (the digest keeps it)."""
+    return game_curve(game, None) if game.game == GAME and game.valid else None
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
@@ -148,7 +156,7 @@ def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo
     used: set[str] = set()
     for (key, non_chameleon), group in groups.items():
         variant = variant_of(group[0])
-        per_game = [game_curve(g, table) for g in group]
+        per_game = [g.piece(PIECE, shipped_curve) if table is None else game_curve(g, table) for g in group]
         n = len(per_game)
         points = []
         for m in range(variant["players"]):

@@ -9,7 +9,6 @@ after adding a few replays reads and re-simulates only the new files.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 from collections import Counter
@@ -18,9 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
 from site_builder.scoring import SCORER_VERSION
+from site_builder.scoring.digest import compact
 from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
 
 
@@ -94,33 +96,72 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     )
 
 
+#: The cache's own layout (tables and entry shape); part of its version with the scorer's.
+LAYOUT = "compact-2"
+
+
 class Cache:
-    """A small SQLite cache: file index (path, size, mtime -> hash) and results by content hash."""
+    """A small SQLite cache: file index (path, size, mtime -> hash) and compact games by content hash.
+
+    The cache is an accelerator, never a source of truth: it carries the scorer version and is
+    emptied when that changes; a file that is not a readable cache of this shape is replaced; an
+    entry whose checksum or JSON does not hold is re-simulated and overwritten.
+    """
 
     def __init__(self, path: Path, scorer: str = SCORER_VERSION):
-        self.scorer = scorer  # the version of what is stored: other versions' entries are not read
+        self.version = f"{scorer}/{LAYOUT}"  # a cache of another version is emptied on open
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path)
-        self.db.executescript(
-            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT);"
-            "CREATE TABLE IF NOT EXISTS replays (hash TEXT, scorer TEXT, entry TEXT, PRIMARY KEY (hash, scorer));")
+        try:
+            self.db = self._open(path)
+        except sqlite3.DatabaseError:  # not a database, or a damaged one: start again
+            path.unlink(missing_ok=True)
+            self.db = self._open(path)
+        self._files: dict[str, tuple[int, int, str]] | None = None
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path)
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if row is None or row[0] != self.version:  # another scorer or layout: nothing in it is usable
+                db.executescript("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS replays;")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (self.version,))
+            db.executescript(
+                "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT);"
+                "CREATE TABLE IF NOT EXISTS replays (hash TEXT PRIMARY KEY, checksum TEXT, entry BLOB);")
+            db.commit()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def known_hash(self, path: str, size: int, mtime_ns: int) -> str | None:
-        row = self.db.execute("SELECT hash FROM files WHERE path=? AND size=? AND mtime_ns=?",
-                              (path, size, mtime_ns)).fetchone()
-        return row[0] if row else None
+        if self._files is None:  # one query for the whole index: a large corpus asks once per file
+            self._files = {p: (s, m, h) for p, s, m, h in self.db.execute("SELECT * FROM files")}
+        known = self._files.get(path)
+        return known[2] if known is not None and known[:2] == (size, mtime_ns) else None
 
     def remember_file(self, path: str, size: int, mtime_ns: int, content_hash: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (path, size, mtime_ns, content_hash))
 
-    def entry(self, content_hash: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT entry FROM replays WHERE hash=? AND scorer=?",
-                              (content_hash, self.scorer)).fetchone()
-        return json.loads(row[0]) if row else None
+    def entries(self, hashes: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The intact entries among `hashes` (a damaged one is left out, to be made again)."""
+        wanted = set(hashes)
+        found: dict[str, dict[str, Any]] = {}
+        for content_hash, checksum, blob in self.db.execute("SELECT hash, checksum, entry FROM replays"):
+            if content_hash not in wanted:
+                continue
+            if hashlib.sha256(blob).hexdigest() != checksum:
+                continue
+            try:
+                found[content_hash] = orjson.loads(blob)
+            except orjson.JSONDecodeError:
+                continue
+        return found
 
-    def store(self, content_hash: str, entry: dict[str, Any]) -> None:
+    def store(self, content_hash: str, blob: bytes) -> None:
         self.db.execute("INSERT OR REPLACE INTO replays VALUES (?, ?, ?)",
-                        (content_hash, self.scorer, json.dumps(entry, ensure_ascii=False)))
+                        (content_hash, hashlib.sha256(blob).hexdigest(), blob))
 
     def close(self) -> None:
         self.db.commit()
@@ -135,7 +176,7 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
     """
     cache = Cache(cache_path, SCORER_VERSION if derive else f"{SCORER_VERSION}+underived") if cache_path else None
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
-    pending: list[tuple[str, bytes, str]] = []  # (path, bytes, hash) still to check
+    found: list[tuple[str, str, bytes | None]] = []  # (path, hash, bytes if read)
     files = files_read = resimulated = 0
     try:
         for path in iter_replay_files(paths):
@@ -154,19 +195,25 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
                 content_hash = hashlib.sha256(raw).hexdigest()
                 if cache:
                     cache.remember_file(name, stat.st_size, stat.st_mtime_ns, content_hash)
-            entry = cache.entry(content_hash) if cache else None
-            if entry is None:
-                if raw is None:
-                    raw = path.read_bytes()
-                    files_read += 1
-                pending.append((name, raw, content_hash))
-            else:
-                entries.append((name, content_hash, entry))
+            found.append((name, content_hash, raw))
+        cached = cache.entries(h for _, h, _ in found) if cache else {}
+        pending: list[tuple[str, bytes, str]] = []  # (path, bytes, hash) still to check
+        for name, content_hash, raw in found:
+            if content_hash in cached:
+                entries.append((name, content_hash, cached[content_hash]))
+                continue
+            if raw is None:
+                raw = Path(name).read_bytes()
+                files_read += 1
+                if hashlib.sha256(raw).hexdigest() != content_hash:  # changed within its mtime tick
+                    content_hash = hashlib.sha256(raw).hexdigest()
+            pending.append((name, raw, content_hash))
         resimulated = len(pending)
-        for (name, _, content_hash), entry in zip(pending, _check_all(pending, derive)):
+        for (name, _, content_hash), blob in zip(pending, _check_all(pending, derive)):
             if cache:
-                cache.store(content_hash, entry)
-            entries.append((name, content_hash, entry))
+                cache.store(content_hash, blob)
+            # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
+            entries.append((name, content_hash, orjson.loads(blob)))
     finally:
         if cache:
             cache.close()
@@ -177,7 +224,7 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
 PARALLEL_FROM = 64
 
 
-def _check_all(pending: Sequence[tuple[str, bytes, str]], derive: bool = True) -> list[dict[str, Any]]:
+def _check_all(pending: Sequence[tuple[str, bytes, str]], derive: bool = True) -> list[bytes]:
     """Check and re-simulate replays, on every core when there are many (order preserved)."""
     workers = os.cpu_count() or 1
     if len(pending) < PARALLEL_FROM or workers < 2:
@@ -188,19 +235,20 @@ def _check_all(pending: Sequence[tuple[str, bytes, str]], derive: bool = True) -
         return list(pool.map(_entry_of, [(*item, derive) for item in pending], chunksize=32))
 
 
-def _entry_of(item: tuple[str, bytes, str, bool]) -> dict[str, Any]:
+def _entry_of(item: tuple[str, bytes, str, bool]) -> bytes:
     return _entry(*item)
 
 
-def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> dict[str, Any]:
-    """What the cache keeps for one replay: the scored game, or its problems."""
+def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> bytes:
+    """What the cache keeps for one replay, as JSON: the compact scored game, or its problems."""
     checked = check_bytes(path, raw, derive=derive)
     if not checked.ok:
         # Problems are stored without the path, which differs between copies of a file.
-        return {"problems": [{"line": p.line, "field": p.field, "message": p.message} for p in checked.problems]}
-    game = scored_game(checked, content_hash)
+        return orjson.dumps({"problems": [{"line": p.line, "field": p.field, "message": p.message}
+                                          for p in checked.problems]})
+    game = compact(scored_game(checked, content_hash))
     header = checked.header
-    return {"game": game.to_json(), "agents": [p["agent"] for p in header["players"]]}
+    return orjson.dumps({"game": game.to_json(), "agents": [p["agent"] for p in header["players"]]})
 
 
 def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, files_read: int,

@@ -42,6 +42,15 @@ SEAT_SCORES: dict[str, tuple[str, str, SeatScore]] = {
 }
 
 
+def games_by_agent(games: Sequence[ScoredGame]) -> dict[str, list[ScoredGame]]:
+    """The games each agent sat in, in the given order (one pass, however many agents)."""
+    out: dict[str, list[ScoredGame]] = {}
+    for game in games:
+        for key in dict.fromkeys(s.agent for s in game.seats):
+            out.setdefault(key, []).append(game)
+    return out
+
+
 def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """For each game: counts, and per agent its seats, wins by role (Wilson) and a game score."""
     by_game: dict[str, list[ScoredGame]] = defaultdict(list)
@@ -53,9 +62,8 @@ def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *
         if not played:
             continue
         valid = [g for g in played if g.valid]
-        rows = []
-        for key in sorted({s.agent for g in played for s in g.seats}):
-            rows.append(_row(name, key, agents[key], played, seed))
+        mine = games_by_agent(played)
+        rows = [_row(name, key, agents[key], mine[key], seed) for key in sorted(mine)]
         rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
         score = SEAT_SCORES.get(name)
         boards[name] = {
@@ -86,8 +94,7 @@ def conduct(games: Sequence[ScoredGame], key: str) -> dict[str, Any]:
             "forfeit_rate": rate(forfeits, len(mine)), "decisions": decisions, "reask_rate": rate(reasked, decisions)}
 
 
-def _row(name: str, key: str, agent: AgentInfo, played: list[ScoredGame], seed: int) -> dict[str, Any]:
-    mine = [g for g in played if g.seats_of(key)]
+def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], seed: int) -> dict[str, Any]:
     # A forfeit is a loss of every seat of the agent that forfeited; another's forfeit leaves the
     # game out of this agent's rates (docs/metrics.md, "Forfeits").
     seats = [(g, s) for g in mine if g.counts_for(key) for s in g.seats_of(key)]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -66,6 +66,14 @@ class ScoredGame:
     probes: tuple[Mapping[str, Any], ...]
     usage: tuple[Mapping[str, float], ...]
     judgements: tuple[Mapping[str, Any], ...] = ()
+    #: Per-game values the metrics read, computed once from the events (scoring/digest.py); a
+    #: cached game keeps these instead of its events, probes and judgements.
+    digest: Mapping[str, Any] = field(default_factory=dict)
+
+    def piece(self, name: str, compute: Callable[["ScoredGame"], Any]) -> Any:
+        """A per-game value of the metrics: from the digest if the game carries one (a cached game
+        has no events to compute it from), else computed."""
+        return self.digest[name] if self.digest else compute(self)
 
     @property
     def valid(self) -> bool:
@@ -98,7 +106,7 @@ class ScoredGame:
             "content_hash": self.content_hash, "status": self.status,
             "seats": [s.__dict__ for s in self.seats], "winners": list(self.winners),
             "result": dict(self.result), "events": list(self.events), "probes": list(self.probes),
-            "usage": list(self.usage), "judgements": list(self.judgements),
+            "usage": list(self.usage), "judgements": list(self.judgements), "digest": dict(self.digest),
         }
 
     @classmethod
@@ -109,7 +117,7 @@ class ScoredGame:
             status=data["status"], seats=tuple(SeatInfo(**s) for s in data["seats"]),
             winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
             probes=tuple(data["probes"]), usage=tuple(data["usage"]),
-            judgements=tuple(data.get("judgements", ())),
+            judgements=tuple(data.get("judgements", ())), digest=data.get("digest", {}),
         )
 
 

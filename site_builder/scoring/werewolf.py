@@ -84,21 +84,40 @@ def sole_agent(game: ScoredGame) -> str | None:
     return next(iter(keys)) if len(keys) == 1 else None
 
 
+PIECE = "werewolf"
+
+
+def game_values(game: ScoredGame) -> dict[str, Any] | None:
+    """Every per-game value of the three metrics, for the whole table and per agent (the digest keeps it)."""
+    if game.game != GAME or not game.valid:
+        return None
+    seats = {key: [s.seat for s in game.seats_of(key)] for key in sorted({s.agent for s in game.seats})}
+    said = statements(game)
+    per_game = _ewavm_per_game(game)
+    return {
+        "text_distance": {"all": distance_stats([s["text"] for s in said]),
+                          "agents": {key: distance_stats([s["text"] for s in said if s["seat"] in mine])
+                                     for key, mine in seats.items()}},
+        "judgement_variation": {"all": game_judgement(game, range(len(game.seats))),
+                                "agents": {key: game_judgement(game, mine) for key, mine in seats.items()}},
+        # EWAVM counts a game for an agent only when it plays every seat (`ewavm`).
+        "ewavm": {"all": per_game, "agents": {key: per_game for key in seats} if len(seats) == 1 else {}},
+    }
+
+
 def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int, name: str,
-             per_agent: Callable[[ScoredGame, str], Any], per_game: Callable[[ScoredGame], Any],
-             summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any"
-             ) -> dict[str, Any]:
-    """Apply a metric per agent, over all games and per design mix, and summarise each group."""
+             summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any") -> dict[str, Any]:
+    """Summarise metric `name` of `game_values` per agent, over all games and per design mix."""
     by_agent: dict[str, list[tuple[str, Any]]] = {}
     everything: list[tuple[str, Any]] = []
     by_mix: dict[str, list[tuple[str, Any]]] = {}
     for g in werewolf_games(games):
+        values = g.piece(PIECE, game_values)[name]
         keys = sorted({s.agent for s in g.seats}) if agent_games == "any" else [k for k in [sole_agent(g)] if k]
         for key in keys:
-            by_agent.setdefault(key, []).append((g.game_id, per_agent(g, key)))
-        value = per_game(g)
-        everything.append((g.game_id, value))
-        by_mix.setdefault(design_mix(g, agents), []).append((g.game_id, value))
+            by_agent.setdefault(key, []).append((g.game_id, values["agents"][key]))
+        everything.append((g.game_id, values["all"]))
+        by_mix.setdefault(design_mix(g, agents), []).append((g.game_id, values["all"]))
     return {
         "agents": {k: summarise(v, _subseed(seed, name, "agent", k)) for k, v in sorted(by_agent.items())},
         "all": summarise(everything, _subseed(seed, name, "all")) if everything else None,
@@ -156,15 +175,7 @@ def _distance_summary(values: list[tuple[str, dict[str, float] | None]], seed: i
 
 def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
-    def of_agent(g: ScoredGame, key: str) -> dict[str, float] | None:
-        seats = {s.seat for s in g.seats_of(key)}
-        return distance_stats([s["text"] for s in statements(g) if s["seat"] in seats])
-
-    def of_game(g: ScoredGame) -> dict[str, float] | None:
-        return distance_stats([s["text"] for s in statements(g)])
-
-    out = _grouped(games, agents, seed=seed, name="text_distance", per_agent=of_agent, per_game=of_game,
-                   summarise=_distance_summary)
+    out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary)
     return {"embedder": dict(embedding.INFO), **out}
 
 
@@ -230,10 +241,7 @@ def _judgement_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> d
 def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int
                         ) -> dict[str, Any]:
     """Judgement Variation (004) per agent from its seats' `suspect` probes; also over all seats of each game."""
-    return _grouped(games, agents, seed=seed, name="judgement_variation",
-                    per_agent=lambda g, key: game_judgement(g, [s.seat for s in g.seats_of(key)]),
-                    per_game=lambda g: game_judgement(g, range(len(g.seats))),
-                    summarise=_judgement_summary)
+    return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary)
 
 
 # ---------------------------------------------------------------------------- EWAVM
@@ -391,5 +399,4 @@ def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
     A game counts for an agent only when that agent plays every seat (004 gives one design to
     all players); "all" and "by_mix" use every judged game.
     """
-    return _grouped(games, agents, seed=seed, name="ewavm", per_agent=lambda g, key: _ewavm_per_game(g),
-                    per_game=_ewavm_per_game, summarise=_ewavm_summary, agent_games="sole")
+    return _grouped(games, agents, seed=seed, name="ewavm", summarise=_ewavm_summary, agent_games="sole")

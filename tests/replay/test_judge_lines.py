@@ -86,6 +86,14 @@ def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
 
     path = tmp_path / "judged-1.jsonl"
     path.write_bytes(encode([*werewolf_records, judge("engagement", score=7)]))
+    from runner.replay.validate import check_bytes
+    from site_builder.scoring.corpus import scored_game
+
+    raw = encode([*werewolf_records, judge("engagement", score=7)])
+    game = scored_game(check_bytes("judged-1.jsonl", raw), "hash")
+    assert game.judgements == ({"dimension": "engagement", "judge": agent_key(JUDGE), "round": None,
+                                "score": 7, "mentions": None, "highlights": None},)
+    # The cache keeps the game's digest instead: the judged score, raw and scaled to [0, 1].
     corpus = load([tmp_path])
-    assert corpus.games[0].judgements == ({"dimension": "engagement", "judge": agent_key(JUDGE), "round": None,
-                                           "score": 7, "mentions": None, "highlights": None},)
+    assert corpus.games[0].judgements == ()
+    assert corpus.games[0].digest["werewolf"]["ewavm"]["all"]["engagement"] == [7, (7 - 1) / 9]

@@ -1,0 +1,29 @@
+"""A game's digest: the per-game values every metric reads, computed once from its events.
+
+The cache keeps a scored game as its header (seats, outcome, usage) and this digest instead of
+its events, probes and judge records, so re-scoring a large corpus reads a few hundred bytes a
+game and aggregates; the metrics read a digest piece with `ScoredGame.piece`, computing it from
+the events when a game has none (a game scored in memory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from site_builder.scoring import chameleon, magic, werewolf
+from site_builder.scoring.model import ScoredGame
+
+#: Piece name -> the per-game function that computes it.
+PIECES = {magic.PIECE: magic.game_tallies, chameleon.PIECE: chameleon.shipped_curve,
+          werewolf.PIECE: werewolf.game_values}
+
+
+def digest(game: ScoredGame) -> dict[str, Any]:
+    """Every piece, for every game (None where it does not apply): a compact game never computes one."""
+    return {name: compute(game) for name, compute in PIECES.items()}
+
+
+def compact(game: ScoredGame) -> ScoredGame:
+    """The game as the cache keeps it: the digest instead of events, probes and judge records."""
+    return dataclasses.replace(game, events=(), probes=(), judgements=(), digest=digest(game))
