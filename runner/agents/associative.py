@@ -63,10 +63,11 @@ class Associations:
             vocabulary.update(row)
         self.vocabulary = frozenset(vocabulary)
         self._totals = {w: sum(row.values()) for w, row in self.table.items()}
+        self._words = sorted(self.table)
 
     def words(self) -> list[str]:
         """Every word that has an entry, sorted."""
-        return sorted(self.table)
+        return list(self._words)
 
     def weight(self, word: str, clue: str) -> float:
         """The table weight of `clue` for `word` (0 if the table does not list it)."""
@@ -97,6 +98,16 @@ class Associations:
         """
         known = self.known(text) or [""]
         return sum(self.p_clue(t, word) for t in known) / len(known)
+
+    def p_text_all(self, text: str) -> dict[str, float]:
+        """`p_text(text, word)` for every word of the table, in `words()` order (the text read once)."""
+        known = self.known(text) or [""]
+        size = len(self.vocabulary) + 1
+        out = {}
+        for word in self._words:
+            row, denominator = self.table[word], self._totals[word] + self.smoothing * size
+            out[word] = sum((row.get(t, 0.0) + self.smoothing) / denominator for t in known) / len(known)
+        return out
 
     def posterior(self, texts: Iterable[str], candidates: Sequence[str],
                   prior: Sequence[float] | None = None) -> list[float]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from runner.agents.associative import Associations, shipped
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.games.base import IllegalAction
@@ -42,7 +44,13 @@ def text_scores(table: Associations, text: str) -> dict[str, float]:
 
     Cached across seats and decisions: every player scores the same public clues.
     """
-    return {w: math.log(table.p_text(text, w)) for w in table.words()}
+    return {w: math.log(p) for w, p in table.p_text_all(text).items()}
+
+
+@lru_cache(maxsize=512)
+def text_vector(table: Associations, text: str) -> np.ndarray:
+    """`text_scores` as a vector in `table.words()` order."""
+    return np.fromiter(text_scores(table, text).values(), dtype=float)
 
 
 def log_p(table: Associations, text: str, word: str) -> float:
@@ -53,11 +61,12 @@ def log_p(table: Associations, text: str, word: str) -> float:
 
 def evoked(table: Associations, texts: Sequence[str], k: int) -> list[str]:
     """The `k` table words that best explain all of `texts` (alphabetical on a tie)."""
-    totals = dict.fromkeys(table.words(), 0.0)
+    words = table.words()
+    totals = np.zeros(len(words))
     for text in texts:
-        for word, score in text_scores(table, text).items():
-            totals[word] += score
-    return sorted(totals, key=lambda w: (-totals[w], w))[:k]
+        totals += text_vector(table, text)
+    # Highest total first; a stable sort keeps tied words in their (alphabetical) order.
+    return [words[i] for i in np.argsort(-totals, kind="stable")[:k]]
 
 
 @lru_cache(maxsize=1024)
@@ -65,11 +74,13 @@ def related(table: Associations, word: str) -> list[tuple[str, float]]:
     """Other table words with their relatedness to `word` (shared clue weight), most related first."""
     key = word.casefold()
     keys = [key, *table.clues_of(key)]
+    own = [table.weight(key, c) for c in keys]
     scores = []
     for other in table.words():
         if other != key:
             # Shared clues, plus either word evoking the other (each evokes itself at the top weight).
-            scores.append((other, sum(min(table.weight(key, c), table.weight(other, c)) for c in keys)))
+            row = table.table.get(other, {})  # = table.weight(other, c): words and clues are casefolded
+            scores.append((other, sum(min(w, row.get(c, 0.0)) for w, c in zip(own, keys))))
     scores.sort(key=lambda ws: (-ws[1], ws[0]))
     return scores
 
