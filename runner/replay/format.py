@@ -535,13 +535,29 @@ def iter_replay_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]
     seen: set[Path] = set()
     for p in paths:
         path = Path(p)
-        found = (sorted(f for f in path.rglob("*.jsonl") if f.is_file() or f.is_symlink())
-                 if path.is_dir() else [path])
-        for f in found:
-            key = f.absolute() if f.is_symlink() else f.resolve()
+        if path.is_dir():
+            root = path.resolve()
+            found = sorted(_walk(path, root))
+        else:
+            found = [(path, path.absolute() if path.is_symlink() else path.resolve())]
+        for f, key in found:
             if key not in seen:
                 seen.add(key)
                 yield f
+
+
+def _walk(folder: Path, resolved: Path) -> Iterator[tuple[Path, Path]]:
+    """(path, resolved path) of every *.jsonl regular file or link under `folder`, not entering
+    linked folders; one directory listing per folder, no call per file (a corpus has 100,000)."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                if entry.name.endswith(".jsonl"):
+                    yield folder / entry.name, Path(entry.path).absolute()
+            elif entry.is_dir():
+                yield from _walk(folder / entry.name, resolved / entry.name)
+            elif entry.name.endswith(".jsonl") and entry.is_file():
+                yield folder / entry.name, resolved / entry.name
 
 
 def encode(records: Iterable[Mapping[str, Any]]) -> bytes:
