@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 NAME = "hashed-bow-v1"
 DIMENSIONS = 2 ** 20
@@ -48,6 +49,11 @@ def bucket(feature: str) -> int:
     return int.from_bytes(digest, "big") % DIMENSIONS
 
 
+@lru_cache(maxsize=8192)  # statements repeat across games (scripted players): embed each once
+def _embedding(text: str) -> tuple[tuple[int, float], ...]:
+    return tuple(embed(text).items())
+
+
 def embed(text: str) -> dict[int, float]:
     """The L2-normalised sparse embedding of a text (empty for a text with no characters)."""
     weights: dict[int, float] = {}
@@ -72,6 +78,10 @@ def cosine_distance(a: Embedding, b: Embedding) -> float:
 
 def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
     """The n x n matrix of cosine distances between the texts' embeddings (004 Eq. text_distance)."""
-    vectors = [embed(t) for t in texts]
-    return [[0.0 if i == j else cosine_distance(u, v) for j, v in enumerate(vectors)]
-            for i, u in enumerate(vectors)]
+    vectors = [dict(_embedding(t)) for t in texts]
+    n = len(vectors)
+    matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):  # the distance is exactly symmetric: each pair once
+            matrix[i][j] = matrix[j][i] = cosine_distance(vectors[i], vectors[j])
+    return matrix

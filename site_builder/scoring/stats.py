@@ -39,9 +39,12 @@ def rate(successes: float, trials: int) -> dict[str, Any] | None:
 
 #: Resamples of every bootstrap interval (the ratings' too).
 RESAMPLES = 1000
-#: Up to this many distinct items a resample is one multinomial draw of their counts; above it,
-#: one index draw per item (the same distribution, cheaper when nearly every item is distinct).
-MULTINOMIAL_UP_TO = 2000
+#: A multinomial draw costs about this many index draws per distinct item: with fewer distinct
+#: items than n / this, a resample is one multinomial draw of their counts, else one index draw
+#: per item (the same distribution; the cheaper way for the data at hand).
+MULTINOMIAL_COST = 10
+#: Index draws made at once (bounds the memory of one block of resamples).
+BLOCK = 4_000_000
 
 
 def _percentile(ordered: Sequence[float], level: float) -> tuple[float, float]:
@@ -62,13 +65,17 @@ def resample_counts(counts: np.ndarray, *, seed: int, resamples: int = RESAMPLES
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())
     rng = np.random.default_rng(seed)
-    if len(counts) <= MULTINOMIAL_UP_TO:
+    kinds = len(counts)
+    if kinds * MULTINOMIAL_COST <= n:
         return rng.multinomial(n, counts / n, size=resamples).astype(float)
-    owner = np.repeat(np.arange(len(counts)), counts)
-    out = np.empty((resamples, len(counts)))
-    for row in range(resamples):
-        out[row] = np.bincount(owner[rng.integers(0, n, size=n)], minlength=len(counts))
-    return out
+    owner = np.repeat(np.arange(kinds), counts)
+    blocks = []
+    step = max(1, BLOCK // n)
+    for start in range(0, resamples, step):
+        rows = min(step, resamples - start)
+        labels = owner[rng.integers(0, n, size=(rows, n))] + np.arange(rows)[:, None] * kinds
+        blocks.append(np.bincount(labels.ravel(), minlength=rows * kinds).reshape(rows, kinds))
+    return np.concatenate(blocks).astype(float)
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
