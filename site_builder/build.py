@@ -56,7 +56,7 @@ class BuildReport:
     """What a build produced and how long each phase took."""
 
     pages: int                 # Markdown pages of the MkDocs project
-    replay_files: int          # data files written for the replay viewer
+    replay_files: int          # data files of the replay viewer in the site
     site_bytes: int            # total size of the built site
     seconds: float             # wall time of the whole build
     results: Path              # the results JSON inside the site
@@ -65,6 +65,7 @@ class BuildReport:
     duplicates: list[dict[str, str]] = field(default_factory=list)
     markdown_pages: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # phase -> seconds
+    replay_files_written: int = 0  # of those, made by this build (the others were kept from the last)
 
 
 def plotly_js() -> Path:
@@ -262,7 +263,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     for agent in results["agents"]:
         agent["sources"] = agent_sources.get(agent["key"], [])
     phases["score"] = time.perf_counter() - tick
-    with tempfile.TemporaryDirectory(prefix="gamenight-site-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="gamenight-site-", dir=site.parent if site.parent.is_dir() else None
+                                     ) as scratch:
         project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"
         if project == site or project in site.parents:
             raise BuildError(f"the work folder {project} must not contain the site folder {site}")
@@ -270,15 +272,30 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         markdown = write_project(results, corpus, project, site, site_url)
         phases["render pages"] = time.perf_counter() - tick
         tick = time.perf_counter()
+        # MkDocs empties the site folder: the last build's replay data waits beside it (same disk,
+        # so a rename), and files whose replay did not change are kept.
+        previous = _set_aside_replay_data(site, Path(scratch) / "previous") if cache_path else None
         run_mkdocs(project)
         phases["mkdocs build"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    replay_files = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()})
-    phases["replay data"] = time.perf_counter() - tick
-    return BuildReport(pages=len(markdown), replay_files=replay_files, site_bytes=folder_size(site),
+        tick = time.perf_counter()
+        manifest = Path(cache_path).with_name(Path(cache_path).stem + "-replay-data.json") if cache_path else None
+        data = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
+                                  previous=previous, manifest=manifest)
+        phases["replay data"] = time.perf_counter() - tick
+    return BuildReport(pages=len(markdown), replay_files=data.files, replay_files_written=data.written,
+                       site_bytes=folder_size(site),
                        seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
                        games=len(corpus.games), invalid_replays=corpus.invalid_replays,
                        duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases)
+
+
+def _set_aside_replay_data(site: Path, aside: Path) -> Path:
+    """Move the replay data and calls folders of the site's last build into `aside`."""
+    aside.mkdir(parents=True, exist_ok=True)
+    for folder in (replays.DATA_DIR, replays.CALLS_DIR):
+        if (site / folder).is_dir() and (site / SITE_MARKER).is_file():
+            (site / folder).rename(aside / Path(folder).name)
+    return aside
 
 
 def _write(path: Path, text: str) -> None:

@@ -18,6 +18,7 @@ import posixpath
 import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -151,32 +152,120 @@ def data_name(game_id: str) -> str:
     return re.sub("[A-Z]", lambda m: "~" + m.group().lower(), game_id)
 
 
+@dataclass
+class DataWritten:
+    """What `write_data` did: files in the site's replay folders, and how many it (re)wrote."""
+
+    files: int
+    written: int
+
+
 def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
-               sources: Mapping[str, Mapping[str, Any]] | None = None) -> int:
+               sources: Mapping[str, Mapping[str, Any]] | None = None, *,
+               previous: Path | None = None, manifest: Path | None = None) -> DataWritten:
     """Write the viewer data of every valid replay of `corpus` into the built site.
 
     Writes `replays/data/<id>.json` per
     replay, `replays/calls/<id>.json` per replay with LLM exchanges, and the list's index and
-    shards under `replays/list/`. Returns the number of files written.
+    shards under `replays/list/`. With `previous` (the data and calls folders of the last
+    build, moved aside) and `manifest` (what each of those files was made from), a file whose
+    replay, agent labels and source are unchanged is kept instead of made again.
     """
     site = Path(site_dir)
     for folder in (DATA_DIR, CALLS_DIR, LIST_DIR):
         shutil.rmtree(site / folder, ignore_errors=True)
-        (site / folder).mkdir(parents=True)
+    old_keys = _read_manifest(manifest, site) if previous is not None else {}
     labels = {key: info.label for key, info in corpus.agents.items()}
-    written = 0
+    keys: dict[str, dict[str, Any]] = {}
+    todo: list[tuple[ScoredGame, str, Mapping[str, Any] | None]] = []
+    kept = 0
     for game in corpus.games:
-        path = corpus.paths[game.game_id]
-        data, calls = replay_data(game, read_records(path, game.content_hash), labels)
-        if sources and game.game_id in sources:
-            data["source"] = sources[game.game_id]
         name = data_name(game.game_id)
-        written += _write_json(site / DATA_DIR / f"{name}.json", data)
-        if calls is not None:
-            written += _write_json(site / CALLS_DIR / f"{name}.json", calls)
+        source = sources.get(game.game_id) if sources else None
+        key = _data_key(game, labels, source)
+        old = old_keys.get(name)
+        if previous is not None and old is not None and old["key"] == key and _keep(previous, name, old["calls"]):
+            keys[name] = old
+            kept += 1 + old["calls"]
+        else:
+            todo.append((game, corpus.paths[game.game_id], source))
+            keys[name] = {"key": key, "calls": False}
+    for folder in (DATA_DIR, CALLS_DIR):  # what was kept is in place; the rest of the old folder goes
+        if previous is not None and (previous / Path(folder).name).is_dir():
+            (site / folder).parent.mkdir(parents=True, exist_ok=True)
+            (previous / Path(folder).name).rename(site / folder)
+        (site / folder).mkdir(parents=True, exist_ok=True)
+    wanted = {f"{name}.json" for name in keys}
+    for folder in (DATA_DIR, CALLS_DIR):
+        for stale in [p for p in (site / folder).iterdir() if p.name not in wanted
+                      or (folder == CALLS_DIR and not keys[p.name[:-5]]["calls"])]:
+            stale.unlink()
+    written = 0
+    for name, has_calls in _render_all(todo, labels, site):
+        keys[name]["calls"] = has_calls
+        written += 1 + has_calls
+    (site / LIST_DIR).mkdir(parents=True)
     for relative, content in replay_index(corpus.games, corpus.agents).items():
         written += _write_json(site / LIST_DIR / relative, content)
-    return written
+    if manifest is not None:
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps({"version": DATA_VERSION, "site": str(site.resolve()), "files": keys},
+                                       sort_keys=True), encoding="utf-8")
+    return DataWritten(files=kept + written, written=written)
+
+
+def _data_key(game: ScoredGame, labels: Mapping[str, str], source: Mapping[str, Any] | None) -> str:
+    """What a replay's data file is made of: the replay, its agents' labels, its source, the format."""
+    made_of = [DATA_VERSION, game.content_hash, [labels.get(s.agent, s.agent) for s in game.seats], source]
+    return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
+
+
+def _read_manifest(path: Path | None, site: Path) -> dict[str, dict[str, Any]]:
+    """The previous build's data keys for this site folder; none (so everything is made again) if
+    unreadable, of another format or written for another site folder."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path is not None else {}
+        usable = data.get("version") == DATA_VERSION and data.get("site") == str(site.resolve()) \
+            and isinstance(data.get("files"), dict)
+        return data["files"] if usable else {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _keep(previous: Path, name: str, calls: bool) -> bool:
+    """Whether the previous build's files for this replay are all there."""
+    return (previous / "data" / f"{name}.json").is_file() and \
+        (not calls or (previous / "calls" / f"{name}.json").is_file())
+
+
+#: Below this many data files to make, processes cost more than they save.
+PARALLEL_FROM = 64
+
+
+def _render_all(todo: Sequence[tuple[ScoredGame, str, Mapping[str, Any] | None]], labels: Mapping[str, str],
+                site: Path) -> list[tuple[str, bool]]:
+    """Make and write the data files of `todo`, on every core when there are many: (name, has calls)."""
+    jobs = [(game, path, source, {s.agent: labels.get(s.agent, s.agent) for s in game.seats}, str(site))
+            for game, path, source in todo]
+    workers = os.cpu_count() or 1
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return [_render(job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_render, jobs, chunksize=32))
+
+
+def _render(job: tuple[ScoredGame, str, Mapping[str, Any] | None, Mapping[str, str], str]) -> tuple[str, bool]:
+    game, path, source, labels, site = job
+    data, calls = replay_data(game, read_records(path, game.content_hash), labels)
+    if source is not None:
+        data["source"] = source
+    name = data_name(game.game_id)
+    _write_json(Path(site) / DATA_DIR / f"{name}.json", data)
+    if calls is not None:
+        _write_json(Path(site) / CALLS_DIR / f"{name}.json", calls)
+    return name, calls is not None
 
 
 def read_records(path: str | Path, content_hash: str) -> list[dict[str, Any]]:

@@ -37,7 +37,7 @@ def built(tmp_path_factory):
     site = tmp_path_factory.mktemp("site")
     (site / replays.DATA_DIR).mkdir(parents=True)
     (site / replays.DATA_DIR / "stale.json").write_text("{}")
-    count = replays.write_data(corpus, site)
+    count = replays.write_data(corpus, site).files
     return corpus, site, count, folder
 
 

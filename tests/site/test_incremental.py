@@ -1,0 +1,107 @@
+"""Incremental builds: a warm rebuild makes only what changed, and gives the site a cold build gives."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli import main as gamenight
+from site_builder import replays
+from site_builder.build import build_site
+from site_builder.scoring.corpus import load
+
+
+def play(folder: Path, games: int, seed: int) -> Path:
+    done = CliRunner().invoke(gamenight, ["run", "--games", str(games), "--seed", str(seed), "--out", str(folder)])
+    assert done.exit_code == 0, done.output
+    return folder
+
+
+def tree(site: Path) -> dict[str, bytes]:
+    """Every file of a built site by relative path (the sitemap's gzip copy carries a time stamp)."""
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and p.name != "sitemap.xml.gz"}
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory):
+    root = tmp_path_factory.mktemp("incremental")
+    return root, play(root / "first", 1, 11), play(root / "more", 1, 12)
+
+
+def test_a_warm_rebuild_after_new_replays_equals_a_cold_build(corpora, tmp_path):
+    root, first, more = corpora
+    cache = tmp_path / "cache.sqlite"
+    warm = tmp_path / "warm"
+    before = build_site([first], warm, cache_path=cache, seed=5)
+    assert before.replay_files_written == before.replay_files  # nothing to keep the first time
+    again = build_site([first], warm, cache_path=cache, seed=5)
+    data_files = len(list((warm / replays.DATA_DIR).glob("*.json")))
+    listed = len(list((warm / replays.LIST_DIR).glob("*.json")))
+    assert data_files == before.games and again.replay_files_written == listed  # only the list is made again
+    added = build_site([first, more], warm, cache_path=cache, seed=5)
+    new_games = added.games - before.games
+    assert new_games > 0 and added.replay_files_written == new_games + listed
+    cold = build_site([first, more], tmp_path / "cold", seed=5)
+    assert cold.replay_files_written == cold.replay_files
+    assert tree(warm) == tree(tmp_path / "cold")
+
+
+def test_removed_replays_lose_their_data_files(corpora, tmp_path):
+    root, first, more = corpora
+    cache = tmp_path / "cache.sqlite"
+    site = tmp_path / "site"
+    build_site([first, more], site, cache_path=cache, seed=5)
+    build_site([more], site, cache_path=cache, seed=5)
+    assert tree(site) == tree(build_site([more], tmp_path / "cold", seed=5).results.parents[1])
+
+
+def test_a_changed_label_remakes_the_data_of_that_agents_games(corpora, tmp_path):
+    root, first, _ = corpora
+    folder = tmp_path / "replays"
+    shutil.copytree(first, folder)
+    cache = tmp_path / "cache.sqlite"
+    site = tmp_path / "site"
+    build_site([folder], site, cache_path=cache, seed=5)
+    # Three more games naming the built-in `random` agent "Dice": now its most used name.
+    extra = play(tmp_path / "extra", 3, 13)
+    renamed = 0
+    for path in sorted(extra.glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        header = json.loads(lines[0])
+        for player in header["players"]:
+            if player["agent"]["name"] == "random":
+                player["agent"]["name"] = "Dice"
+                renamed += 1
+        (folder / path.name).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert renamed
+    build_site([folder], site, cache_path=cache, seed=5)
+    old_game = next(p for p in first.glob("*.jsonl") if '"name":"random"' in p.read_text(encoding="utf-8"))
+    game_id = json.loads(old_game.read_text(encoding="utf-8").splitlines()[0])["game_id"]
+    data = (site / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8")
+    assert "Dice" in data and tree(site) == tree(build_site([folder], tmp_path / "cold", seed=5).results.parents[1])
+
+
+def test_a_damaged_cache_is_rebuilt_not_trusted(corpora, tmp_path):
+    root, first, _ = corpora
+    cache = tmp_path / "cache.sqlite"
+    expected = load([first])
+    load([first], cache)
+    db = sqlite3.connect(cache)
+    db.execute("UPDATE replays SET entry = CAST('{\"game\": {}}' AS BLOB)")  # checksum no longer holds
+    db.commit()
+    db.close()
+    damaged = load([first], cache)
+    assert damaged.resimulated == len(expected.games) and damaged.games == expected.games
+    cache.write_bytes(b"not a database at all" * 100)
+    assert load([first], cache).games == expected.games
+    db = sqlite3.connect(cache)
+    db.execute("UPDATE meta SET value = 'another scorer' WHERE key = 'version'")
+    db.commit()
+    db.close()
+    assert load([first], cache).resimulated == len(expected.games)  # another version's entries are not read
