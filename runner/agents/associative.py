@@ -32,6 +32,8 @@ from runner import content
 SELF_WEIGHT = 5
 #: Default pseudo-weight added to every (word, vocabulary token) pair.
 SMOOTHING = 0.05
+#: (text, word) likelihoods remembered by one table before it starts again.
+P_TEXT_CACHE = 200_000
 #: Words of a sentence clue that carry no association and are skipped.
 FILLER = frozenset(
     "a an and are as at be but by clue for from has have i in is it it's its like makes me "
@@ -64,6 +66,7 @@ class Associations:
         self.vocabulary = frozenset(vocabulary)
         self._totals = {w: sum(row.values()) for w, row in self.table.items()}
         self._words = sorted(self.table)
+        self._p_text: dict[tuple[str, str], float] = {}  # p_text is pure: each (text, word) once
 
     def words(self) -> list[str]:
         """Every word that has an entry, sorted."""
@@ -96,8 +99,13 @@ class Associations:
         A text with no known token gets the probability of an unseen clue: it says nothing
         about the word, and it is as unlikely as any clue the table never lists.
         """
-        known = self.known(text) or [""]
-        return sum(self.p_clue(t, word) for t in known) / len(known)
+        cached = self._p_text.get((text, word))
+        if cached is None:
+            if len(self._p_text) > P_TEXT_CACHE:  # a long scoring run meets many clues: start again
+                self._p_text.clear()
+            known = self.known(text) or [""]
+            cached = self._p_text[(text, word)] = sum(self.p_clue(t, word) for t in known) / len(known)
+        return cached
 
     def p_text_all(self, text: str) -> dict[str, float]:
         """`p_text(text, word)` for every word of the table, in `words()` order (the text read once)."""

@@ -426,31 +426,42 @@ def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, 
 
     Numbers compare by value but booleans never equal numbers, as in JSON.
     """
+    diff = _difference(expected, actual)
+    if diff is None:
+        return None
+    steps, left, right = diff
+    return (where + "".join(reversed(steps)), left, right)
+
+
+def _difference(expected: Any, actual: Any) -> tuple[list[str], Any, Any] | None:
+    """`first_difference` with the path as steps from the leaf up (only built for a difference)."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         same_kind = isinstance(expected, bool) and isinstance(actual, bool)
-        return None if same_kind and expected == actual else (where, expected, actual)
+        return None if same_kind and expected == actual else ([], expected, actual)
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         for key in expected:
             if key not in actual:
-                return (f"{where}{field_key(key)}", expected[key], "(missing)")
-            diff = first_difference(expected[key], actual[key], f"{where}{field_key(key)}")
+                return ([field_key(key)], expected[key], "(missing)")
+            diff = _difference(expected[key], actual[key])
             if diff:
+                diff[0].append(field_key(key))
                 return diff
         for key in actual:
             if key not in expected:
-                return (f"{where}{field_key(key)}", "(no such field)", actual[key])
+                return ([field_key(key)], "(no such field)", actual[key])
         return None
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         if len(expected) != len(actual):
-            return (where, list(expected), list(actual))
+            return ([], list(expected), list(actual))
         for i, (a, b) in enumerate(zip(expected, actual)):
-            diff = first_difference(a, b, f"{where}[{i}]")
+            diff = _difference(a, b)
             if diff:
+                diff[0].append(f"[{i}]")
                 return diff
         return None
     numbers = (int, float)
     if isinstance(expected, numbers) and isinstance(actual, numbers):
-        return None if expected == actual else (where, expected, actual)
+        return None if expected == actual else ([], expected, actual)
     if type(expected) is not type(actual) or expected != actual:
-        return (where, expected, actual)
+        return ([], expected, actual)
     return None

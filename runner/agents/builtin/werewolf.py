@@ -267,12 +267,23 @@ class WerewolfAgent(ScriptedAgent):
         # Ties between equal suspicions break by a fixed per-agent order, drawn once, so
         # that answering probes never changes the agent's later choices.
         self._priority_seed = rng.getrandbits(64)
+        self._priority: dict[int, list[int]] = {}
+        self._tables: dict[tuple[int, int], Table] = {}  # (seat, events seen) -> what it knows then
+
+    def table(self, observation: Mapping[str, Any]) -> Table:
+        """What this seat knows at this point of the game (parsed once per point)."""
+        key = (observation["seat"], len(observation["log"]))
+        if key not in self._tables:
+            self._tables[key] = Table(observation)
+        return self._tables[key]
 
     # -- beliefs ----------------------------------------------------------------------
     def top(self, t: Table, score: Sequence[float], exclude: Collection[int] = ()) -> int:
         """The highest-scored other seat (not in `exclude` when some remain)."""
         candidates = [s for s in t.others() if s not in exclude] or t.others()
-        priority = random.Random(self._priority_seed).sample(range(t.n), t.n)
+        if t.n not in self._priority:
+            self._priority[t.n] = random.Random(self._priority_seed).sample(range(t.n), t.n)
+        priority = self._priority[t.n]
         return max(candidates, key=lambda s: (score[s], -priority.index(s)))
 
     def informed_top(self, t: Table) -> int:
@@ -297,11 +308,11 @@ class WerewolfAgent(ScriptedAgent):
     def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
         if request.kind != "suspect":
             return None
-        return {"seat": self.target(Table(request.observation))}
+        return {"seat": self.target(self.table(request.observation))}
 
     # -- actions ----------------------------------------------------------------------
     def decide(self, request: Request) -> dict[str, Any]:
-        t = Table(request.observation)
+        t = self.table(request.observation)
         if request.phase == "night":
             return {"look": sorted(self.rng.sample(t.others(), 2))}
         if request.phase == "day":
