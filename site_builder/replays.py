@@ -293,7 +293,8 @@ def replay_data(game: ScoredGame, records: Sequence[Mapping[str, Any]],
     header = records[0]
     end = next(i for i, r in enumerate(records) if r["type"] == "outcome")
     engine = registry.get(game.game)
-    state = engine.start(game.variant, game.setup)
+    setup = header["setup"]  # the whole deal (a scored game keeps only what the metrics read)
+    state = engine.start(game.variant, setup)
     seats = range(len(game.seats))
     private = [state.private(seat) for seat in seats]
     steps: list[dict[str, Any]] = []
@@ -311,7 +312,7 @@ def replay_data(game: ScoredGame, records: Sequence[Mapping[str, Any]],
         "variant": game.variant, "tournament": game.tournament, "matchup": header["matchup"],
         "created": game.created, "seed": str(header["seed"]),  # beyond 2**53 in JavaScript
         "players": [_player(p, game.seats[p["seat"]].agent, labels) for p in header["players"]],
-        "setup": game.setup, "public": state.public(), "private": private,
+        "setup": setup, "public": state.public(), "private": private,
         "knows": [_known_seats(seat, private[seat]) for seat in seats],
         "reveal": _reveal_steps(engine, game.game, steps),
         "steps": steps,

@@ -12,7 +12,7 @@ import hashlib
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,7 +176,8 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
     """
     cache = Cache(cache_path, SCORER_VERSION if derive else f"{SCORER_VERSION}+underived") if cache_path else None
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
-    found: list[tuple[str, str, bytes | None]] = []  # (path, hash, bytes if read)
+    found: list[tuple[str, str]] = []  # (path, content hash)
+    hashed: set[str] = set()  # files read to hash them (not answered by the cache index)
     files = files_read = resimulated = 0
     try:
         for path in iter_replay_files(paths):
@@ -188,28 +189,19 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
                 continue
             stat = path.stat()
             content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
-            raw = None
             if content_hash is None:
-                raw = path.read_bytes()
-                files_read += 1
-                content_hash = hashlib.sha256(raw).hexdigest()
+                content_hash = hashlib.sha256(path.read_bytes()).hexdigest()  # the bytes are read again if needed
+                hashed.add(name)
                 if cache:
                     cache.remember_file(name, stat.st_size, stat.st_mtime_ns, content_hash)
-            found.append((name, content_hash, raw))
-        cached = cache.entries(h for _, h, _ in found) if cache else {}
-        pending: list[tuple[str, bytes, str]] = []  # (path, bytes, hash) still to check
-        for name, content_hash, raw in found:
-            if content_hash in cached:
-                entries.append((name, content_hash, cached[content_hash]))
-                continue
-            if raw is None:
-                raw = Path(name).read_bytes()
-                files_read += 1
-                if hashlib.sha256(raw).hexdigest() != content_hash:  # changed within its mtime tick
-                    content_hash = hashlib.sha256(raw).hexdigest()
-            pending.append((name, raw, content_hash))
+            found.append((name, content_hash))
+        cached = cache.entries(h for _, h in found) if cache else {}
+        pending = [(name, content_hash) for name, content_hash in found if content_hash not in cached]
+        entries += [(name, content_hash, cached[content_hash]) for name, content_hash in found
+                    if content_hash in cached]
         resimulated = len(pending)
-        for (name, _, content_hash), blob in zip(pending, _check_all(pending, derive)):
+        files_read = len(hashed | {name for name, _ in pending})
+        for name, content_hash, blob in _check_all(pending, derive):
             if cache:
                 cache.store(content_hash, blob)
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
@@ -222,17 +214,33 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
 
 #: Below this many replays to check, processes cost more than they save.
 PARALLEL_FROM = 64
+#: Replays read and checked at once: bounds the memory of a cold run over a large corpus.
+BATCH = 512
 
 
-def _check_all(pending: Sequence[tuple[str, bytes, str]], derive: bool = True) -> list[bytes]:
-    """Check and re-simulate replays, on every core when there are many (order preserved)."""
+def _check_all(pending: Sequence[tuple[str, str]], derive: bool = True) -> Iterator[tuple[str, str, bytes]]:
+    """Check and re-simulate replays (path, hash), on every core when there are many, in batches
+    so that only a batch's bytes are in memory: (path, content hash, cache entry), in order."""
     workers = os.cpu_count() or 1
     if len(pending) < PARALLEL_FROM or workers < 2:
-        return [_entry(*item, derive) for item in pending]
+        for name, content_hash in pending:
+            item = _read(name, content_hash, derive)
+            yield item[0], item[2], _entry(*item)
+        return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_entry_of, [(*item, derive) for item in pending], chunksize=32))
+        for start in range(0, len(pending), BATCH):
+            items = [_read(name, content_hash, derive) for name, content_hash in pending[start:start + BATCH]]
+            for item, blob in zip(items, pool.map(_entry_of, items, chunksize=16)):
+                yield item[0], item[2], blob
+
+
+def _read(name: str, content_hash: str, derive: bool) -> tuple[str, bytes, str, bool]:
+    """A replay's bytes for checking, with their hash (the file may have changed since it was hashed)."""
+    raw = Path(name).read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    return name, raw, digest if digest != content_hash else content_hash, derive
 
 
 def _entry_of(item: tuple[str, bytes, str, bool]) -> bytes:
@@ -257,7 +265,7 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
     first_path: dict[str, str] = {}
     ids: dict[str, str] = {}
     invalid, duplicates = [], []
-    descriptions: dict[str, list[dict[str, Any]]] = {}
+    seen: dict[str, _Described] = {}
     for path, content_hash, entry in sorted(entries, key=lambda e: (e[1], e[0])):
         if "problems" in entry:
             invalid.append({"path": path, "problems": [
@@ -277,10 +285,10 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
         ids[game.game_id] = path
         games[content_hash] = game
         for seat, description in zip(game.seats, entry["agents"]):
-            descriptions.setdefault(seat.agent, []).append(description)
-    agents = {key: AgentInfo(key, _label(descs), {k: v for k, v in descs[0].items() if k not in NOT_IDENTITY},
-                             _reported(descs))
-              for key, descs in descriptions.items()}
+            seen.setdefault(seat.agent, _Described(description)).add(description)
+    agents = {key: AgentInfo(key, d.label(), {k: v for k, v in d.first.items() if k not in NOT_IDENTITY},
+                             tuple(sorted(d.reported)))
+              for key, d in seen.items()}
     ordered = sorted(games.values(), key=lambda g: g.game_id)
     invalid.sort(key=lambda i: i["path"])
     duplicates.sort(key=lambda d: d["path"])
@@ -288,12 +296,19 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
                   dict(sorted(ids.items())))
 
 
-def _reported(descriptions: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """Every model id the APIs reported for an agent's seats, sorted (metadata, not identity)."""
-    return tuple(sorted({d["model_reported"] for d in descriptions if isinstance(d.get("model_reported"), str)}))
+class _Described:
+    """What the seats of one agent said about it: its first description, names and reported models."""
 
+    def __init__(self, first: dict[str, Any]):
+        self.first = first
+        self.names: Counter[str] = Counter()
+        self.reported: set[str] = set()  # model ids the APIs answered with (metadata, not identity)
 
-def _label(descriptions: Sequence[dict[str, Any]]) -> str:
-    """The most used display name of an agent (ties: alphabetical), independent of file order."""
-    counts = Counter(d.get("name", "") for d in descriptions)
-    return min(counts, key=lambda name: (-counts[name], name))
+    def add(self, description: dict[str, Any]) -> None:
+        self.names[description.get("name", "")] += 1
+        if isinstance(description.get("model_reported"), str):
+            self.reported.add(description["model_reported"])
+
+    def label(self) -> str:
+        """The most used display name (ties: alphabetical), independent of file order."""
+        return min(self.names, key=lambda name: (-self.names[name], name))

@@ -24,6 +24,12 @@ def digest(game: ScoredGame) -> dict[str, Any]:
     return {name: compute(game) for name, compute in PIECES.items()}
 
 
+#: The deal's fields the aggregations read (who was the chameleon); the rest is in the digest.
+KEPT_SETUP = ("chameleon",)
+
+
 def compact(game: ScoredGame) -> ScoredGame:
-    """The game as the cache keeps it: the digest instead of events, probes and judge records."""
-    return dataclasses.replace(game, events=(), probes=(), judgements=(), digest=digest(game))
+    """The game as the cache keeps it: the digest instead of events, probes, judge records and
+    the rest of the deal (the viewer reads those from the replay itself)."""
+    setup = {k: game.setup[k] for k in KEPT_SETUP if k in game.setup}
+    return dataclasses.replace(game, setup=setup, events=(), probes=(), judgements=(), digest=digest(game))

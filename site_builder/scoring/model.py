@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,7 +115,10 @@ class ScoredGame:
         return cls(
             game_id=data["game_id"], game=data["game"], variant=data["variant"], setup=data["setup"],
             tournament=data["tournament"], created=data["created"], content_hash=data["content_hash"],
-            status=data["status"], seats=tuple(SeatInfo(**s) for s in data["seats"]),
+            status=data["status"],
+            # One string per agent, however many seats and games (a large corpus holds 100,000s).
+            seats=tuple(SeatInfo(s["seat"], s["name"], s["role"], sys.intern(s["agent"]), s["won"])
+                        for s in data["seats"]),
             winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
             probes=tuple(data["probes"]), usage=tuple(data["usage"]),
             judgements=tuple(data.get("judgements", ())), digest=data.get("digest", {}),
