@@ -147,10 +147,16 @@ def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *,
     """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when None."""
     if game is not None:
         return board(games, agents, seed=seed, game=game, resamples=resamples)
-    names = sorted({g.game for g in games})
-    return {"overall": board(games, agents, seed=seed, resamples=resamples),
-            "by_game": {name: board(games, agents, seed=seed, game=name, resamples=resamples)
-                        for name in names}}
+    rankings: dict[str, list[Ranking | None]] = {}  # each game ranked once, for both tables
+    for g in games:
+        rankings.setdefault(g.game, []).append(game_ranking(g))
+    draws = RESAMPLES if resamples is None else resamples
+
+    def rated(names: Sequence[str], name: str | None) -> dict[str, Any]:
+        counts, skipped, forfeits = count_patterns(r for n in names for r in rankings[n])
+        return table(counts, agents, seed=seed, game=name, resamples=draws, skipped=skipped, forfeits=forfeits)
+
+    return {"overall": rated(sorted(rankings), None), "by_game": {name: rated([name], name) for name in sorted(rankings)}}
 
 
 def count_patterns(rankings: Iterable[Ranking | None]) -> tuple[Counter[Pattern], int, int]:
