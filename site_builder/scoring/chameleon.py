@@ -11,6 +11,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from runner.agents.associative import Associations
 from site_builder.scoring import posterior as post
 from site_builder.scoring.model import AgentInfo, ScoredGame
@@ -158,6 +160,8 @@ def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo
         variant = variant_of(group[0])
         per_game = [g.piece(PIECE, shipped_curve) if table is None else game_curve(g, table) for g in group]
         n = len(per_game)
+        # hits[m, k - 1]: games whose secret was among the top k after m clues (summed at once).
+        hits = np.array([[point[1] for point in curve] for curve in per_game], dtype=float).sum(axis=0)
         points = []
         for m in range(variant["players"]):
             entropies = [curve[m][0] for curve in per_game]
@@ -165,8 +169,7 @@ def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo
             points.append({
                 "m": m,
                 "entropy": {"value": _mean(entropies), "ci": list(interval) if interval else None, "n": n},
-                "top_k": [{"k": k, **rate(sum(curve[m][1][k - 1] for curve in per_game), n)}
-                          for k in range(1, variant["words"] + 1)],
+                "top_k": [{"k": k, **rate(float(hits[m, k - 1]), n)} for k in range(1, variant["words"] + 1)],
             })
         chameleons = {sides(g)[0] for g in group}
         used |= chameleons | {non_chameleon}

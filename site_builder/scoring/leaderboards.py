@@ -83,15 +83,21 @@ def conduct(games: Sequence[ScoredGame], key: str) -> dict[str, Any]:
     forfeit_rate: games it forfeited / games it played. reask_rate: its decisions that needed
     more than one attempt / its decisions. left_out: games another agent forfeited.
     """
-    mine = [g for g in games if g.seats_of(key)]
-    forfeits = sum(1 for g in mine if g.forfeiter == key)
-    decisions = reasked = 0
-    for g in mine:
-        for s in g.seats_of(key):
+    played = forfeits = left_out = decisions = reasked = 0
+    for g in games:  # one pass: a large corpus gives an agent tens of thousands of games
+        seats = g.seats_of(key)
+        if not seats:
+            continue
+        played += 1
+        if not g.valid:
+            forfeited = g.forfeiter == key
+            forfeits += forfeited
+            left_out += not forfeited
+        for s in seats:
             decisions += int(g.usage[s.seat].get("decisions", 0))
             reasked += int(g.usage[s.seat].get("reasked", 0))
-    return {"games": len(mine), "forfeits": forfeits, "left_out": sum(1 for g in mine if not g.counts_for(key)),
-            "forfeit_rate": rate(forfeits, len(mine)), "decisions": decisions, "reask_rate": rate(reasked, decisions)}
+    return {"games": played, "forfeits": forfeits, "left_out": left_out,
+            "forfeit_rate": rate(forfeits, played), "decisions": decisions, "reask_rate": rate(reasked, decisions)}
 
 
 def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], seed: int) -> dict[str, Any]:

@@ -76,10 +76,13 @@ class ScoredGame:
         has no events to compute it from), else computed."""
         return self.digest[name] if self.digest else compute(self)
 
-    @property
-    def valid(self) -> bool:
-        """False for a game that ended invalid (an agent never produced a legal move)."""
-        return self.status == "complete"
+    def __post_init__(self) -> None:
+        # Read millions of times by the aggregations: computed once.
+        object.__setattr__(self, "valid", self.status == "complete")
+        object.__setattr__(self, "_agents", {s.agent for s in self.seats})
+
+    #: False for a game that ended invalid (an agent never produced a legal move).
+    valid: bool = field(init=False, repr=False, compare=False)
 
     @property
     def forfeiter(self) -> str | None:
@@ -95,7 +98,7 @@ class ScoredGame:
         return self.valid or self.forfeiter == agent
 
     def seats_of(self, agent: str) -> list[SeatInfo]:
-        return [s for s in self.seats if s.agent == agent]
+        return [s for s in self.seats if s.agent == agent] if agent in self._agents else []
 
     def role_of(self, seat: int) -> str:
         return self.seats[seat].role

@@ -79,11 +79,13 @@ def resample_counts(counts: np.ndarray, *, seed: int, resamples: int = RESAMPLES
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of a matrix (sorted) and how often each occurs."""
+    """The distinct rows of a matrix and how often each occurs (in a fixed order: by their bytes)."""
     if len(rows) == 0:
         return rows, np.zeros(0, dtype=np.int64)
-    unique, counts = np.unique(rows, axis=0, return_counts=True)
-    return unique, counts
+    rows = np.ascontiguousarray(rows, dtype=float) + 0.0  # + 0.0: -0.0 and 0.0 are one value
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, counts = np.unique(as_bytes, return_index=True, return_counts=True)  # one sort of whole rows
+    return rows[first], counts
 
 
 def resampled_totals(rows: np.ndarray, *, seed: int, resamples: int = RESAMPLES) -> np.ndarray:
