@@ -40,9 +40,26 @@ MAX_TITLE = 60
 
 # -- names, slugs and URLs -------------------------------------------------------------------
 
+#: The readable part of an agent's slug is at most this long.
+MAX_SLUG_NAME = 40
+
+
 def agent_slug(key: str) -> str:
-    """A file-name-safe, stable slug for an agent: a hash of its key, never its label."""
-    return "a-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    """A file-name-safe, stable, readable slug for an agent, from its key (never its label, which
+    changes with the names replays give it): what it is (a built-in's strategy, a model and its
+    design) in lower-case ASCII, then a hash of the whole key, e.g. "gemma3-270m-pgm-1a2b3c4d"."""
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
+    try:
+        description = json.loads(key)
+    except ValueError:
+        description = None
+    parts: list[Any] = []
+    if isinstance(description, dict):
+        parts = [description.get("strategy")] if description.get("kind") == "builtin" else \
+            [description.get("model"), description.get("design")]
+    words = re.findall(r"[a-z0-9]+", " ".join(p for p in parts if isinstance(p, str) and p != "vanilla").casefold())
+    name = "-".join(words)[:MAX_SLUG_NAME].strip("-")
+    return f"{name}-{digest}" if name else f"a-{digest}"
 
 
 def safe_title(text: str) -> str:
@@ -196,6 +213,9 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                                      "after the allowed re-asks."),
     "reask_rate": ("Re-ask rate", "The share of an agent's decisions that needed more than one attempt."),
     "games": ("Games", "Complete games the agent played, and the games it forfeited."),
+    "self_play": ("Self-play", "Every game of this row had the agent in every seat, playing itself. Such "
+                               "games rate nothing (no other agent to compare with), so the row has no "
+                               "rank; its win rate only says how the game's roles fare."),
     "interval": ("95% interval", "The range the value would fall in 95 times out of 100 if the games were "
                                  "played again: Wilson intervals for rates, bootstrap intervals otherwise. "
                                  "[n = 3] means too few observations to say more; [no spread] that every "
@@ -225,7 +245,7 @@ def environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string)
-    env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY)
+    env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only)
     return env
 
 
@@ -288,6 +308,11 @@ def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, 
     return out
 
 
+def self_play_only(row: Mapping[str, Any]) -> bool:
+    """Whether an agent's row of a game rests on self-play alone (it held every seat of every game)."""
+    return bool(row.get("games")) and row.get("self_play_games") == row["games"]
+
+
 def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], games: Mapping[str, str]
                   ) -> list[dict[str, Any]]:
     """The home page's per-game tables: each played game's agents ranked within that game by the
@@ -304,7 +329,8 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
         for row in board["agents"]:
             key = row["agent"]
             rows.append({"ref": refs[key], "rating": by_agent.get(key), "rank": ranges.get(key),
-                         "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"]})
+                         "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
+                         "self_play": self_play_only(row)})
         rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
         out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
                     "games": board["games"]})

@@ -112,6 +112,8 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], seed: in
         "agent": key, "label": agent.label, "provider": agent.provider, "design": agent.design,
         **conduct(mine, key),
         "seats": len(seats),
+        # Games in which it held every seat: they rate nothing, and a win rate of them says little.
+        "self_play_games": sum(1 for g in mine if all(s.agent == key for s in g.seats)),
         "win_rate": rate(wins, len(seats)),
         "roles": {role: rate(sum(w), len(w)) for role, w in sorted(roles.items())},
     }

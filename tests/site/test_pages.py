@@ -59,8 +59,20 @@ def relabel(results: dict, old: str, new: str) -> dict:
                                  "a" * 10_000, "\u00e9\u4e2d\U0001f600"])
 def test_agent_slug_is_file_safe_and_stable(key):
     slug = pages.agent_slug(key)
-    assert re.fullmatch(r"a-[0-9a-f]{12}", slug)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{8}", slug) and len(slug) <= pages.MAX_SLUG_NAME + 9
     assert slug == pages.agent_slug(key)
+
+
+@pytest.mark.parametrize("description, readable", [
+    ({"kind": "builtin", "params": {}, "strategy": "prisoners_dilemma/tit_for_tat"}, "prisoners-dilemma-tit-for-tat"),
+    ({"kind": "llm", "provider": "openai", "model": "gemma3-270m", "design": "pgm"}, "gemma3-270m-pgm"),
+    ({"kind": "llm", "provider": "openai", "model": "GPT-5.1 Mini", "design": "vanilla"}, "gpt-5-1-mini"),
+    ({"kind": "llm", "model": "../../<script>"}, "script"),
+    ({"kind": "llm", "model": "\u4e2d"}, "a"),
+])
+def test_agent_slug_says_what_the_agent_is(description, readable):
+    key = json.dumps(description)
+    assert pages.agent_slug(key).rsplit("-", 1)[0] == readable
 
 
 def test_agent_slugs_differ_between_keys():
@@ -330,3 +342,19 @@ def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
                 assert f"measured on {pages.measured_axes(entry)} of the seven MAgIC abilities" in page
     assert any(pages.drawable(results["magic"]["agents"].get(k)) for k in refs)
     assert any(not pages.drawable(e) for e in results["magic"]["agents"].values())
+
+
+def test_self_play_rows_are_marked_and_not_ranked(results):
+    refs = pages.agent_refs(results)
+    boards = {b["name"]: b for b in pages.game_rankings(results, refs, pages.game_titles())}
+    marked = [(name, row) for name, b in boards.items() for row in b["rows"] if row["self_play"]]
+    # The built-in tournament seats some strategies only against themselves (e.g. Werewolf designs).
+    source = {(name, r["agent"]): r for name, b in results["leaderboards"].items() for r in b["agents"]}
+    for name, b in boards.items():
+        for row in b["rows"]:
+            entry = source[(name, row["ref"].key)]
+            assert row["self_play"] == (entry["self_play_games"] == entry["games"] > 0)
+    assert marked, "the fixture should hold a self-play-only row"
+    assert all(row["rank"] is None for _, row in marked)
+    index = pages.render(results).markdown["index.md"]
+    assert index.count('<span class="gn-tag">self-play') == len(marked)
