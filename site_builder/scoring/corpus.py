@@ -99,7 +99,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-3"
+LAYOUT = "compact-4"
 
 
 class Cache:

@@ -32,4 +32,6 @@ def compact(game: ScoredGame) -> ScoredGame:
     """The game as the cache keeps it: the digest instead of events, probes, judge records and
     the rest of the deal (the viewer reads those from the replay itself)."""
     setup = {k: game.setup[k] for k in KEPT_SETUP if k in game.setup}
-    return dataclasses.replace(game, setup=setup, events=(), probes=(), judgements=(), digest=digest(game))
+    usage = tuple({k: v for k, v in spent.items() if v} for spent in game.usage)  # readers take absent as 0
+    return dataclasses.replace(game, setup=setup, usage=usage, events=(), probes=(), judgements=(),
+                               digest=digest(game))

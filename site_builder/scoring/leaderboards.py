@@ -63,7 +63,8 @@ def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *
             continue
         valid = [g for g in played if g.valid]
         mine = games_by_agent(played)
-        rows = [_row(name, key, agents[key], mine[key], seed) for key in sorted(mine)]
+        behaved = conducts(played)
+        rows = [_row(name, key, agents[key], mine[key], behaved[key], seed) for key in sorted(mine)]
         rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
         score = SEAT_SCORES.get(name)
         boards[name] = {
@@ -77,30 +78,33 @@ def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *
     return boards
 
 
-def conduct(games: Sequence[ScoredGame], key: str) -> dict[str, Any]:
-    """How reliably an agent played `games` (those it sat in): forfeits and re-asked decisions.
+def conducts(games: Sequence[ScoredGame]) -> dict[str, dict[str, Any]]:
+    """How reliably each agent played `games` (those it sat in): forfeits and re-asked decisions.
 
     forfeit_rate: games it forfeited / games it played. reask_rate: its decisions that needed
-    more than one attempt / its decisions. left_out: games another agent forfeited.
+    more than one attempt / its decisions. left_out: games another agent forfeited. One pass
+    over the games for every agent (a large corpus gives an agent tens of thousands).
     """
-    played = forfeits = left_out = decisions = reasked = 0
-    for g in games:  # one pass: a large corpus gives an agent tens of thousands of games
-        seats = g.seats_of(key)
-        if not seats:
-            continue
-        played += 1
-        if not g.valid:
-            forfeited = g.forfeiter == key
-            forfeits += forfeited
-            left_out += not forfeited
-        for s in seats:
-            decisions += int(g.usage[s.seat].get("decisions", 0))
-            reasked += int(g.usage[s.seat].get("reasked", 0))
-    return {"games": played, "forfeits": forfeits, "left_out": left_out,
-            "forfeit_rate": rate(forfeits, played), "decisions": decisions, "reask_rate": rate(reasked, decisions)}
+    counts: dict[str, list[int]] = {}  # agent -> [games, forfeits, left out, decisions, re-asked]
+    for g in games:
+        forfeiter = None if g.valid else g.forfeiter
+        for key in dict.fromkeys(s.agent for s in g.seats):
+            c = counts.setdefault(key, [0, 0, 0, 0, 0])
+            c[0] += 1
+            if not g.valid:
+                c[1] += forfeiter == key
+                c[2] += forfeiter != key
+        for s in g.seats:
+            spent = g.usage[s.seat]
+            c = counts[s.agent]
+            c[3] += int(spent.get("decisions", 0))
+            c[4] += int(spent.get("reasked", 0))
+    return {key: {"games": n, "forfeits": f, "left_out": out, "forfeit_rate": rate(f, n),
+                  "decisions": d, "reask_rate": rate(r, d)} for key, (n, f, out, d, r) in counts.items()}
 
 
-def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], seed: int) -> dict[str, Any]:
+def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], conduct: Mapping[str, Any],
+         seed: int) -> dict[str, Any]:
     # A forfeit is a loss of every seat of the agent that forfeited; another's forfeit leaves the
     # game out of this agent's rates (docs/metrics.md, "Forfeits").
     seats = [(g, s) for g in mine if g.counts_for(key) for s in g.seats_of(key)]
@@ -110,7 +114,7 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], seed: in
         roles[s.role].append(s.won)
     row: dict[str, Any] = {
         "agent": key, "label": agent.label, "provider": agent.provider, "design": agent.design,
-        **conduct(mine, key),
+        **conduct,
         "seats": len(seats),
         # Games in which it held every seat: they rate nothing, and a win rate of them says little.
         "self_play_games": sum(1 for g in mine if all(s.agent == key for s in g.seats)),
@@ -132,7 +136,7 @@ def usage(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[
             entry = totals.setdefault(seat.agent, {"games": 0, "calls": 0, "input_tokens": 0,
                                                    "output_tokens": 0, "latency_ms": 0.0})
             for field in ("calls", "input_tokens", "output_tokens", "latency_ms"):
-                entry[field] += spent[field]
+                entry[field] += spent.get(field, 0)  # a cached game leaves zeros out
         for key in {s.agent for s in game.seats}:
             totals[key]["games"] += 1
     out = {}

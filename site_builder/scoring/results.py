@@ -24,6 +24,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     games, agents = corpus.games, corpus.agents
     by_game = Counter(g.game for g in games)
     played = leaderboards.games_by_agent(games)
+    behaved = leaderboards.conducts(games)
     return {
         "format": RESULTS_FORMAT,
         "version": RESULTS_VERSION,
@@ -43,7 +44,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         "agents": [
             {"key": a.key, "label": a.label, "kind": a.kind, "provider": a.provider, "design": a.design,
              "description": dict(a.description), "models_reported": list(a.reported),
-             **leaderboards.conduct(played.get(a.key, []), a.key),
+             **behaved[a.key],
              "by_game": dict(sorted(Counter(g.game for g in played.get(a.key, [])).items()))}
             for a in agents.values()
         ],
