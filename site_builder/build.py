@@ -68,16 +68,6 @@ class BuildReport:
     replay_files_written: int = 0  # of those, made by this build (the others were kept from the last)
 
 
-def plotly_js() -> Path:
-    """plotly.min.js as shipped inside the installed plotly package."""
-    import plotly
-
-    path = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-    if not path.is_file():
-        raise BuildError(f"plotly.min.js not found in the plotly package ({path}); reinstall plotly")
-    return path
-
-
 def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[str]]:
     """The most recent game ids of each agent (newest first), for links from its page."""
     out: dict[str, list[str]] = {}
@@ -174,7 +164,6 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     for asset in ASSETS.iterdir():
         if asset.is_file():
             _copy(asset, docs / "assets" / "gamenight" / asset.name)
-    _copy(plotly_js(), docs / "assets" / "gamenight" / "plotly.min.js")
     config = mkdocs_config(site.nav, site_dir, extra_css, extra_js, site_url)
     _write(project / "mkdocs.yml", yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return sorted(markdown)
