@@ -461,6 +461,18 @@ def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, c
 
 # -- chart data ------------------------------------------------------------------------------
 
+def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
+    """Each game page's chart: every agent's seat win rate with its 95% interval, highest first
+    (the leaderboards' own entries, so the chart and the tables cannot disagree)."""
+    out = {}
+    for name, board in results["leaderboards"].items():
+        rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
+        rows.sort(key=lambda r: (-r["win_rate"]["value"], refs[r["agent"]].display))
+        out[name] = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
+                      "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
+    return out
+
+
 def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
     """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored."""
     agents = {}
@@ -569,6 +581,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | 
     _downloads(ctx, env, pages, csv_names)
     pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
     pages.data["data/radar.json"] = radar_data(results, refs)
+    pages.data["data/games.json"] = game_chart_data(results, refs)
     pages.data["data/chameleon.json"] = chameleon_data(results, refs)
     pages.nav = navigation(refs, ctx["games"], has_replays, methodology)
     return pages

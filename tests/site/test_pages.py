@@ -358,3 +358,16 @@ def test_self_play_rows_are_marked_and_not_ranked(results):
     assert all(row["rank"] is None for _, row in marked)
     index = pages.render(results).markdown["index.md"]
     assert index.count('<span class="gn-tag">self-play') == len(marked)
+
+
+def test_the_game_chart_reads_the_leaderboards_entries(results):
+    refs = pages.agent_refs(results)
+    data = pages.game_chart_data(results, refs)
+    assert set(data) == set(results["leaderboards"])
+    for name, bars in data.items():
+        rows = {refs[r["agent"]].display: r for r in results["leaderboards"][name]["agents"] if r["win_rate"]}
+        assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (-rows[k]["win_rate"]["value"], k))
+        for bar in bars:
+            entry = rows[bar["label"]]["win_rate"]
+            assert (bar["value"], bar["ci"], bar["n"]) == (entry["value"], entry["ci"], entry["n"])
+    assert 'data-gn-chart="wins"' in pages.render(results).markdown["games/chameleon.md"]

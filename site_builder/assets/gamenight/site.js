@@ -215,6 +215,31 @@
         .map(function (slug) { return radarTrace(data.agents[slug], data.axes); });
       return { data: traces, layout: { showlegend: true, margin: { t: 32, r: 72, b: 64, l: 72 } } };
     },
+    wins: function (el, data) {
+      // One bar per agent: its seat win rate in this game, with the 95% interval as whiskers.
+      var rows = data[el.getAttribute("data-game")] || [];
+      var short = function (label) { return label.length > 24 ? label.slice(0, 23) + "\u2026" : label; };
+      return {
+        data: [{
+          type: "bar", orientation: "h", x: rows.map(function (r) { return r.value; }),
+          y: rows.map(function (r, i) { return esc(short(r.label)) + (r.self_play ? " (self-play)" : "") + "\u200b".repeat(i); }),
+          customdata: rows.map(function (r) { return [esc(r.label), r.n]; }),
+          marker: { color: rows.map(function (r) { return r.self_play ? "rgba(128,128,128,0.6)" : "rgba(63,81,181,0.8)"; }) },
+          error_x: {
+            type: "data", symmetric: false,
+            array: rows.map(function (r) { return r.ci ? r.ci[1] - r.value : 0; }),
+            arrayminus: rows.map(function (r) { return r.ci ? r.value - r.ci[0] : 0; })
+          },
+          hovertemplate: "%{customdata[0]}: %{x:.1%} of %{customdata[1]} seats<extra></extra>"
+        }],
+        layout: {
+          height: 90 + 26 * rows.length,
+          xaxis: { range: [0, 1], tickformat: ".0%", title: { text: "seat win rate" } },
+          yaxis: { type: "category", autorange: "reversed", automargin: true },
+          margin: { t: 16, r: 16, b: 48, l: 8 }, showlegend: false
+        }
+      };
+    },
     heatmap: function (el, data) {
       var variant = data.variants.find(function (v) { return v.key === el.getAttribute("data-variant"); });
       var metric = variant.metrics[el.getAttribute("data-metric")];
