@@ -45,6 +45,7 @@ def features(text: str) -> Counter[str]:
     return counts
 
 
+@lru_cache(maxsize=262144)  # words and word pairs repeat across statements: hash each once
 def bucket(feature: str) -> int:
     """A stable bucket for a feature (BLAKE2b, unlike Python's salted hash())."""
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
