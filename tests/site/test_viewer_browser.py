@@ -492,3 +492,17 @@ def test_belief_probes_are_hidden_until_asked_for(page, site):
     open_viewer(page, site, game_id, step=probe)  # a permalink to a probe shows the probes
     assert state(page)[0] == probe and page.locator(".gn-probes").is_checked()
     assert "(asked privately)" in page.locator(".gn-step").inner_text()
+
+
+def test_the_header_names_the_matchup_and_the_result_once_roles_are_no_secret(browser, site):
+    game_id = SAMPLES["chameleon"]
+    data = data_of(site, game_id)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        open_viewer(page, site, game_id)
+        meta = page.locator(".gn-meta").inner_text()
+        assert meta.startswith(f"result: {data['outcome']['summary']} \u00b7 {data['tournament']} \u00b7 {data['matchup']}")
+        page.select_option(".gn-pov", "0")  # a player's view at the deal: roles are still hidden
+        assert "result:" not in page.locator(".gn-meta").inner_text()
+    finally:
+        page.close()

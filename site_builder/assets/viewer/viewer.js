@@ -429,7 +429,11 @@
       var variant = Object.keys(data.variant).map(function (k) { return words(k) + " " + data.variant[k]; }).join(", ");
       fill($(".gn-title"), el("strong", { text: data.title }), variant ? " \u2014 " + variant : "");
       var meta = [data.tournament, data.created, data.id];
-      if (pov === null || revealed("roles")) meta.splice(1, 0, data.matchup);
+      if (pov === null || revealed("roles")) {
+        // Who played whom and how it ended, as soon as the roles are no secret in this view.
+        meta.splice(1, 0, data.matchup);
+        meta.unshift("result: " + (data.outcome.status === "complete" ? data.outcome.summary : "ended invalid (a forfeit)"));
+      }
       fill($(".gn-meta"), meta.join(" \u00b7 "), sourceOf(data.source));
     }
 
