@@ -59,6 +59,12 @@ def log_p(table: Associations, text: str, word: str) -> float:
     return scores[word] if word in scores else math.log(table.p_text(text, word))
 
 
+@lru_cache(maxsize=8)
+def word_index(table: Associations) -> dict[str, int]:
+    """Each table word's position in `table.words()` (and in `text_vector`)."""
+    return {w: i for i, w in enumerate(table.words())}
+
+
 def evoked(table: Associations, texts: Sequence[str], k: int) -> list[str]:
     """The `k` table words that best explain all of `texts` (alphabetical on a tie)."""
     words = table.words()
@@ -181,13 +187,21 @@ class Associative(ScriptedAgent):
                     candidates += evoked(table, clues[s], EVOKED_EACH)
         candidates = [w for w in dict.fromkeys(candidates) if w != own]
         weights = [relatedness.get(w, 0.0) + PRIOR_FLOOR for w in candidates]
-        log_prior = [math.log(w / sum(weights)) for w in weights]
+        total_weight = sum(weights)
+        log_prior = [math.log(w / total_weight) for w in weights]
         words = [own, *candidates]
 
         def loglik(seat: int, word: str) -> float:
             return sum(log_p(table, c, word) for c in clues[seat])
 
-        ll = [{w: loglik(s, w) for w in words} for s in range(n)]
+        index = word_index(table)
+        ll = []
+        for s in range(n):
+            # Every table word's log-likelihood of the seat's clues at once, added in clue order.
+            total = np.zeros(len(index))
+            for c in clues[s]:
+                total += text_vector(table, c)
+            ll.append({w: float(total[index[w]]) if w in index else loglik(s, w) for w in words})
         if not candidates:  # a table with no other word: nothing to infer
             return Belief([1.0 / n] * n, own, {}, ll)
         # log P(clues | hypothesis); the prior over which seat is the undercover is uniform.
