@@ -198,7 +198,7 @@ def test_page_set_depends_on_agents_and_games_only(results):
                 "glossary.md",
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values())}
     assert set(site.markdown) == expected
-    assert set(site.data) == {"data/radar.json", "data/chameleon.json"}
+    assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json"}
 
 
 def test_every_cell_of_the_home_table_has_a_sort_key(results):

@@ -54,6 +54,7 @@ INJECTED = """() => {
 #: Scroll every chart of a page into view (they draw when seen) and wait until each is drawn;
 #: how many there are, and those that failed to draw.
 DRAW_CHARTS = """async () => {
+    document.querySelectorAll("details").forEach(d => { d.open = true; });  // sections a reader opens
     const failed = [], charts = document.querySelectorAll("[data-gn-chart]");
     for (const chart of charts) {
         chart.scrollIntoView();
