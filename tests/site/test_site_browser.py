@@ -240,3 +240,31 @@ def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(br
         assert not box.is_visible()
     finally:
         context.close()
+
+
+WIDER_THAN_BOX = """() => [...document.querySelectorAll("article table, article .gn-chart")]
+  .filter(e => e.offsetParent !== null)  // shown (a closed section's content is fitted when it opens)
+  .map(e => ({what: e.tagName + "." + e.className, width: e.scrollWidth,
+              box: (e.closest(".gn-scroll") || e.parentElement).clientWidth}))
+  .filter(e => e.width > e.box + 1)"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
+    tab.set_viewport_size({"width": width, "height": 900})
+    paths = sorted({str(p.parent.relative_to(site)) for p in site.rglob("index.html")})
+    paths = [p for p in paths if not p.startswith(("replays", "assets", "search", "404"))]
+    assert len(paths) > 20
+    stacked = 0
+    for path in paths:
+        tab.goto(f"{base}/{'' if path == '.' else path + '/'}")
+        tab.wait_for_function("() => document.querySelectorAll('article table.gn-table').length === 0"
+                              " || document.querySelector('article table[data-gn-labelled]') !== null")
+        assert tab.evaluate(WIDER_THAN_BOX) == [], path
+        stacked += tab.locator("table.gn-stacked").count()
+        # Opening every section fits what it holds too.
+        tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        tab.wait_for_timeout(50)
+        assert tab.evaluate(WIDER_THAN_BOX) == [], path + " (sections open)"
+    if width == 390:
+        assert stacked > 0  # the wide tables are stacked on a phone, one block per row

@@ -439,10 +439,61 @@
   }, true);
   document.addEventListener("keydown", function (event) { if (event.key === "Escape") hideHelp(); });
 
+  /* ---------- tables that fit ---------- */
+
+  /** Each cell learns its column's name (shown beside it when the table is stacked). */
+  function labelCells(table) {
+    if (!table.tHead || !table.tHead.rows.length || table.hasAttribute("data-gn-labelled")) return;
+    table.setAttribute("data-gn-labelled", "");
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      var copy = th.cloneNode(true);
+      Array.prototype.forEach.call(copy.querySelectorAll(".gn-help"), function (b) { b.remove(); });
+      return copy.textContent.replace(/\s+/g, " ").trim();
+    });
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        var column = 0;
+        Array.prototype.forEach.call(row.cells, function (cell) {
+          if (names[column] && cell.colSpan === 1) cell.setAttribute("data-label", names[column]);
+          column += cell.colSpan;
+        });
+      });
+    });
+  }
+
+  /**
+   * A table wider than its box is first made tighter (intervals under their values, less
+   * padding), then, if it still does not fit, stacked: one block per row, each cell on its own
+   * line after its column's name. Nothing is cut and nothing scrolls sideways, at any width.
+   */
+  function fitTables() {
+    Array.prototype.forEach.call(document.querySelectorAll("article table.gn-table"), function (table) {
+      var box = table.closest(".gn-scroll") || table.parentElement;
+      if (!box || !box.clientWidth) return;  // in a closed section: fitted when it opens
+      labelCells(table);
+      table.classList.remove("gn-tight", "gn-stacked");
+      if (table.scrollWidth <= box.clientWidth + 1) return;
+      table.classList.add("gn-tight");
+      if (table.scrollWidth <= box.clientWidth + 1) return;
+      table.classList.add("gn-stacked");
+    });
+  }
+
+  var fitTimer = null;
+  function fitSoon() {
+    if (fitTimer) clearTimeout(fitTimer);
+    fitTimer = setTimeout(fitTables, 100);
+  }
+  window.addEventListener("resize", fitSoon);
+  document.addEventListener("toggle", function (event) {
+    if (event.target.open) fitTables();
+  }, true);
+
   function init() {
     hideHelp();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-gn-sortable]"), initSortable);
     Array.prototype.forEach.call(document.querySelectorAll("[data-gn-filters]"), initFilters);
+    fitTables();
     initCharts();
   }
 
