@@ -506,3 +506,20 @@ def test_the_header_names_the_matchup_and_the_result_once_roles_are_no_secret(br
         assert "result:" not in page.locator(".gn-meta").inner_text()
     finally:
         page.close()
+
+
+def test_the_history_follows_the_step_to_the_outcome(browser, site):
+    game_id = SAMPLES["werewolf"]  # the longest game: its history scrolls
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        open_viewer(page, site, game_id, probes=1)
+        history = page.locator(".gn-history")
+        page.locator(".gn-last").click()
+        assert history.evaluate("h => h.scrollHeight > h.clientHeight")  # long enough to scroll
+        # At the outcome the last move stays in view instead of the list jumping back to its top.
+        assert history.evaluate("h => h.scrollTop + h.clientHeight >= h.scrollHeight - 2")
+        page.locator(".gn-first").click()
+        page.locator(".gn-next").click()
+        assert history.evaluate("h => h.scrollTop") == 0
+    finally:
+        page.close()

@@ -702,6 +702,7 @@
       fill(list, items.length ? items : el("li", { class: "gn-dim", text: "Nothing has happened yet." }));
       var current = list.querySelector(".gn-current");
       if (current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
+      else if (step >= last) list.scrollTop = list.scrollHeight;  // the outcome: the history's end, not its top
     }
 
     // -- moving -------------------------------------------------------------------------------
