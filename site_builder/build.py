@@ -25,7 +25,9 @@ import yaml
 
 from runner.replay.format import iter_replay_files
 from site_builder import pages, replays, sources
+from site_builder.scoring import digest
 from site_builder.scoring.corpus import Corpus, load
+from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.results import assemble, csv_tables, dumps
 
 PACKAGE = Path(__file__).resolve().parent
@@ -76,6 +78,37 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
             mine = out.setdefault(key, [])
             if len(mine) < limit:
                 mine.append(game.game_id)
+    return out
+
+
+def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A few games of each game worth watching, chosen by the rules its page states
+    (pages.FEATURED_RULES): the longest, the biggest upset, the newest."""
+    by_game: dict[str, list[ScoredGame]] = {}
+    for game in corpus.games:
+        if game.valid:
+            by_game.setdefault(game.game, []).append(game)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, played in sorted(by_game.items()):
+        moves = {g.game_id: g.piece("length", digest.length) for g in played}
+        picks: list[tuple[dict[str, Any], ScoredGame]] = []
+        longest = min(played, key=lambda g: (-moves[g.game_id], g.game_id))
+        picks.append(({"rule": "longest", "moves": moves[longest.game_id]}, longest))
+        rated = {r["agent"]: r["rating"] for r in results["ratings"]["by_game"].get(name, {}).get("agents", [])}
+        upsets = []
+        for g in played:
+            won = {s.agent for s in g.seats if s.won}
+            lost = {s.agent for s in g.seats} - won
+            if won and lost and won | lost <= rated.keys():
+                gap = max(rated[a] for a in lost) - max(rated[a] for a in won)
+                if gap > 0:
+                    upsets.append((-gap, g.game_id, g))
+        if upsets:
+            gap, _, upset = min(upsets)
+            picks.append(({"rule": "upset", "gap": -gap}, upset))
+        newest = max(played, key=lambda g: (g.created, g.game_id))
+        picks.append(({"rule": "newest", "date": newest.created[:10]}, newest))
+        out[name] = [{**item, "id": g.game_id, "agents": sorted({s.agent for s in g.seats})} for item, g in picks]
     return out
 
 
@@ -145,7 +178,7 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
     tables = csv_tables(results)
     method_pages, method_nav = pages.methodology_pages(docs_folder())
-    site = pages.render(results, recent=recent_games(corpus), has_replays=True,
+    site = pages.render(results, recent=recent_games(corpus), featured=featured_games(corpus, results), has_replays=True,
                         methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
     markdown = {**site.markdown, **method_pages}
     extra_css, extra_js = ["assets/gamenight/site.css"], ["assets/gamenight/site.js"]

@@ -554,7 +554,17 @@ def variant_title(variant: Mapping[str, Any]) -> str:
 
 # -- entry point -----------------------------------------------------------------------------
 
+#: The rules behind each game page's featured games (build.featured_games), as the page says them.
+FEATURED_RULES = {
+    "longest": "the longest game: the most moves (the first by id on a tie)",
+    "upset": "the biggest upset: the game whose winners' best rating in this game's table is furthest "
+             "below its losers' best",
+    "newest": "the newest game",
+}
+
+
 def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | None = None,
+           featured: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
            has_replays: bool = False, methodology: Sequence[Any] = (),
            csv_names: Sequence[str] = (), site_name: str = "gamenight") -> SitePages:
     """Every generated page and chart file of the site.
@@ -565,7 +575,8 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | 
     refs = agent_refs(results)
     env = environment()
     ctx = {"results": results, "refs": refs, "games": game_titles(), "has_replays": has_replays,
-           "recent": dict(recent or {}), "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
+           "recent": dict(recent or {}), "featured": dict(featured or {}), "featured_rules": FEATURED_RULES,
+           "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
            "variant_title": variant_title}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it

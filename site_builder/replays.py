@@ -27,6 +27,7 @@ import jinja2
 
 from runner import games as registry
 from runner.replay.format import parse_lines
+from site_builder.scoring import digest
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
@@ -515,7 +516,7 @@ def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) 
 
     A row is [game id, date, agent per seat (index into `agents`), winning seats, outcome
     (index into the game's `outcomes`), invalid (0 or 1), role per seat (index into the game's
-    `roles`)]. Rows are newest first.
+    `roles`), moves]. Rows are newest first.
     """
     keys = sorted(agents, key=lambda k: (agents[k].label, k))
     agent_index = {key: i for i, key in enumerate(keys)}
@@ -535,7 +536,8 @@ def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) 
         for start in range(0, len(rows_of), SHARD_ROWS):
             shard = f"{name}-{start // SHARD_ROWS}.json"
             rows = [[g.game_id, g.created[:10], [agent_index[s.agent] for s in g.seats], list(g.winners),
-                     outcomes.index(outcome_summary(g)), 0 if g.valid else 1, [roles.index(s.role) for s in g.seats]]
+                     outcomes.index(outcome_summary(g)), 0 if g.valid else 1, [roles.index(s.role) for s in g.seats],
+                     g.piece("length", digest.length)]
                     for g in rows_of[start:start + SHARD_ROWS]]
             files[shard] = {"v": DATA_VERSION, "game": name, "rows": rows}
             shards.append(shard)

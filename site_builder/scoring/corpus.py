@@ -99,7 +99,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-4"
+LAYOUT = "compact-5"
 
 
 class Cache:

@@ -14,9 +14,14 @@ from typing import Any
 from site_builder.scoring import chameleon, magic, werewolf
 from site_builder.scoring.model import ScoredGame
 
+def length(game: ScoredGame) -> int:
+    """How many moves the game took (its players' actions), for the replay list and featured games."""
+    return sum(1 for e in game.events if e["kind"] == "action")
+
+
 #: Piece name -> the per-game function that computes it.
 PIECES = {magic.PIECE: magic.game_tallies, chameleon.PIECE: chameleon.shipped_curve,
-          werewolf.PIECE: werewolf.game_values}
+          werewolf.PIECE: werewolf.game_values, "length": length}
 
 
 def digest(game: ScoredGame) -> dict[str, Any]:

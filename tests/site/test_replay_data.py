@@ -218,6 +218,9 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
     assert row[3] == list(sample.winners)
     assert chameleon["outcomes"][row[4]] == replays.outcome_summary(sample) and row[5] == 0
     assert [chameleon["roles"][r] for r in row[6]] == [s.role for s in sample.seats]
+    moves = sum(1 for line in Path(corpus.paths[sample.game_id]).read_text(encoding="utf-8").splitlines()
+                if '"type":"event"' in line.replace(" ", "") and '"kind":"action"' in line.replace(" ", ""))
+    assert row[7] == moves > 0
     assert by_id[PAYLOAD_INVALID][5] == 1 and chameleon["outcomes"][by_id[PAYLOAD_INVALID][4]] == "invalid"
     assert [g["game"] for g in index["games"]] == ["chameleon", "undercover", "cost_sharing", "prisoners_dilemma",
                                                   "public_good", "werewolf"]

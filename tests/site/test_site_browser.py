@@ -253,18 +253,27 @@ WIDER_THAN_BOX = """() => [...document.querySelectorAll("article table, article 
 def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
     tab.set_viewport_size({"width": width, "height": 900})
     paths = sorted({str(p.parent.relative_to(site)) for p in site.rglob("index.html")})
-    paths = [p for p in paths if not p.startswith(("replays", "assets", "search", "404"))]
-    assert len(paths) > 20
+    paths = [p for p in paths if not p.startswith(("replays/viewer", "assets", "search", "404"))]
+    assert len(paths) > 20 and "replays" in paths
     stacked = 0
     for path in paths:
         tab.goto(f"{base}/{'' if path == '.' else path + '/'}")
         tab.wait_for_function("() => document.querySelectorAll('article table.gn-table').length === 0"
                               " || document.querySelector('article table[data-gn-labelled]') !== null")
+        if path == "replays":
+            tab.wait_for_selector(".gn-rows tr")
         assert tab.evaluate(WIDER_THAN_BOX) == [], path
         stacked += tab.locator("table.gn-stacked").count()
         # Opening every section fits what it holds too.
         tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
         tab.wait_for_timeout(50)
         assert tab.evaluate(WIDER_THAN_BOX) == [], path + " (sections open)"
+    # The viewer's players table too, at every step of a game.
+    game_id = sorted((site / "replays" / "data").glob("*werewolf*.json"))[0].stem
+    tab.goto(f"{base}/replays/viewer/?id={game_id}")
+    tab.wait_for_selector("[data-ready]")
+    for _ in range(4):
+        assert tab.evaluate(WIDER_THAN_BOX) == [], "viewer"
+        tab.locator(".gn-next").click()
     if width == 390:
         assert stacked > 0  # the wide tables are stacked on a phone, one block per row

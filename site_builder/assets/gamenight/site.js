@@ -443,7 +443,7 @@
 
   /** Each cell learns its column's name (shown beside it when the table is stacked). */
   function labelCells(table) {
-    if (!table.tHead || !table.tHead.rows.length || table.hasAttribute("data-gn-labelled")) return;
+    if (!table.tHead || !table.tHead.rows.length) return;
     table.setAttribute("data-gn-labelled", "");
     var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
       var copy = th.cloneNode(true);
@@ -454,7 +454,9 @@
       Array.prototype.forEach.call(body.rows, function (row) {
         var column = 0;
         Array.prototype.forEach.call(row.cells, function (cell) {
-          if (names[column] && cell.colSpan === 1) cell.setAttribute("data-label", names[column]);
+          if (names[column] && cell.colSpan === 1 && !cell.hasAttribute("data-label")) {
+            cell.setAttribute("data-label", names[column]);
+          }
           column += cell.colSpan;
         });
       });
@@ -485,6 +487,7 @@
     fitTimer = setTimeout(fitTables, 100);
   }
   window.addEventListener("resize", fitSoon);
+  window.gamenight = { fitTables: fitTables };  // for pages that draw rows later (the replay list)
   document.addEventListener("toggle", function (event) {
     if (event.target.open) fitTables();
   }, true);

@@ -119,6 +119,7 @@
         ? "Showing " + (first + 1) + "\u2013" + (first + shown.length) + " of " + rows.length + " replay" + plural + "."
         : "No replay matches these filters.");
       fill(root.querySelector(".gn-rows"), shown.map(drawRow));
+      if (window.gamenight) window.gamenight.fitTables();  // new rows: fit the table to its box again
       root.classList.toggle("gn-one-game", Boolean(chosen.game)); // the game column would repeat itself
       pager.hidden = pages === 1;
       fill(root.querySelector(".gn-page"), "Page " + page + " of " + pages);
@@ -137,7 +138,8 @@
         el("td", { text: item.game.title }),
         el("td", { text: row[1] }),
         el("td", { text: seats(item, row[2].map(function (a, seat) { return seat; })) }),
-        el("td", { text: outcome }));
+        el("td", { text: outcome }),
+        el("td", { class: "gn-num", text: typeof row[7] === "number" ? String(row[7]) : "\u2014" }));
     }
 
     function seats(item, list) { // "assoc-sharp \u00d73 (non-chameleon), assoc (chameleon)"

@@ -423,6 +423,7 @@
       root.dataset.step = String(step);
       root.dataset.pov = pov === null ? "all" : String(pov);
       writeAddress();
+      if (window.gamenight) window.gamenight.fitTables();  // the players' table fits the screen
     }
 
     function renderHead() {
@@ -466,7 +467,7 @@
           b.rows[seat].map(function (cell) { return el("td", { text: cell }); }),
           atEnd ? el("td", { text: data.outcome.winners.indexOf(seat) >= 0 ? "won" : "\u2014" }) : null);
       });
-      fill($(".gn-players"), el("table", {}, el("thead", {}, head), el("tbody", {}, rows)));
+      fill($(".gn-players"), el("table", { class: "gn-table" }, el("thead", {}, head), el("tbody", {}, rows)));
     }
 
     function renderStep() {

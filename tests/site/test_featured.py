@@ -1,0 +1,54 @@
+"""Featured games: chosen by the rules the game page states, and linked from it."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli import main as gamenight
+from site_builder import pages
+from site_builder.build import featured_games
+from site_builder.scoring import digest
+from site_builder.scoring.corpus import load
+from site_builder.scoring.results import assemble
+
+
+@pytest.fixture(scope="module")
+def corpus_and_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("replays")
+    played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    corpus = load([out], tmp_path_factory.mktemp("cache") / "cache.sqlite")
+    return corpus, assemble(corpus, seed=1)
+
+
+def test_featured_games_follow_their_rules(corpus_and_results):
+    corpus, results = corpus_and_results
+    featured = featured_games(corpus, results)
+    by_id = {g.game_id: g for g in corpus.games}
+    assert set(featured) == {g.game for g in corpus.games if g.valid}
+    for name, picks in featured.items():
+        played = [g for g in corpus.games if g.game == name and g.valid]
+        rules = [p["rule"] for p in picks]
+        assert rules[0] == "longest" and rules[-1] == "newest"
+        longest = by_id[picks[0]["id"]]
+        most = max(g.piece("length", digest.length) for g in played)
+        assert picks[0]["moves"] == most == longest.piece("length", digest.length)
+        assert picks[-1]["id"] == max(played, key=lambda g: (g.created, g.game_id)).game_id
+        rating = {r["agent"]: r["rating"] for r in results["ratings"]["by_game"][name]["agents"]}
+        if "upset" in rules:
+            upset = by_id[picks[1]["id"]]
+            won = {s.agent for s in upset.seats if s.won}
+            lost = {s.agent for s in upset.seats} - won
+            assert picks[1]["gap"] > 0
+            assert max(rating[a] for a in lost) - max(rating[a] for a in won) == pytest.approx(picks[1]["gap"])
+    assert any("upset" in [p["rule"] for p in picks] for picks in featured.values())
+
+
+def test_the_game_page_links_its_featured_games_and_states_the_rules(corpus_and_results):
+    corpus, results = corpus_and_results
+    featured = featured_games(corpus, results)
+    page = pages.render(results, featured=featured, has_replays=True).markdown["games/werewolf.md"]
+    assert "## Featured games" in page and pages.FEATURED_RULES["longest"] in page
+    for pick in featured["werewolf"]:
+        assert f"?id={pick['id']}" in page
