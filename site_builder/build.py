@@ -70,14 +70,24 @@ class BuildReport:
     replay_files_written: int = 0  # of those, made by this build (the others were kept from the last)
 
 
-def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[str]]:
-    """The most recent game ids of each agent (newest first), for links from its page."""
-    out: dict[str, list[str]] = {}
+def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
+    """Each agent's most recent games (newest first) as its page lists them: id, game, date, the
+    other agents at the table, how it went for this agent and how many moves it took."""
+    out: dict[str, list[dict[str, Any]]] = {}
     for game in sorted(corpus.games, key=lambda g: (g.created, g.game_id), reverse=True):
-        for key in {s.agent for s in game.seats}:
+        for key in sorted({s.agent for s in game.seats}):
             mine = out.setdefault(key, [])
-            if len(mine) < limit:
-                mine.append(game.game_id)
+            if len(mine) >= limit:
+                continue
+            seats = game.seats_of(key)
+            if not game.valid:
+                result = "forfeited" if game.forfeiter == key else "left out: another agent forfeited"
+            else:
+                won = sum(s.won for s in seats)
+                result = "won" if won == len(seats) else "lost" if won == 0 else f"won {won} of {len(seats)} seats"
+            mine.append({"id": game.game_id, "game": game.game, "date": game.created[:10],
+                         "roles": sorted({s.role for s in seats}), "against": sorted({s.agent for s in game.seats} - {key}),
+                         "result": result, "moves": game.piece("length", digest.length)})
     return out
 
 

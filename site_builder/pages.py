@@ -563,13 +563,13 @@ FEATURED_RULES = {
 }
 
 
-def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[str]] | None = None,
+def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
            featured: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
            has_replays: bool = False, methodology: Sequence[Any] = (),
            csv_names: Sequence[str] = (), site_name: str = "gamenight") -> SitePages:
     """Every generated page and chart file of the site.
 
-    `recent`: a few game ids per agent key (linked from agent pages when `has_replays`);
+    `recent`: a few recent games per agent key (build.recent_games; listed on agent pages when `has_replays`);
     `methodology`: the nav entries of the copied formula pages (see `methodology_pages`).
     """
     refs = agent_refs(results)

@@ -52,3 +52,27 @@ def test_the_game_page_links_its_featured_games_and_states_the_rules(corpus_and_
     assert "## Featured games" in page and pages.FEATURED_RULES["longest"] in page
     for pick in featured["werewolf"]:
         assert f"?id={pick['id']}" in page
+
+
+def test_an_agents_recent_games_say_whom_it_played_and_how_it_went(corpus_and_results):
+    from site_builder.build import recent_games
+
+    corpus, results = corpus_and_results
+    recent = recent_games(corpus, limit=5)
+    by_id = {g.game_id: g for g in corpus.games}
+    for key, games in recent.items():
+        assert 0 < len(games) <= 5
+        order = [(by_id[g["id"]].created, g["id"]) for g in games]
+        assert order == sorted(order, reverse=True)
+        for g in games:
+            game = by_id[g["id"]]
+            seats = game.seats_of(key)
+            assert seats and key not in g["against"] and set(g["against"]) == {s.agent for s in game.seats} - {key}
+            if game.valid:
+                assert g["result"] == ("won" if all(s.won for s in seats) else "lost" if not any(s.won for s in seats)
+                                       else f"won {sum(s.won for s in seats)} of {len(seats)} seats")
+            assert g["moves"] == game.piece("length", digest.length)
+    refs = pages.agent_refs(results)
+    key = next(iter(recent))
+    page = pages.render(results, recent=recent, has_replays=True).markdown[refs[key].page]
+    assert all(f"?id={g['id']}" in page for g in recent[key]) and f"{recent[key][0]['result']} as" in page
