@@ -218,7 +218,8 @@
     wins: function (el, data) {
       // One bar per agent: its seat win rate in this game, with the 95% interval as whiskers.
       var rows = data[el.getAttribute("data-game")] || [];
-      var short = function (label) { return label.length > 24 ? label.slice(0, 23) + "\u2026" : label; };
+      // Long names keep their end, where strategies differ ("prisoners_dilemma/always_defect").
+      var short = function (label) { return label.length > 24 ? "\u2026" + label.slice(-23) : label; };
       return {
         data: [{
           type: "bar", orientation: "h", x: rows.map(function (r) { return r.value; }),
