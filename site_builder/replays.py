@@ -235,8 +235,8 @@ def _read_manifest(path: Path | None, site: Path) -> dict[str, dict[str, Any]]:
 
 def _keep(previous: Path, name: str, calls: bool) -> bool:
     """Whether the previous build's files for this replay are all there."""
-    return (previous / "data" / f"{name}.json").is_file() and \
-        (not calls or (previous / "calls" / f"{name}.json").is_file())
+    return (previous / Path(DATA_DIR).name / f"{name}.json").is_file() and \
+        (not calls or (previous / Path(CALLS_DIR).name / f"{name}.json").is_file())
 
 
 #: Below this many data files to make, processes cost more than they save.

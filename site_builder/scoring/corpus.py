@@ -223,7 +223,7 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
                     if content_hash in cached]
         resimulated = len(pending)
         files_read = len(hashed | {name for name, _ in pending})
-        for name, content_hash, blob in _check_all(pending, derive):
+        for name, content_hash, blob in _check_all([name for name, _ in pending], derive):
             if cache:
                 cache.store(content_hash, blob)
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
@@ -240,29 +240,28 @@ PARALLEL_FROM = 64
 BATCH = 512
 
 
-def _check_all(pending: Sequence[tuple[str, str]], derive: bool = True) -> Iterator[tuple[str, str, bytes]]:
-    """Check and re-simulate replays (path, hash), on every core when there are many, in batches
-    so that only a batch's bytes are in memory: (path, content hash, cache entry), in order."""
+def _check_all(names: Sequence[str], derive: bool = True) -> Iterator[tuple[str, str, bytes]]:
+    """Check and re-simulate replays, on every core when there are many, in batches so that only
+    a batch's bytes are in memory: (path, content hash, cache entry), in order."""
     workers = os.cpu_count() or 1
-    if len(pending) < PARALLEL_FROM or workers < 2:
-        for name, content_hash in pending:
-            item = _read(name, content_hash, derive)
+    if len(names) < PARALLEL_FROM or workers < 2:
+        for name in names:
+            item = _read(name, derive)
             yield item[0], item[2], _entry(*item)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for start in range(0, len(pending), BATCH):
-            items = [_read(name, content_hash, derive) for name, content_hash in pending[start:start + BATCH]]
+        for start in range(0, len(names), BATCH):
+            items = [_read(name, derive) for name in names[start:start + BATCH]]
             for item, blob in zip(items, pool.map(_entry_of, items, chunksize=16)):
                 yield item[0], item[2], blob
 
 
-def _read(name: str, content_hash: str, derive: bool) -> tuple[str, bytes, str, bool]:
-    """A replay's bytes for checking, with their hash (the file may have changed since it was hashed)."""
+def _read(name: str, derive: bool) -> tuple[str, bytes, str, bool]:
+    """A replay's bytes for checking, with their own hash (the file may have changed since it was hashed)."""
     raw = Path(name).read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    return name, raw, digest if digest != content_hash else content_hash, derive
+    return name, raw, hashlib.sha256(raw).hexdigest(), derive
 
 
 def _entry_of(item: tuple[str, bytes, str, bool]) -> bytes:

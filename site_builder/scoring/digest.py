@@ -14,6 +14,7 @@ from typing import Any
 from site_builder.scoring import chameleon, magic, werewolf
 from site_builder.scoring.model import ScoredGame
 
+
 def length(game: ScoredGame) -> int:
     """How many moves the game took (its players' actions), for the replay list and featured games."""
     return sum(1 for e in game.events if e["kind"] == "action")

@@ -8,7 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from runner import games as registry
-from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
 from site_builder.scoring.stats import bootstrap_mean, rate
 
 
@@ -40,15 +40,6 @@ SEAT_SCORES: dict[str, tuple[str, str, SeatScore]] = {
     "public_good": ("mean_final", "mean final points", _pg_final),
     "cost_sharing": ("mean_share", "mean agreed share of the fee, % (successful games)", _cs_share),
 }
-
-
-def games_by_agent(games: Sequence[ScoredGame]) -> dict[str, list[ScoredGame]]:
-    """The games each agent sat in, in the given order (one pass, however many agents)."""
-    out: dict[str, list[ScoredGame]] = {}
-    for game in games:
-        for key in dict.fromkeys(s.agent for s in game.seats):
-            out.setdefault(key, []).append(game)
-    return out
 
 
 def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.stats import ttest_ind
 
 from runner import games
-from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
 from site_builder.scoring.stats import percentile_interval, rate, resampled_totals
 
 MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
@@ -481,10 +481,7 @@ def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Map
 def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """Every MAgIC metric per agent, and the vanilla-vs-enhanced comparisons."""
     ordered = sorted((g for g in games if g.game in MAGIC_GAMES), key=lambda g: g.game_id)
-    mine: dict[str, list[ScoredGame]] = {}
-    for g in ordered:
-        for key in dict.fromkeys(s.agent for s in g.seats):
-            mine.setdefault(key, []).append(g)
+    mine = games_by_agent(ordered)
     keys = sorted(mine)
     rows, reports = {}, {}
     for key in keys:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,3 +156,12 @@ class AgentInfo:
         """The key without the design: agents sharing it are the same model, differently designed."""
         base = {k: v for k, v in self.description.items() if k not in ("name", "design", "design_params")}
         return json.dumps(base, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def games_by_agent(games: Iterable[ScoredGame]) -> dict[str, list[ScoredGame]]:
+    """The games each agent sat in, in the given order (one pass, however many agents)."""
+    out: dict[str, list[ScoredGame]] = {}
+    for game in games:
+        for key in dict.fromkeys(s.agent for s in game.seats):
+            out.setdefault(key, []).append(game)
+    return out

@@ -13,6 +13,7 @@ from typing import Any
 from runner import __version__ as runner_version
 from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, ratings, theory, werewolf
 from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.model import games_by_agent
 
 RESULTS_FORMAT = "gamenight.results"
 RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
@@ -23,7 +24,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set)."""
     games, agents = corpus.games, corpus.agents
     by_game = Counter(g.game for g in games)
-    played = leaderboards.games_by_agent(games)
+    played = games_by_agent(games)
     behaved = leaderboards.conducts(games)
     return {
         "format": RESULTS_FORMAT,
