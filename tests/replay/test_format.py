@@ -44,7 +44,7 @@ def test_problem_prints_as_path_line_field_message_on_one_line(problem, text):
 
 # -- strict JSON --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, reason", [
+REFUSED = [
     ('{"a": NaN}', "NaN is not valid JSON"),
     ('{"a": Infinity}', "Infinity is not valid JSON"),
     ('{"a": -Infinity}', "-Infinity is not valid JSON"),
@@ -58,13 +58,38 @@ def test_problem_prints_as_path_line_field_message_on_one_line(problem, text):
     ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), f"nested more than {MAX_DEPTH} levels deep"),
     ('{"a": "\\ud800"}', "unpaired surrogate"),
     ('{"\\udc00": 1}', "unpaired surrogate"),
-], ids=["nan", "infinity", "minus-infinity", "duplicate-key", "duplicate-nested-key", "overflow",
-        "negative-overflow", "long-integer", "huge-integer", "100000-nested-lists", "one-level-too-deep",
-        "lone-surrogate-value", "lone-surrogate-key"])
+]
+REFUSED_IDS = ["nan", "infinity", "minus-infinity", "duplicate-key", "duplicate-nested-key", "overflow",
+               "negative-overflow", "long-integer", "huge-integer", "100000-nested-lists", "one-level-too-deep",
+               "lone-surrogate-value", "lone-surrogate-key"]
+
+
+@pytest.mark.parametrize("text, reason", REFUSED, ids=REFUSED_IDS)
 def test_loads_strict_refuses_what_json_allows_but_replays_must_not(text, reason):
     with pytest.raises(ValueError, match=None) as info:
         loads_strict(text)
     assert reason in str(info.value)
+
+
+@pytest.mark.parametrize("text, reason", REFUSED, ids=REFUSED_IDS)
+def test_compact_lines_are_refused_alike(text, reason):
+    # Lines in the runner's compact form take a faster parser first; it must refuse the same lines.
+    compact = text.replace(", ", ",").replace(": ", ":").encode()
+    _, problems = parse_lines("f.jsonl", compact + b"\n")
+    assert [p.line for p in problems] == [1] and reason in problems[0].message
+
+
+@pytest.mark.parametrize("line", [
+    b'{"a":1.0,"b":1e-07,"c":-0.0,"d":[],"e":{},"f":null,"g":"\\u001f\\"\xc3\xa9\\ud83d\\ude00"}',
+    b'{"a":12345678901234567890123,"b":-9223372036854775809,"c":18446744073709551616}',
+    b'{"a":1,"b":[true,false,"x"]}',
+], ids=["floats-escapes-unicode", "integers-beyond-64-bits", "plain"])
+def test_compact_lines_read_as_the_strict_parser_reads_them(line):
+    records, problems = parse_lines("f.jsonl", line + b"\n")
+    assert not problems
+    parsed = records[0].data
+    expected = loads_strict(line.decode())
+    assert parsed == expected and json.dumps(parsed) == json.dumps(expected)  # types too (int vs float)
 
 
 @pytest.mark.parametrize("text, value", [

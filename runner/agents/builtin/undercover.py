@@ -282,11 +282,7 @@ class Associative(ScriptedAgent):
 
     @staticmethod
     def _legal(clue: str, own: str, mode: str) -> bool:
-        try:
-            normalise_clue(clue, mode, own)
-        except IllegalAction:
-            return False
-        return True
+        return _legal_clue(clue, own, mode)
 
     # -- probes ------------------------------------------------------------------------
     def probe_answer(self, request: ProbeRequest) -> dict[str, Any] | None:
@@ -311,5 +307,15 @@ class Associative(ScriptedAgent):
             # The seat we suspect presumably holds the odd word: it judges everyone by that word.
             return self.least_fitting(belief, among, belief.suspect_word.get(other, belief.majority_word))[0]
         return self.least_fitting(belief, among, belief.majority_word)[0]
+
+
+@lru_cache(maxsize=65536)  # the same table clues are tried against the same words game after game
+def _legal_clue(clue: str, own: str, mode: str) -> bool:
+    try:
+        normalise_clue(clue, mode, own)
+    except IllegalAction:
+        return False
+    return True
+
 
 STRATEGIES = [Associative]
