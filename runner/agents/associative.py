@@ -32,8 +32,8 @@ from runner import content
 SELF_WEIGHT = 5
 #: Default pseudo-weight added to every (word, vocabulary token) pair.
 SMOOTHING = 0.05
-#: (text, word) likelihoods remembered by one table before it starts again.
-P_TEXT_CACHE = 200_000
+#: Likelihoods (and clue rankings) one table remembers before it starts again.
+CACHE_SIZE = 200_000
 #: Words of a sentence clue that carry no association and are skipped.
 FILLER = frozenset(
     "a an and are as at be but by clue for from has have i in is it it's its like makes me "
@@ -67,6 +67,8 @@ class Associations:
         self._totals = {w: sum(row.values()) for w, row in self.table.items()}
         self._words = sorted(self.table)
         self._p_text: dict[tuple[str, str], float] = {}  # p_text is pure: each (text, word) once
+        self._models: dict[str, tuple[dict[str, float], float]] = {}  # word -> (row, denominator)
+        self._rankings: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # see _ranked_clues
 
     def words(self) -> list[str]:
         """Every word that has an entry, sorted."""
@@ -84,10 +86,19 @@ class Associations:
 
     def p_clue(self, clue: str, word: str) -> float:
         """P(clue | word), smoothed over the vocabulary (words unknown to the table: uniform)."""
-        key = word.casefold()
-        total = self._totals.get(key, 0.0)
-        size = len(self.vocabulary) + 1  # one extra slot for every token the table never saw
-        return (self.weight(key, clue) + self.smoothing) / (total + self.smoothing * size)
+        row, denominator = self._model(word)
+        return (row.get(clue.casefold(), 0.0) + self.smoothing) / denominator
+
+    def _model(self, word: str) -> tuple[dict[str, float], float]:
+        """The row of `word` and the denominator of its smoothed likelihoods (kept: asked for often)."""
+        model = self._models.get(word)
+        if model is None:
+            if len(self._models) > CACHE_SIZE:
+                self._models.clear()
+            key = word.casefold()
+            size = len(self.vocabulary) + 1  # one extra slot for every token the table never saw
+            model = self._models[word] = (self.table.get(key, {}), self._totals.get(key, 0.0) + self.smoothing * size)
+        return model
 
     def known(self, text: str) -> list[str]:
         """The tokens of `text` that carry an association (known to the table, not filler)."""
@@ -101,7 +112,7 @@ class Associations:
         """
         cached = self._p_text.get((text, word))
         if cached is None:
-            if len(self._p_text) > P_TEXT_CACHE:  # a long scoring run meets many clues: start again
+            if len(self._p_text) > CACHE_SIZE:  # a long scoring run meets many clues: start again
                 self._p_text.clear()
             known = self.known(text) or [""]
             cached = self._p_text[(text, word)] = sum(self.p_clue(t, word) for t in known) / len(known)
@@ -160,12 +171,24 @@ class Associations:
         if not 0 <= specificity <= 1:
             raise ValueError(f"specificity must be in [0, 1], got {specificity}")
         banned = {e.casefold() for e in exclude} | {c.casefold() for c in candidates}
-        options = [c for c in self.clues_of(word) if c not in banned] or self.clues_of(word)
-        if not options:
+        every = self._ranked_clues(word, tuple(candidates))
+        if not every:
             raise ValueError(f"the association table has no clue for {word!r}")
-        ranked = sorted(options, key=lambda c: (round(self.singles_out(c, word, candidates), 12),
-                                                self.weight(word, c), c))
+        ranked = [c for c in every if c not in banned] or every
         return ranked[round(specificity * (len(ranked) - 1))]
+
+    def _ranked_clues(self, word: str, candidates: tuple[str, ...]) -> list[str]:
+        """Every listed clue of `word`, least telling first (see choose_clue); kept, because the
+        same word is clued among the same candidates game after game. The order is total (the
+        clue itself breaks ties), so leaving banned clues out afterwards gives the same order."""
+        ranked = self._rankings.get((word, candidates))
+        if ranked is None:
+            if len(self._rankings) > CACHE_SIZE:
+                self._rankings.clear()
+            ranked = self._rankings[word, candidates] = sorted(
+                self.clues_of(word), key=lambda c: (round(self.singles_out(c, word, candidates), 12),
+                                                    self.weight(word, c), c))
+        return ranked
 
     def common_clue(self, candidates: Sequence[str], belief: Sequence[float] | None = None,
                     among: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> str:

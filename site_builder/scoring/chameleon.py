@@ -127,7 +127,7 @@ def game_curve(game: ScoredGame, table: Associations | None) -> list[tuple[float
     points = []
     for m in range(len(clues) + 1):
         probs = post.posterior(game.variant["clue"], clues[:m], words, table)
-        points.append((post.entropy_bits(probs), [post.top_k_hit(probs, secret, k) for k in range(1, len(words) + 1)]))
+        points.append((post.entropy_bits(probs), post.top_k_hits(probs, secret)))
     return points
 
 

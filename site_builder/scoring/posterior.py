@@ -72,8 +72,9 @@ def entropy_bits(probs: Sequence[float]) -> float:
     return -sum(p * math.log2(p) for p in probs if p > 0) + 0.0
 
 
-def top_k_hit(probs: Sequence[float], index: int, k: int) -> float:
-    """Probability that word `index` is among the k most likely, ties broken uniformly at random.
+def top_k_hits(probs: Sequence[float], index: int) -> list[float]:
+    """For k = 1..len(probs): the probability that word `index` is among the k most likely, ties
+    broken uniformly at random.
 
     With a words strictly more likely and b words tied with it (itself included), the word is
     surely in the top k if a + b <= k, surely not if a >= k, and otherwise in (k - a)/b of the
@@ -87,8 +88,5 @@ def top_k_hit(probs: Sequence[float], index: int, k: int) -> float:
             tied += 1
         elif q > p:
             above += 1
-    if above >= k:
-        return 0.0
-    if above + tied <= k:
-        return 1.0
-    return (k - above) / tied
+    return [0.0 if above >= k else 1.0 if above + tied <= k else (k - above) / tied
+            for k in range(1, len(probs) + 1)]

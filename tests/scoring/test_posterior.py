@@ -78,25 +78,25 @@ def test_entropy_bits():
     assert post.entropy_bits([4 / 6, 1 / 6, 1 / 6]) == pytest.approx(want)
 
 
-def test_top_k_hit_clear_ranking():
+def test_top_k_hits_clear_ranking():
     probs = [0.5, 0.3, 0.2]
-    assert [post.top_k_hit(probs, 0, k) for k in (1, 2, 3)] == [1.0, 1.0, 1.0]
-    assert [post.top_k_hit(probs, 1, k) for k in (1, 2, 3)] == [0.0, 1.0, 1.0]
-    assert [post.top_k_hit(probs, 2, k) for k in (1, 2, 3)] == [0.0, 0.0, 1.0]
+    assert post.top_k_hits(probs, 0) == [1.0, 1.0, 1.0]
+    assert post.top_k_hits(probs, 1) == [0.0, 1.0, 1.0]
+    assert post.top_k_hits(probs, 2) == [0.0, 0.0, 1.0]
 
 
-def test_top_k_hit_ties_break_uniformly():
+def test_top_k_hits_ties_break_uniformly():
     # Uniform over 4: in the top k with probability k/4.
-    assert [post.top_k_hit([0.25] * 4, 2, k) for k in (1, 2, 3, 4)] == [0.25, 0.5, 0.75, 1.0]
+    assert post.top_k_hits([0.25] * 4, 2) == [0.25, 0.5, 0.75, 1.0]
     # One word above, the secret tied with one other: k=1 never, k=2 half the time, k=3 always.
     probs = [4 / 6, 1 / 6, 1 / 6]
-    assert [post.top_k_hit(probs, 1, k) for k in (1, 2, 3)] == [0.0, 0.5, 1.0]
+    assert post.top_k_hits(probs, 1) == [0.0, 0.5, 1.0]
     # Tied for the top with one other: 1/2 at k=1.
-    assert post.top_k_hit([4 / 9, 4 / 9, 1 / 9], 0, 1) == 0.5
+    assert post.top_k_hits([4 / 9, 4 / 9, 1 / 9], 0)[0] == 0.5
     # Probabilities equal up to rounding count as tied.
-    assert post.top_k_hit([0.1 + 0.2, 0.3, 0.4], 1, 2) == 0.5
+    assert post.top_k_hits([0.1 + 0.2, 0.3, 0.4], 1)[1] == 0.5
     # A zero-probability secret tied with another zero at the bottom.
-    assert post.top_k_hit([0.5, 0.5, 0.0, 0.0], 3, 3) == 0.5
+    assert post.top_k_hits([0.5, 0.5, 0.0, 0.0], 3)[2] == 0.5
 
 
 def test_estimator_names():
