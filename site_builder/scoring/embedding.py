@@ -90,19 +90,21 @@ def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
     where = [distinct.index(t) for t in texts] if len(distinct) < len(texts) else list(range(len(texts)))
     sparse = [_embedding(t) for t in distinct]
     columns: dict[int, int] = {}
-    for vector in sparse:
-        for bucket, _ in vector:
-            columns.setdefault(bucket, len(columns))
-    dense = np.zeros((len(sparse), len(columns)))
+    rows, cols, weights = [], [], []
     for row, vector in enumerate(sparse):
         for bucket, weight in vector:
-            dense[row, columns[bucket]] = weight
+            rows.append(row)
+            cols.append(columns.setdefault(bucket, len(columns)))
+            weights.append(weight)
+    dense = np.zeros((len(sparse), len(columns)))
+    dense[rows, cols] = weights
     distance = np.clip(1.0 - dense @ dense.T, 0.0, 1.0)  # rounding can push 1 - dot a hair outside [0, 1]
     empty = np.array([not v for v in sparse])
     distance[empty, :] = 1.0
     distance[:, empty] = 1.0
-    same = np.array([[a == b for b in sparse] for a in sparse])
-    distance[same] = 0.0
+    groups: dict[tuple[tuple[int, float], ...], int] = {}  # equal embeddings share a group
+    group = np.array([groups.setdefault(v, len(groups)) for v in sparse])
+    distance[group[:, None] == group[None, :]] = 0.0
     upper = np.triu(distance, 1)
     distance = upper + upper.T
     index = np.array(where)

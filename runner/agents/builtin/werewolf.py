@@ -120,31 +120,44 @@ def parse_statement(text: str, seat: int, names: tuple[str, ...]) -> Said:
 class Table:
     """What one seat knows: its role and night information, and every statement parsed."""
 
-    def __init__(self, observation: Mapping[str, Any]):
+    def __init__(self, observation: Mapping[str, Any], earlier: Table | None = None):
+        """What the observation tells; `earlier`, this seat's table at an earlier point of the
+        same game, spares re-reading the events it has already read (a log only grows)."""
         self.me: int = observation["seat"]
         self.names: list[str] = list(observation["public"]["names"])
         self.n = len(self.names)
         private = observation["private"]
         self.role: str = private["role"]
         self.fellow: int | None = private.get("fellow_mason")
-        self.night: tuple[list[int], bool] | None = None
-        self.said: list[Said] = []
+        log = observation["log"]
+        if earlier is not None and earlier.seen <= len(log):
+            self.night = earlier.night
+            self.said = list(earlier.said)
+            self.claimed = [list(roles) for roles in earlier.claimed]
+            self.reports = [set(reports) for reports in earlier.reports]
+            self.named = list(earlier.named)
+            start = earlier.seen
+        else:
+            self.night: tuple[list[int], bool] | None = None
+            self.said: list[Said] = []
+            # Per seat: roles claimed (first-claimed order, no repeats), Seer reports, named fellow.
+            self.claimed: list[list[str]] = [[] for _ in range(self.n)]
+            self.reports: list[set[tuple[tuple[int, int], bool]]] = [set() for _ in range(self.n)]
+            self.named: list[int | None] = [None] * self.n
+            start = 0
         names = tuple(self.names)
-        for ev in observation["log"]:
+        for ev in log[start:]:
             if ev["phase"] == "night" and ev["kind"] == "info" and ev["seat"] == self.me:
                 self.night = (list(ev["data"]["looked"]), bool(ev["data"]["werewolf_among"]))
             elif ev["phase"] == "day" and ev["kind"] == "action":
-                self.said.append(parse_statement(ev["data"]["text"], ev["seat"], names))
-        # Per seat: roles claimed (first-claimed order, no repeats), Seer reports, named fellow.
-        self.claimed: list[list[str]] = [[] for _ in range(self.n)]
-        self.reports: list[set[tuple[tuple[int, int], bool]]] = [set() for _ in range(self.n)]
-        self.named: list[int | None] = [None] * self.n
-        for said in self.said:
-            self.claimed[said.seat].extend(r for r in dict.fromkeys(said.roles)
-                                           if r not in self.claimed[said.seat])
-            self.reports[said.seat].update(said.reports)
-            if said.fellows:
-                self.named[said.seat] = said.fellows[-1]
+                said = parse_statement(ev["data"]["text"], ev["seat"], names)
+                self.said.append(said)
+                self.claimed[said.seat].extend(r for r in dict.fromkeys(said.roles)
+                                               if r not in self.claimed[said.seat])
+                self.reports[said.seat].update(said.reports)
+                if said.fellows:
+                    self.named[said.seat] = said.fellows[-1]
+        self.seen = len(log)
         self.memo: dict[tuple[bool, bool], list[float]] = {}
 
     @property
@@ -269,12 +282,14 @@ class WerewolfAgent(ScriptedAgent):
         self._priority_seed = rng.getrandbits(64)
         self._priority: dict[int, list[int]] = {}
         self._tables: dict[tuple[int, int], Table] = {}  # (seat, events seen) -> what it knows then
+        self._latest: dict[int, Table] = {}  # seat -> its table at the latest point read
 
     def table(self, observation: Mapping[str, Any]) -> Table:
         """What this seat knows at this point of the game (parsed once per point)."""
-        key = (observation["seat"], len(observation["log"]))
+        seat = observation["seat"]
+        key = (seat, len(observation["log"]))
         if key not in self._tables:
-            self._tables[key] = Table(observation)
+            self._tables[key] = self._latest[seat] = Table(observation, self._latest.get(seat))
         return self._tables[key]
 
     # -- beliefs ----------------------------------------------------------------------
