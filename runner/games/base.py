@@ -81,11 +81,19 @@ class State(ABC):
         self.setup = copy.deepcopy(dict(setup))
         self.events: list[Event] = []
         self._forfeit: dict[str, Any] | None = None
+        self._pending_memo: tuple[int, Pending | None] | None = None  # (events then, what was pending)
 
     # -- what the game waits for -------------------------------------------------------
     def pending(self) -> Pending | None:
         """The next thing the game needs, or None once the game is over."""
-        return None if self._forfeit is not None else self._pending()
+        if self._forfeit is not None:
+            return None
+        # Asked many times between two moves (checks, observations, probes): worked out once.
+        # Every change of state logs an event, and act/chance forget the memo after applying.
+        memo = self._pending_memo
+        if memo is None or memo[0] != len(self.events):
+            memo = self._pending_memo = (len(self.events), self._pending())
+        return memo[1]
 
     @abstractmethod
     def _pending(self) -> Pending | None:
@@ -108,6 +116,7 @@ class State(ABC):
         vis: Vis = [seat] if pending.simultaneous else self._action_vis(seat, pending.phase)
         self._emit("action", pending.phase, seat, normalised, vis)
         self._apply(seat, pending.phase, normalised)
+        self._pending_memo = None
         return normalised
 
     def check(self, seat: Seat, action: Any) -> Action:
@@ -135,6 +144,7 @@ class State(ABC):
              "data": {"options": list(pending.options), "outcome": outcome}, "vis": "all"}
         )
         self._apply_chance(pending.phase, outcome)
+        self._pending_memo = None
 
     def forfeit(self, seat: Seat, reason: str) -> None:
         """End the game as invalid: `seat` never produced a legal action."""

@@ -109,6 +109,20 @@ def test_resimulating_a_replay_reproduces_it(game):
         assert checked.outcome == {k: v for k, v in claimed.items() if k != "type"}
 
 
+def test_what_is_pending_is_always_what_the_rules_say_now(game):
+    # State.pending() remembers its answer between moves; it must never lag behind the state.
+    def visit(state: State, pending):
+        assert pending == state._pending()
+        if pending.kind == "act":
+            state.legal(pending.seats[0])  # asks pending() itself, in between
+            assert state.pending() == state._pending()
+
+    for seed in range(8):
+        _, _, state = fresh(game, seed)
+        random_play(state, random.Random(seed), visit)
+        assert state._pending() is None
+
+
 def test_every_illegal_action_is_refused_and_changes_nothing(game):
     def visit(state: State, pending):
         if pending.kind != "act":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import cache
 from importlib import import_module
 from typing import Any
 
@@ -17,6 +18,11 @@ def _modules() -> list[str]:
 
 def strategies() -> dict[str, type[ScriptedAgent]]:
     """Every built-in strategy by name."""
+    return dict(_registry())
+
+
+@cache  # asked for every replay checked
+def _registry() -> dict[str, type[ScriptedAgent]]:
     found: dict[str, type[ScriptedAgent]] = {}
     for module in _modules():
         for cls in import_module(module).STRATEGIES:
