@@ -19,6 +19,7 @@ conformance tests look for.
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -82,6 +83,7 @@ class State(ABC):
         self.events: list[Event] = []
         self._forfeit: dict[str, Any] | None = None
         self._pending_memo: tuple[int, Pending | None] | None = None  # (events then, what was pending)
+        self._observed: dict[Seat, tuple[int, list[Event]]] = {}  # seat -> (events read, its log)
 
     # -- what the game waits for -------------------------------------------------------
     def pending(self) -> Pending | None:
@@ -187,14 +189,18 @@ class State(ABC):
         """What every player knows from the start (card, payoffs, seat names, ...)."""
 
     def observe(self, seat: Seat) -> dict[str, Any]:
-        """Everything `seat` may know now: its private info, public info and visible events."""
-        log = [
-            {k: v for k, v in ev.items() if k != "vis"}
-            for ev in self.events
-            if ev["vis"] == "all" or seat in ev["vis"]
-        ]
+        """Everything `seat` may know now: its private info, public info and visible events
+        (read-only: the events are shared with the seat's other observations)."""
+        # Observed again and again as a game goes on: each seat's visible log grows from where
+        # it was (events are only ever appended), so every event is read once per seat.
+        read, log = self._observed.setdefault(seat, (0, []))
+        if read < len(self.events):
+            log.extend({k: v for k, v in ev.items() if k != "vis"}
+                       for ev in itertools.islice(self.events, read, None)
+                       if ev["vis"] == "all" or seat in ev["vis"])
+            self._observed[seat] = (len(self.events), log)
         return {"game": self.game.name, "seat": seat, "private": self.private(seat),
-                "public": self.public(), "log": log}
+                "public": self.public(), "log": list(log)}
 
     # -- result ------------------------------------------------------------------------
     def outcome(self) -> dict[str, Any]:
