@@ -439,10 +439,11 @@ def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, 
 
 def _same_json(expected: Any, actual: Any) -> bool:
     """A quick yes for the common case (the rules made exactly the recorded event): the same JSON
-    text, without a null (which NaN would also become); otherwise the full comparison decides."""
+    text (so no bool is taken for a number, nor an int for a float), and where the text holds a
+    null, which NaN and infinities also become, equal values; otherwise the full comparison decides."""
     try:
         text = orjson.dumps(expected)
-        return b"null" not in text and text == orjson.dumps(actual)
+        return text == orjson.dumps(actual) and (b"null" not in text or expected == actual)
     except TypeError:  # not JSON (a key that is not a string): compare in full
         return False
 

@@ -598,7 +598,14 @@ def test_a_built_in_belief_that_its_strategy_does_not_hold_is_refused():
     ([1, [2, 3]], [1, [2, 4]], ("[1][1]", 3, 4)),
     ([1], [1, 2], ("", [1], [1, 2])),
     ("1", 1, ("", "1", 1)),
+    ({"seat": None, "a": [0]}, {"seat": None, "a": [0]}, None),
+    ({"a": None}, {"a": float("nan")}, (".a", None, float("nan"))),
+    ({"a": float("inf")}, {"a": None}, (".a", float("inf"), None)),
+    ([float("nan")], [float("nan")], ("[0]", float("nan"), float("nan"))),
 ], ids=["numbers-by-value", "bool-is-not-a-number", "missing-key", "extra-odd-key", "nested-list",
-        "length", "string-vs-number"])
+        "length", "string-vs-number", "equal-with-null", "null-is-not-nan", "infinity-is-not-null",
+        "nan-is-not-nan"])
 def test_first_difference(expected, actual, difference):
-    assert first_difference(expected, actual) == difference
+    found = first_difference(expected, actual)
+    # NaN is unequal to itself: compare how the results print.
+    assert repr(found) == repr(difference)
