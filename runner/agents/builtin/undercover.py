@@ -65,14 +65,26 @@ def word_index(table: Associations) -> dict[str, int]:
     return {w: i for i, w in enumerate(table.words())}
 
 
-def evoked(table: Associations, texts: Sequence[str], k: int) -> list[str]:
+def evoked(table: Associations, texts: Sequence[str], k: int) -> tuple[str, ...]:
     """The `k` table words that best explain all of `texts` (alphabetical on a tie)."""
+    return _evoked(table, tuple(texts), k)
+
+
+@lru_cache(maxsize=4096)  # every seat re-reads the same clues at each later point of a game
+def _evoked(table: Associations, texts: tuple[str, ...], k: int) -> tuple[str, ...]:
     words = table.words()
-    totals = np.zeros(len(words))
-    for text in texts:
-        totals += text_vector(table, text)
     # Highest total first; a stable sort keeps tied words in their (alphabetical) order.
-    return [words[i] for i in np.argsort(-totals, kind="stable")[:k]]
+    return tuple(words[i] for i in np.argsort(-text_total(table, texts), kind="stable")[:k])
+
+
+@lru_cache(maxsize=4096)
+def text_total(table: Associations, texts: tuple[str, ...]) -> np.ndarray:
+    """The sum of the texts' `text_vector`s, added in order (read-only: it is shared)."""
+    total = np.zeros(len(table.words()))
+    for text in texts:
+        total += text_vector(table, text)
+    total.flags.writeable = False
+    return total
 
 
 @lru_cache(maxsize=1024)
@@ -198,9 +210,7 @@ class Associative(ScriptedAgent):
         ll = []
         for s in range(n):
             # Every table word's log-likelihood of the seat's clues at once, added in clue order.
-            total = np.zeros(len(index))
-            for c in clues[s]:
-                total += text_vector(table, c)
+            total = text_total(table, tuple(clues[s]))
             ll.append({w: float(total[index[w]]) if w in index else loglik(s, w) for w in words})
         if not candidates:  # a table with no other word: nothing to infer
             return Belief([1.0 / n] * n, own, {}, ll)
