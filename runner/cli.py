@@ -154,8 +154,8 @@ def _print_provider_failures(summary: Summary) -> None:
     if summary.stopped is not None:
         click.echo(f"stopped: the provider failed, not the model: {summary.stopped}", err=True)
     reasons = Counter(message for _, message in summary.not_played if message != summary.stopped)
-    for message, games in sorted(reasons.items()):
-        click.echo(f"not played ({games} game{'s' if games != 1 else ''}): the provider failed: {message}", err=True)
+    for message, count in sorted(reasons.items()):
+        click.echo(f"not played ({count} game{'s' if count != 1 else ''}): the provider failed: {message}", err=True)
     missing = len(summary.not_played) + summary.never_started
     if missing:
         click.echo(f"{missing} game{'s were' if missing != 1 else ' was'} not played and nothing was written for "

@@ -555,33 +555,43 @@ def _no_follow(path: str, flags: int) -> int:
 def iter_replay_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     """Every *.jsonl file under the given files and folders, sorted, each once (links included,
     so that reading them reports them; folders behind links are not entered)."""
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for p in paths:
         path = Path(p)
         if path.is_dir():
             root = path.resolve()
-            # Path order (by parts), with the parts computed once: 100,000 Path comparisons cost seconds.
-            found = sorted(_walk(path, root), key=lambda item: [os.path.normcase(p) for p in item[0].parts])
+            # Path order: by the parts under the folder (all share the folder's), compared as
+            # strings; Paths are made only for the files, and after sorting.
+            found = [(path.joinpath(*parts), key) for parts, key in sorted(_walk(path, root), key=_parts_order)]
         else:
-            found = [(path, path.absolute() if path.is_symlink() else path.resolve())]
+            found = [(path, str(path.absolute() if path.is_symlink() else path.resolve()))]
         for f, key in found:
             if key not in seen:
                 seen.add(key)
                 yield f
 
 
-def _walk(folder: Path, resolved: Path) -> Iterator[tuple[Path, Path]]:
-    """(path, resolved path) of every *.jsonl regular file or link under `folder`, not entering
-    linked folders; one directory listing per folder, no call per file (a corpus has 100,000)."""
+_FOLDS_CASE = os.path.normcase("A") != "A"  # Windows
+
+
+def _parts_order(item: tuple[tuple[str, ...], str]) -> Any:
+    """Sort key of a walked file: its parts, case-folded where the system ignores case."""
+    return [os.path.normcase(p) for p in item[0]] if _FOLDS_CASE else item[0]
+
+
+def _walk(folder: Path, resolved: Path, under: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(parts under the walked folder, resolved path) of every *.jsonl regular file or link under
+    `folder`, not entering linked folders; one directory listing per folder, no call per file (a
+    corpus has 100,000)."""
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.is_symlink():
                 if entry.name.endswith(".jsonl"):
-                    yield folder / entry.name, Path(entry.path).absolute()
+                    yield (*under, entry.name), str(Path(entry.path).absolute())
             elif entry.is_dir():
-                yield from _walk(folder / entry.name, resolved / entry.name)
+                yield from _walk(folder / entry.name, resolved / entry.name, (*under, entry.name))
             elif entry.name.endswith(".jsonl") and entry.is_file():
-                yield folder / entry.name, resolved / entry.name
+                yield (*under, entry.name), os.path.join(resolved, entry.name)
 
 
 def encode(records: Iterable[Mapping[str, Any]]) -> bytes:

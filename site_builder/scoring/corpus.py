@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISLNK
 from typing import Any
 
 import orjson
@@ -205,11 +206,11 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         for path in iter_replay_files(paths):
             files += 1
             name = str(path)
-            if path.is_symlink():  # never followed: it could point anywhere (runner/replay/format.py read_file)
+            stat = os.lstat(name)  # one call: a link's own, a regular file's as stat() gives it
+            if S_ISLNK(stat.st_mode):  # never followed: it could point anywhere (runner/replay/format.py read_file)
                 entries.append((name, f"link:{name}", {"problems": [
                     {"line": 0, "field": "", "message": "a symbolic link; a replay must be a regular file"}]}))
                 continue
-            stat = path.stat()
             content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
             if content_hash is None:
                 content_hash = hashlib.sha256(path.read_bytes()).hexdigest()  # the bytes are read again if needed
