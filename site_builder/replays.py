@@ -27,6 +27,7 @@ import jinja2
 
 from runner import games as registry
 from runner.replay.format import parse_lines
+from site_builder.parallel import map_on_cores
 from site_builder.scoring import digest
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo, ScoredGame
@@ -239,22 +240,12 @@ def _keep(previous: Path, name: str, calls: bool) -> bool:
         (not calls or (previous / Path(CALLS_DIR).name / f"{name}.json").is_file())
 
 
-#: Below this many data files to make, processes cost more than they save.
-PARALLEL_FROM = 64
-
-
 def _render_all(todo: Sequence[tuple[ScoredGame, str, Mapping[str, Any] | None]], labels: Mapping[str, str],
                 site: Path) -> list[tuple[str, bool]]:
     """Make and write the data files of `todo`, on every core when there are many: (name, has calls)."""
     jobs = [(game, path, source, {s.agent: labels.get(s.agent, s.agent) for s in game.seats}, str(site))
             for game, path, source in todo]
-    workers = os.cpu_count() or 1
-    if len(jobs) < PARALLEL_FROM or workers < 2:
-        return [_render(job) for job in jobs]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_render, jobs, chunksize=32))
+    return list(map_on_cores(_render, jobs, chunksize=32))
 
 
 def _render(job: tuple[ScoredGame, str, Mapping[str, Any] | None, Mapping[str, str], str]) -> tuple[str, bool]:

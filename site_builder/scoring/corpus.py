@@ -24,6 +24,7 @@ import orjson
 
 from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
+from site_builder.parallel import map_on_cores
 from site_builder.scoring import SCORER_VERSION
 from site_builder.scoring.digest import compact
 from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
@@ -206,14 +207,22 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         for path in iter_replay_files(paths):
             files += 1
             name = str(path)
-            stat = os.lstat(name)  # one call: a link's own, a regular file's as stat() gives it
+            try:
+                stat = os.lstat(name)  # one call: a link's own, a regular file's as stat() gives it
+            except OSError as exc:  # gone since the folder was listed
+                entries.append((name, f"unreadable:{name}", _unreadable(exc)))
+                continue
             if S_ISLNK(stat.st_mode):  # never followed: it could point anywhere (runner/replay/format.py read_file)
                 entries.append((name, f"link:{name}", {"problems": [
                     {"line": 0, "field": "", "message": "a symbolic link; a replay must be a regular file"}]}))
                 continue
             content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
             if content_hash is None:
-                content_hash = hashlib.sha256(path.read_bytes()).hexdigest()  # the bytes are read again if needed
+                try:
+                    content_hash = hashlib.sha256(path.read_bytes()).hexdigest()  # read again if needed
+                except OSError as exc:
+                    entries.append((name, f"unreadable:{name}", _unreadable(exc)))
+                    continue
                 hashed.add(name)
                 if cache:
                     cache.remember_file(name, stat.st_size, stat.st_mtime_ns, content_hash)
@@ -224,7 +233,12 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
                     if content_hash in cached]
         resimulated = len(pending)
         files_read = len(hashed | {name for name, _ in pending})
-        for name, content_hash, blob in _check_all([name for name, _ in pending], derive):
+        names = [name for name, _ in pending]
+        checked = map_on_cores(_check, [(name, derive) for name in names], batch=BATCH)
+        for name, (content_hash, blob) in zip(names, checked):
+            if content_hash is None:  # the file could not be read this time
+                entries.append((name, f"unreadable:{name}", orjson.loads(blob)))
+                continue
             if cache:
                 cache.store(content_hash, blob)
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
@@ -235,38 +249,24 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
     return _assemble(entries, files, files_read, resimulated)
 
 
-#: Below this many replays to check, processes cost more than they save.
-PARALLEL_FROM = 64
-#: Replays read and checked at once: bounds the memory of a cold run over a large corpus.
+#: Replays checked per batch of work: bounds what waits in memory during a cold run of a large corpus.
 BATCH = 512
 
 
-def _check_all(names: Sequence[str], derive: bool = True) -> Iterator[tuple[str, str, bytes]]:
-    """Check and re-simulate replays, on every core when there are many, in batches so that only
-    a batch's bytes are in memory: (path, content hash, cache entry), in order."""
-    workers = os.cpu_count() or 1
-    if len(names) < PARALLEL_FROM or workers < 2:
-        for name in names:
-            item = _read(name, derive)
-            yield item[0], item[2], _entry(*item)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for start in range(0, len(names), BATCH):
-            items = [_read(name, derive) for name in names[start:start + BATCH]]
-            for item, blob in zip(items, pool.map(_entry_of, items, chunksize=16)):
-                yield item[0], item[2], blob
+def _check(job: tuple[str, bool]) -> tuple[str | None, bytes]:
+    """(content hash, cache entry) of one replay, read here: the file may have changed since it
+    was hashed, so the entry goes with the hash of the very bytes checked (None: unreadable)."""
+    name, derive = job
+    try:
+        raw = Path(name).read_bytes()
+    except OSError as exc:
+        return None, orjson.dumps(_unreadable(exc))
+    content_hash = hashlib.sha256(raw).hexdigest()
+    return content_hash, _entry(name, raw, content_hash, derive)
 
 
-def _read(name: str, derive: bool) -> tuple[str, bytes, str, bool]:
-    """A replay's bytes for checking, with their own hash (the file may have changed since it was hashed)."""
-    raw = Path(name).read_bytes()
-    return name, raw, hashlib.sha256(raw).hexdigest(), derive
-
-
-def _entry_of(item: tuple[str, bytes, str, bool]) -> bytes:
-    return _entry(*item)
+def _unreadable(exc: OSError) -> dict[str, Any]:
+    return {"problems": [{"line": 0, "field": "", "message": f"cannot read the file: {exc.strerror or exc}"}]}
 
 
 def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> bytes:

@@ -168,3 +168,18 @@ def test_a_symbolic_link_in_the_corpus_is_reported_not_read(sample, tmp_path):
     assert corpus.games == [] and corpus.invalid_replays == [
         {"path": str(corpus_dir / real.name),
          "problems": [f"{corpus_dir / real.name}: a symbolic link; a replay must be a regular file"]}]
+
+
+def test_a_replay_gone_or_unreadable_while_scoring_is_reported_not_a_crash(sample, tmp_path, monkeypatch):
+    from site_builder.scoring import corpus as corpus_module
+
+    real = next(sample.rglob("*.jsonl"))
+    gone = tmp_path / "gone.jsonl"  # listed, then deleted before it was read
+    monkeypatch.setattr(corpus_module, "iter_replay_files", lambda paths: iter([real, gone]))
+    corpus = corpus_module.load([tmp_path])
+    assert len(corpus.games) == 1
+    assert corpus.invalid_replays == [
+        {"path": str(gone), "problems": [f"{gone}: cannot read the file: No such file or directory"]}]
+    # The same in a checking worker, for a file gone between its hashing and its check.
+    content_hash, entry = corpus_module._check((str(gone), True))
+    assert content_hash is None and b"cannot read the file" in entry
