@@ -555,7 +555,7 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
             raise PlanError(f"{where}: lineup: {game.title} with these rules seats {n} agents")
         lineup = [resolve_agent(a, agents, f"{where}: lineup[{i}]") for i, a in enumerate(lineup_raw)]
         for i, agent in enumerate(lineup):
-            _check_plays(agent, game.name, f"{where}: lineup[{i}]")
+            _check_plays(agent, game.name, rules, f"{where}: lineup[{i}]")
         return Matchup(game.name, rules, count, lineup=lineup)
     roles_raw = raw["roles"]
     if not isinstance(roles_raw, Mapping):
@@ -569,14 +569,18 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         raise PlanError(f"{where}: roles: no agent for {missing} (name them or use \"*\")")
     roles = {r: resolve_agent(a, agents, f"{where}: roles.{r}") for r, a in roles_raw.items()}
     for role, agent in roles.items():
-        _check_plays(agent, game.name, f"{where}: roles.{role}")
+        _check_plays(agent, game.name, rules, f"{where}: roles.{role}")
     return Matchup(game.name, rules, count, roles=roles)
 
 
-def _check_plays(agent: AgentSpec, game: str, where: str) -> None:
-    strategy = agent.spec.get("builtin", "")  # language models play every game
+def _check_plays(agent: AgentSpec, game: str, rules: Mapping[str, Any], where: str) -> None:
+    strategy = agent.spec.get("builtin", "")  # language models play every game and variant
     if "/" in strategy and not strategy.startswith(game + "/"):
         raise PlanError(f"{where}: {agent.name} ({strategy}) does not play {game}")
+    known = strategies().get(strategy)
+    misfit = known.cannot_play(rules) if known is not None else None
+    if misfit:
+        raise PlanError(f"{where}: {agent.name}: {misfit}; change the matchup's rules or the agent")
 
 
 def from_flags(name: str, game: str, roles: Sequence[str], lineup: str | None, rules: Mapping[str, Any],

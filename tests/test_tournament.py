@@ -90,6 +90,28 @@ def test_agent_for_another_game_is_refused():
         from_dict(raw)
 
 
+CHAMELEON_FOUR = ["chameleon/ambiguity"] * 4
+
+
+@pytest.mark.parametrize("rules, agent, message", [
+    ({"clue": "word"}, "chameleon/ambiguity", "plays only the 'subset' clue variant (this game uses 'word' clues)"),
+    ({"clue": "subset", "players": 4, "words": 16}, "chameleon/ambiguity", "16 words do not split into groups of N+1 = 5"),
+    ({"clue": "subset"}, "chameleon/associative", "not 'subset' clues"),
+], ids=["ambiguity-without-subsets", "ambiguity-words-do-not-split", "associative-with-subsets"])
+def test_a_strategy_that_cannot_play_the_rules_is_refused_when_planned(rules, agent, message):
+    raw = plan_dict(matchups=[{"game": "chameleon", "rules": rules, "lineup": [agent] * 4}])
+    with pytest.raises(PlanError) as info:
+        from_dict(raw, "my.toml")
+    assert str(info.value).startswith(f"my.toml: matchups[0]: lineup[0]: {agent}: ") and message in str(info.value)
+
+
+def test_the_rules_a_strategy_fits_are_planned():
+    raw = plan_dict(matchups=[{"game": "chameleon", "rules": {"clue": "subset", "players": 4, "words": 15},
+                               "lineup": CHAMELEON_FOUR},
+                              {"game": "chameleon", "rules": {"clue": "sentence"}, "roles": {"*": "chameleon/associative"}}])
+    assert len(from_dict(raw).plan()) == 2
+
+
 def test_load_reports_bad_toml_with_the_file_name(tmp_path):
     path = tmp_path / "broken.toml"
     path.write_text("name = 'x'\n[[matchups]\n", encoding="utf-8")

@@ -106,6 +106,12 @@ class ScriptedAgent(Agent):
         self.description = {"name": name, "kind": "builtin", "strategy": self.strategy,
                             "params": dict(self.params)}
 
+    @classmethod
+    def cannot_play(cls, rules: Mapping[str, Any]) -> str | None:
+        """Why this strategy cannot play a game with these rules (as the game's `params` returns
+        them), or None; asked when a tournament is planned, so a misfit stops it before any game."""
+        return None
+
     async def act(self, request: Request) -> Decision:
         return Decision(self.decide(request))
 

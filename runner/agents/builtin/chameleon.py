@@ -204,15 +204,26 @@ class Ambiguity(ChameleonAgent):
 
     strategy = "chameleon/ambiguity"
 
+    @classmethod
+    def cannot_play(cls, rules: Mapping[str, Any]) -> str | None:
+        return cls._misfit(rules["clue"], rules["players"], rules["words"])
+
+    @staticmethod
+    def _misfit(mode: str, n: int, k: int) -> str | None:
+        """Why N players, K words and this clue mode do not fit pi^amb, or None."""
+        if mode != "subset":
+            return f"chameleon/ambiguity plays only the 'subset' clue variant (this game uses {mode!r} clues)"
+        if k % (n + 1):
+            return (f"chameleon/ambiguity needs K = l(N+1) words: {k} words do not split into groups of "
+                    f"N+1 = {n + 1} for {n} players")
+        return None
+
     def _shape(self, obs: Obs) -> tuple[int, int]:
         """(N, l) of this game; ValueError if the rules do not fit pi^amb."""
-        if clue_mode(obs) != "subset":
-            raise ValueError("chameleon/ambiguity plays only the 'subset' clue variant "
-                             f"(this game uses {clue_mode(obs)!r} clues)")
         n, k = len(play_order(obs)), len(card_words(obs))
-        if k % (n + 1):
-            raise ValueError(f"chameleon/ambiguity needs K = l(N+1) words: {k} words do not split "
-                             f"into groups of N+1 = {n + 1} for {n} players")
+        misfit = self._misfit(clue_mode(obs), n, k)
+        if misfit:
+            raise ValueError(misfit)
         return n, k // (n + 1)
 
     def responses(self, obs: Obs) -> list[Any]:
@@ -298,10 +309,19 @@ class Associative(ChameleonAgent):
             self.associations = shipped()
         return self.associations
 
+    @classmethod
+    def cannot_play(cls, rules: Mapping[str, Any]) -> str | None:
+        return cls._misfit(rules["clue"])
+
+    @staticmethod
+    def _misfit(mode: str) -> str | None:
+        return "chameleon/associative gives word or sentence clues, not 'subset' clues" if mode == "subset" else None
+
     def _mode(self, obs: Obs) -> str:
         mode = clue_mode(obs)
-        if mode == "subset":
-            raise ValueError("chameleon/associative gives word or sentence clues, not 'subset' clues")
+        misfit = self._misfit(mode)
+        if misfit:
+            raise ValueError(misfit)
         return mode
 
     def belief(self, obs: Obs, seat: int) -> list[float]:
