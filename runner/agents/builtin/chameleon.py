@@ -85,6 +85,13 @@ class ChameleonAgent(ScriptedAgent):
             return {"accuse": self.pick(obs, request.seat, list(request.legal["options"]))}
         return {"guess": self.guess(obs, request.seat)}
 
+    def fits(self, obs: Obs) -> None:
+        """ValueError if this strategy cannot play the game `obs` is from (`cannot_play` of its rules)."""
+        misfit = self.cannot_play({"clue": clue_mode(obs), "players": len(play_order(obs)),
+                                   "words": len(card_words(obs))})
+        if misfit:
+            raise ValueError(misfit)
+
     def pick(self, obs: Obs, seat: int, tied: list[int]) -> int:
         """002's tie rule: accuse, among the tied, the player it would vote for; otherwise the first
         tied player other than itself (the chameleon never picks itself when it can help it)."""
@@ -206,11 +213,7 @@ class Ambiguity(ChameleonAgent):
 
     @classmethod
     def cannot_play(cls, rules: Mapping[str, Any]) -> str | None:
-        return cls._misfit(rules["clue"], rules["players"], rules["words"])
-
-    @staticmethod
-    def _misfit(mode: str, n: int, k: int) -> str | None:
-        """Why N players, K words and this clue mode do not fit pi^amb, or None."""
+        mode, n, k = rules["clue"], rules["players"], rules["words"]
         if mode != "subset":
             return f"chameleon/ambiguity plays only the 'subset' clue variant (this game uses {mode!r} clues)"
         if k % (n + 1):
@@ -220,11 +223,9 @@ class Ambiguity(ChameleonAgent):
 
     def _shape(self, obs: Obs) -> tuple[int, int]:
         """(N, l) of this game; ValueError if the rules do not fit pi^amb."""
-        n, k = len(play_order(obs)), len(card_words(obs))
-        misfit = self._misfit(clue_mode(obs), n, k)
-        if misfit:
-            raise ValueError(misfit)
-        return n, k // (n + 1)
+        self.fits(obs)
+        n = len(play_order(obs))
+        return n, len(card_words(obs)) // (n + 1)
 
     def responses(self, obs: Obs) -> list[Any]:
         """r_0 (the card) followed by the responses r_1..r_i given so far, in playing order."""
@@ -311,18 +312,13 @@ class Associative(ChameleonAgent):
 
     @classmethod
     def cannot_play(cls, rules: Mapping[str, Any]) -> str | None:
-        return cls._misfit(rules["clue"])
-
-    @staticmethod
-    def _misfit(mode: str) -> str | None:
-        return "chameleon/associative gives word or sentence clues, not 'subset' clues" if mode == "subset" else None
+        if rules["clue"] == "subset":
+            return "chameleon/associative gives word or sentence clues, not 'subset' clues"
+        return None
 
     def _mode(self, obs: Obs) -> str:
-        mode = clue_mode(obs)
-        misfit = self._misfit(mode)
-        if misfit:
-            raise ValueError(misfit)
-        return mode
+        self.fits(obs)
+        return clue_mode(obs)
 
     def belief(self, obs: Obs, seat: int) -> list[float]:
         """The chameleon's posterior over the card words from the others' clues."""
