@@ -94,12 +94,17 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
     seats = {key: [s.seat for s in game.seats_of(key)] for key in sorted({s.agent for s in game.seats})}
     said = statements(game)
     per_game = _ewavm_per_game(game)
+    distance = distance_stats([s["text"] for s in said])
+    judgement = game_judgement(game, range(len(game.seats)))
+    sole = len(seats) == 1  # one agent in every seat: its values are the table's, not worked out again
     return {
-        "text_distance": {"all": distance_stats([s["text"] for s in said]),
-                          "agents": {key: distance_stats([s["text"] for s in said if s["seat"] in mine])
+        "text_distance": {"all": distance,
+                          "agents": {key: distance if sole else distance_stats([s["text"] for s in said
+                                                                                if s["seat"] in mine])
                                      for key, mine in seats.items()}},
-        "judgement_variation": {"all": game_judgement(game, range(len(game.seats))),
-                                "agents": {key: game_judgement(game, mine) for key, mine in seats.items()}},
+        "judgement_variation": {"all": judgement,
+                                "agents": {key: judgement if sole else game_judgement(game, mine)
+                                           for key, mine in seats.items()}},
         # EWAVM counts a game for an agent only when it plays every seat (`ewavm`).
         "ewavm": {"all": per_game, "agents": {key: per_game for key in seats} if len(seats) == 1 else {}},
     }
