@@ -213,8 +213,7 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
                 entries.append((name, f"unreadable:{name}", _unreadable(exc)))
                 continue
             if S_ISLNK(stat.st_mode):  # never followed: it could point anywhere (runner/replay/format.py read_file)
-                entries.append((name, f"link:{name}", {"problems": [
-                    {"line": 0, "field": "", "message": "a symbolic link; a replay must be a regular file"}]}))
+                entries.append((name, f"link:{name}", _file_problem("a symbolic link; a replay must be a regular file")))
                 continue
             content_hash = cache.known_hash(name, stat.st_size, stat.st_mtime_ns) if cache else None
             if content_hash is None:
@@ -266,7 +265,12 @@ def _check(job: tuple[str, bool]) -> tuple[str | None, bytes]:
 
 
 def _unreadable(exc: OSError) -> dict[str, Any]:
-    return {"problems": [{"line": 0, "field": "", "message": f"cannot read the file: {exc.strerror or exc}"}]}
+    return _file_problem(f"cannot read the file: {exc.strerror or exc}")
+
+
+def _file_problem(message: str) -> dict[str, Any]:
+    """The cache-entry shape of a problem with a whole file (no line, no field)."""
+    return {"problems": [{"line": 0, "field": "", "message": message}]}
 
 
 def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> bytes:

@@ -126,7 +126,8 @@ def fit(design: Design, counts: np.ndarray) -> np.ndarray:
     return r
 
 
-def elo(strength: float) -> float:
+def elo(strength: Any) -> Any:
+    """A log-strength (or an array of them) on the Elo scale."""
     return BASE + ELO * strength
 
 
@@ -198,7 +199,7 @@ def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, see
             strengths = fit(design, drawn)
             present = (drawn @ design.members) > 0  # an agent none of whose games was drawn is not rated
             for i, agent in enumerate(design.agents):
-                ci = percentile_interval(np.where(present[:, i], BASE + ELO * strengths[:, i], np.nan))
+                ci = percentile_interval(np.where(present[:, i], elo(strengths[:, i]), np.nan))
                 intervals[agent] = None if ci is None else [ci[0], ci[1]]
         upper = rank_upper_bounds(intervals)
         for i, agent in enumerate(design.agents):
