@@ -87,7 +87,7 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
                 result = "won" if won == len(seats) else "lost" if won == 0 else f"won {won} of {len(seats)} seats"
             mine.append({"id": game.game_id, "game": game.game, "date": game.created[:10],
                          "roles": sorted({s.role for s in seats}), "against": sorted({s.agent for s in game.seats} - {key}),
-                         "result": result, "moves": game.piece("length", digest.length)})
+                         "result": result, "moves": digest.moves(game)})
     return out
 
 
@@ -100,7 +100,7 @@ def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[di
             by_game.setdefault(game.game, []).append(game)
     out: dict[str, list[dict[str, Any]]] = {}
     for name, played in sorted(by_game.items()):
-        moves = {g.game_id: g.piece("length", digest.length) for g in played}
+        moves = {g.game_id: digest.moves(g) for g in played}
         picks: list[tuple[dict[str, Any], ScoredGame]] = []
         longest = min(played, key=lambda g: (-moves[g.game_id], g.game_id))
         picks.append(({"rule": "longest", "moves": moves[longest.game_id]}, longest))

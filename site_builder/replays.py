@@ -528,7 +528,7 @@ def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) 
             shard = f"{name}-{start // SHARD_ROWS}.json"
             rows = [[g.game_id, g.created[:10], [agent_index[s.agent] for s in g.seats], list(g.winners),
                      outcomes.index(outcome_summary(g)), 0 if g.valid else 1, [roles.index(s.role) for s in g.seats],
-                     g.piece("length", digest.length)]
+                     digest.moves(g)]
                     for g in rows_of[start:start + SHARD_ROWS]]
             files[shard] = {"v": DATA_VERSION, "game": name, "rows": rows}
             shards.append(shard)

@@ -15,14 +15,22 @@ from site_builder.scoring import chameleon, magic, werewolf
 from site_builder.scoring.model import ScoredGame
 
 
+LENGTH = "length"
+
+
 def length(game: ScoredGame) -> int:
     """How many moves the game took (its players' actions), for the replay list and featured games."""
     return sum(1 for e in game.events if e["kind"] == "action")
 
 
+def moves(game: ScoredGame) -> int:
+    """`length` of a game, from its digest when it has one (a cached game has no events)."""
+    return game.piece(LENGTH, length)
+
+
 #: Piece name -> the per-game function that computes it.
 PIECES = {magic.PIECE: magic.game_tallies, chameleon.PIECE: chameleon.shipped_curve,
-          werewolf.PIECE: werewolf.game_values, "length": length}
+          werewolf.PIECE: werewolf.game_values, LENGTH: length}
 
 
 def digest(game: ScoredGame) -> dict[str, Any]:

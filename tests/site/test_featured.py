@@ -32,8 +32,8 @@ def test_featured_games_follow_their_rules(corpus_and_results):
         rules = [p["rule"] for p in picks]
         assert rules[0] == "longest" and rules[-1] == "newest"
         longest = by_id[picks[0]["id"]]
-        most = max(g.piece("length", digest.length) for g in played)
-        assert picks[0]["moves"] == most == longest.piece("length", digest.length)
+        most = max(digest.moves(g) for g in played)
+        assert picks[0]["moves"] == most == digest.moves(longest)
         assert picks[-1]["id"] == max(played, key=lambda g: (g.created, g.game_id)).game_id
         rating = {r["agent"]: r["rating"] for r in results["ratings"]["by_game"][name]["agents"]}
         if "upset" in rules:
@@ -71,7 +71,7 @@ def test_an_agents_recent_games_say_whom_it_played_and_how_it_went(corpus_and_re
             if game.valid:
                 assert g["result"] == ("won" if all(s.won for s in seats) else "lost" if not any(s.won for s in seats)
                                        else f"won {sum(s.won for s in seats)} of {len(seats)} seats")
-            assert g["moves"] == game.piece("length", digest.length)
+            assert g["moves"] == digest.moves(game)
     refs = pages.agent_refs(results)
     key = next(iter(recent))
     page = pages.render(results, recent=recent, has_replays=True).markdown[refs[key].page]
