@@ -103,18 +103,17 @@ def _run_step(kind: str, folders: list[str], cache: Path, out: Path) -> dict[str
         tick = time.perf_counter()
         write(assemble(corpus), out)
         phases["aggregate and write"] = time.perf_counter() - tick
-        games, resimulated = len(corpus.games), corpus.resimulated
+        games = len(corpus.games)
     else:
         from site_builder.build import build_site
 
         report = build_site(folders, out, cache_path=cache)
         phases = dict(report.phases)
-        games, resimulated = report.games, report.replay_files_written
+        games = report.games
     seconds = time.perf_counter() - started
     peak_kb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    return {"seconds": seconds, "phases": phases, "peak_mb": peak_kb / 1024, "games": games,
-            "made": resimulated}
+    return {"seconds": seconds, "phases": phases, "peak_mb": peak_kb / 1024, "games": games}
 
 
 # -- a corpus --------------------------------------------------------------------------------
@@ -200,7 +199,6 @@ def main(argv: list[str] | None = None) -> int:
         root = args.keep or Path(scratch_dir)
         root.mkdir(parents=True, exist_ok=True)
         if not args.skip_shipped:
-            (root / "shipped").mkdir(exist_ok=True)
             rows += bench_corpus("shipped", SHIPPED, root / "shipped", build=args.build is not False, seed=910)
         if not args.skip_synthetic:
             corpus = args.corpus
@@ -210,9 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"played {sum(1 for _ in corpus.glob('*.jsonl')):,} synthetic games in {seconds:.0f}s")
             games = sum(1 for _ in corpus.rglob("*.jsonl"))
             build = args.build if args.build is not None else games <= BUILD_UP_TO
-            work = root / f"work-{corpus.name}"
-            work.mkdir(exist_ok=True)
-            rows += bench_corpus(f"synthetic, {games:,} files", corpus, work, build=build, seed=911)
+            rows += bench_corpus(f"synthetic, {games:,} files", corpus, root / f"work-{corpus.name}", build=build,
+                                 seed=911)
     print(table(rows))
     return 0
 
