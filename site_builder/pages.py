@@ -24,6 +24,7 @@ import jinja2
 import markupsafe
 
 from runner import games as registry
+from site_builder.scoring.results import HEADLINE_KEYS
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
 MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
@@ -105,7 +106,7 @@ def headline(entry: Mapping[str, Any] | None) -> float | None:
     """The number a metric entry stands for: a composite's scaled value, else its value or rating."""
     if not entry:
         return None
-    for key in ("scaled", "value", "rating"):
+    for key in HEADLINE_KEYS:
         if key in entry and isinstance(entry[key], (int, float)):
             return float(entry[key])
     return None

@@ -15,6 +15,10 @@ from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic,
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import games_by_agent
 
+#: The field holding the number an entry stands for, first found wins: a composite's scaled value,
+#: a rate's value, a rating (the CSV tables and the pages both show it).
+HEADLINE_KEYS = ("scaled", "value", "rating")
+
 RESULTS_FORMAT = "gamenight.results"
 RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 DEFAULT_SEED = 2026
@@ -81,7 +85,7 @@ def _cell(value: Any) -> Any:
     spreadsheet would run as a formula (an agent named "=HYPERLINK(...)") quoted with a leading
     apostrophe, so it is shown as text."""
     if isinstance(value, Mapping):
-        for key in ("scaled", "value", "rating"):
+        for key in HEADLINE_KEYS:
             if key in value:
                 return value[key]
     if isinstance(value, str):
