@@ -195,7 +195,7 @@
   function closeLoop(values) { return values.concat(values.slice(0, 1)); }
 
   function radarTrace(agent, axes) {
-    var values = agent.values.map(function (v) { return v === null ? null : v; });  // a gap, not a 0
+    var values = agent.values;  // an axis not measured stays null: a gap, not a 0
     var text = agent.values.map(function (v) { return v === null ? "not measured" : v.toFixed(3); });
     return {
       // A filled shape only when every axis is measured: a fill across a gap would draw an area
