@@ -121,10 +121,9 @@ class Associations:
     def p_text_all(self, text: str) -> dict[str, float]:
         """`p_text(text, word)` for every word of the table, in `words()` order (the text read once)."""
         known = self.known(text) or [""]
-        size = len(self.vocabulary) + 1
         out = {}
         for word in self._words:
-            row, denominator = self.table[word], self._totals[word] + self.smoothing * size
+            row, denominator = self._model(word)
             out[word] = sum((row.get(t, 0.0) + self.smoothing) / denominator for t in known) / len(known)
         return out
 
