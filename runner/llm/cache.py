@@ -80,7 +80,7 @@ class ResponseCache:
         """Keep a successful reply (errors are never cached); a failed write is only a lost entry."""
         if completion.error is not None or completion.text is None:
             return
-        kept = {name: value for name, value in asdict(completion).items() if name in _KEPT}
+        kept = {name: value for name, value in asdict(completion.for_record()).items() if name in _KEPT}
         entry = {"v": CACHE_VERSION, "key": key, **kept}
         path = self._path(key)
         try:

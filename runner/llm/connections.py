@@ -15,6 +15,7 @@ from runner.llm.budget import Clock, Sleep
 from runner.llm.endpoint import Endpoint, Transport
 from runner.llm.model import LimitedChatModel
 from runner.llm.openai_api import OpenAIChat
+from runner.llm.redact import is_secret
 from runner.llm.types import PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
 
 #: The key variable read when a tournament names none.
@@ -74,7 +75,7 @@ class Connections:
 
     def _open(self, settings: ModelSettings, variable: str | None) -> Endpoint:
         api_key = self._read_key(settings, variable)
-        if api_key != NO_KEY:
+        if api_key != NO_KEY and is_secret(api_key):  # a short placeholder is no secret (redact.py)
             self._secrets.add(api_key)
         transport: Transport
         if settings.provider == "anthropic":

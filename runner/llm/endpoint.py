@@ -114,15 +114,19 @@ class Endpoint:
         """`text` without any key of the run or anything shaped like a credential."""
         return redact(text, self._secrets)
 
-    def scrub_answer(self, answer: Answer) -> Answer:
-        """The answer with every key of the run masked in its texts (the reply, the thinking)."""
+    def scrub_answer(self, answer: Answer) -> tuple[Answer, str | None]:
+        """The answer with every key of the run masked in what is only recorded (the thinking, the
+        model id), and the reply as it is to be recorded if masking changed it (else None): the
+        move is read from the reply as received, the record never holds a key."""
         if not self._secrets:
-            return answer
+            return answer, None
+        recorded = scrub_known(answer.text, self._secrets)
         return dataclasses.replace(
-            answer, text=scrub_known(answer.text, self._secrets),
+            answer,
             reasoning=None if answer.reasoning is None else scrub_known(answer.reasoning, self._secrets),
             model_reported=None if answer.model_reported is None else scrub_known(answer.model_reported,
-                                                                                  self._secrets))
+                                                                                  self._secrets),
+        ), (recorded if recorded != answer.text else None)
 
     async def aclose(self) -> None:
         await self.transport.aclose()

@@ -57,12 +57,13 @@ class LimitedChatModel:
                     turn.settle(answer)
                     endpoint.answered()
                     self._count(answer)
-                    answer = endpoint.scrub_answer(answer)  # a key the model repeats is never stored
+                    # A key the model repeats is never stored; the move is read from the reply as sent.
+                    answer, recorded = endpoint.scrub_answer(answer)
                     return Completion(answer.text, answer.finish_reason, answer.model_reported,
                                       answer.input_tokens, answer.output_tokens,
                                       self._elapsed_ms(first_sent), retries=retries, reasoning=answer.reasoning,
                                       structured=structured, reasoning_tokens=answer.reasoning_tokens,
-                                      cached_input_tokens=answer.cached_input_tokens)
+                                      cached_input_tokens=answer.cached_input_tokens, recorded_text=recorded)
             if not failure.retryable or retries >= limits.max_retries:
                 down = endpoint.gave_up() if failure.retryable else False
                 error = self._error_text(failure, retries)

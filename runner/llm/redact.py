@@ -7,6 +7,19 @@ from collections.abc import Iterable
 
 MASK = "[redacted]"
 
+#: Shortest value treated as a secret. Every provider key gamenight speaks to is far longer (OpenAI
+#: and Anthropic keys run past 50 characters, Google's are 39, Hugging Face's 37), while local
+#: servers take short placeholders that anyone may read in their docs ("x", "EMPTY", "ollama",
+#: "lm-studio", "sk-no-key-required"). Masking a placeholder everywhere it occurs would rewrite
+#: what the model said (a key "k" turns "<think>" into "<thin[redacted]>") and so the move read
+#: from it, for nothing: such a value protects no account.
+MIN_SECRET_CHARS = 20
+
+
+def is_secret(value: str) -> bool:
+    """Whether a key value is long enough to be a credential worth masking (MIN_SECRET_CHARS)."""
+    return len(value) >= MIN_SECRET_CHARS
+
 # Credentials that may hide in an SDK's or a server's error text, whatever the key is.
 _PATTERNS = (
     # "Authorization: Bearer abc", "x-api-key=abc", "'api_key': 'abc'"...: keep the name, hide the value

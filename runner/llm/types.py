@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -86,17 +87,26 @@ class Completion:
     reasoning_tokens: int | None = None  # of output_tokens, those spent thinking (when reported)
     cached_input_tokens: int | None = None  # of input_tokens, those read from the provider's cache
     cached: bool = False          # answered from the runner's response cache (runner/llm/cache.py)
+    #: The reply as recorded, when it differs from `text` (a key of the run masked in it): agents read
+    #: the move from `text`, as the model sent it; only this reaches a replay or the response cache.
+    recorded_text: str | None = None
 
     def raise_for_error(self) -> None:
         """ProviderError if the call got no reply."""
         if self.error is not None:
             raise ProviderError(self.error, lasting=self.lasting)
 
+    def for_record(self) -> Completion:
+        """This completion as it may be stored: the recorded reply in place of the one received."""
+        if self.recorded_text is None:
+            return self
+        return dataclasses.replace(self, text=self.recorded_text, recorded_text=None)
+
     def evidence(self, messages: Sequence[Message]) -> dict[str, Any]:
         """The replay's `call` record (docs/replay-format.md, runner/replay/schema.json)."""
         return {
             "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "reply": self.text,
+            "reply": self.text if self.recorded_text is None else self.recorded_text,
             "model_reported": _clip(self.model_reported, _CALL_MODEL_MAX),
             "finish_reason": _clip(self.finish_reason, _CALL_FINISH_MAX),
             "input_tokens": _count(self.input_tokens),

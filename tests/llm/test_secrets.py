@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
@@ -140,3 +141,39 @@ lineup = ["good", "prisoners_dilemma/tit_for_tat", "random"]
     assert not leaks(text) and not leaks(result.output)
     cached = "".join(p.read_text(encoding="utf-8") for p in Path(os.environ["GAMENIGHT_CACHE_DIR"]).rglob("*.json"))
     assert cached and not leaks(cached)
+
+
+@pytest.mark.parametrize("placeholder", ["k", "x", "EMPTY", "ollama", "sk-no-key-required"])
+def test_a_placeholder_key_changes_nothing_the_server_sent(tmp_path, placeholder):
+    """Local servers take short placeholder keys. Masking one everywhere would rewrite the model's
+    text ("<think>" with the key "k" became "<thin[redacted]>") and so the move read from it; a
+    value that short is no secret, so the replay keeps every reply exactly as the server sent it."""
+    def thinker(body: dict[str, Any], call: int) -> Answer:
+        answer = legal_reply(body, call)
+        # A draft answer inside a <think> block, then the real answer after it.
+        return f"<think>\nLet me check the keys of this game.\nANSWER: {{\"draft\": 1}}\n</think>\n{answer}"
+
+    sent: list[str] = []
+    with KeyEcho(lambda body, n: sent.append(text := thinker(body, n)) or text) as server:
+        plan = tmp_path / "plan.toml"
+        plan.write_text(f'''name = "placeholder"
+seed = 5
+{FAST_RETRIES}
+[agents.local]
+{model_table("openai_compatible", server.base_url).replace("TEST_LLM_KEY", "LOCAL_KEY")}
+[[matchups]]
+game = "prisoners_dilemma"
+games = 1
+lineup = ["local", "prisoners_dilemma/tit_for_tat", "random"]
+''', encoding="utf-8")
+        out = tmp_path / "out"
+        result = CliRunner().invoke(main, ["run", str(plan), "--out", str(out), "--no-cache"],
+                                    env={"LOCAL_KEY": placeholder})
+        assert result.exit_code == 0, result.output
+        assert {r.headers["authorization"] for r in server.requests} == {f"Bearer {placeholder}"}
+    (replay,) = out.glob("*.jsonl")
+    records = [json.loads(line) for line in replay.read_text(encoding="utf-8").splitlines()]
+    calls = [c for r in records for c in (r.get("evidence") or {}).get("calls", [])]
+    assert [c["reply"] for c in calls] == sent and "[redacted]" not in replay.read_text(encoding="utf-8")
+    moves = [r for r in records if r.get("type") == "event" and r["kind"] == "action" and r["seat"] == 0]
+    assert len(moves) == 5 and not any(r.get("attempts") for r in moves)  # the draft was never taken
