@@ -15,20 +15,22 @@ from runner import games
 from runner.agents.llm.agent import LLMAgent
 from runner.agents.llm.designs import DESIGNS, check_design, make_design
 from runner.agents.llm.formats import AnswerStyle
-from runner.agents.llm.render import prompts_digest
+from runner.agents.llm.render import current_version, prompt_set
 from runner.llm.types import ChatModel
 
-#: Recorded in every description: the prompt generation and a digest of the text that makes the
-#: prompts, so that games played with different prompts are never taken for the same agent.
-PROMPT_VERSION = f"1.{prompts_digest()}"
+#: Recorded in every description: the released prompt set new games are played with
+#: (runner/agents/llm/prompts/sets.toml), so that games played with different prompts are never
+#: taken for the same agent, and the validator can render every recorded prompt again.
+PROMPT_VERSION = current_version()
 #: Settings of the agent table copied into the description when given.
 _SETTINGS = ("base_url", "temperature", "max_tokens", "seed", "top_p", "stop", "reasoning_effort", "thinking_budget",
              "structured_output", "structured_reasoning", "extra_body", "system_role")
 
 
 def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat: int,
-                   rng: random.Random, name: str) -> LLMAgent:
-    """The agent of seat `seat` in `game`; ValueError naming the field if the spec cannot work."""
+                   rng: random.Random, name: str, prompt_version: str | None = None) -> LLMAgent:
+    """The agent of seat `seat` in `game`, prompted with the released set `prompt_version` (default:
+    the current one); ValueError naming the field if the spec cannot work."""
     if game not in games.available():
         raise ValueError(f"game: unknown game {game!r}; known games: {', '.join(games.available())}")
     for key in ("provider", "model"):
@@ -36,13 +38,14 @@ def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat
             raise ValueError(f"{key}: a language-model agent needs a non-empty {key!r}")
     design_name = spec.get("design") or "vanilla"
     params = spec.get("design_params") or {}
+    prompts = prompt_set(prompt_version)  # UnknownPromptSet (a ValueError) if it is not released
     design = make_design(design_name, params, rng)
     description: dict[str, Any] = {"name": name, "kind": "llm", "provider": spec["provider"], "model": spec["model"]}
     description.update({key: spec[key] for key in _SETTINGS if spec.get(key) is not None})
-    description.update(design=design.name, design_params=design.params, prompt_version=PROMPT_VERSION)
+    description.update(design=design.name, design_params=design.params, prompt_version=prompts.version)
     style = AnswerStyle(structured=spec.get("structured_output") is not None,
                         reasoning_chars=int(spec.get("structured_reasoning") or 0))
-    return LLMAgent(model, description, design, game=game, seat=seat, style=style)
+    return LLMAgent(model, description, design, game=game, seat=seat, style=style, prompts=prompts)
 
 
 __all__ = ["DESIGNS", "PROMPT_VERSION", "LLMAgent", "check_design", "make_llm_agent"]

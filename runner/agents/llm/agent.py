@@ -20,7 +20,7 @@ from runner.agents.base import Agent, Decision, ProbeRequest, Request
 from runner.agents.llm.designs import Design, Notes
 from runner.agents.llm.formats import AnswerStyle, action_format, probe_format
 from runner.agents.llm.parse import ParseError, answer_object, read_action, read_probe
-from runner.agents.llm.render import Scene, observation, render, system_prompt
+from runner.agents.llm.render import PromptSet, Scene, observation, prompt_set, system_prompt
 from runner.agents.llm.schemas import action_schema, probe_schema, without_reasoning
 from runner.llm.types import ChatModel, Completion, Message
 
@@ -35,30 +35,31 @@ class _Thread:
     replies: list[str | None] = field(default_factory=list)
 
 
-def scene_of(game: str, seat: int, names: tuple[str, ...], observation_: Mapping[str, Any]) -> Scene:
-    """The prompt base of one request; the runner always sends the seats' display names."""
+def scene_of(game: str, seat: int, names: tuple[str, ...], observation_: Mapping[str, Any],
+             prompts: PromptSet | None = None) -> Scene:
+    """The prompt base of one request (in the current prompt set unless `prompts` names one); the
+    runner always sends the seats' display names."""
     if len(names) <= seat:
         raise ValueError(f"the request for seat {seat} does not carry the seats' names")
-    return Scene(game, seat, tuple(names), observation_)
+    return Scene(game, seat, tuple(names), observation_, prompts or prompt_set())
 
 
 def decision_messages(scene: Scene, request: Request, notes: Notes, persona: str | None,
                       style: AnswerStyle = AnswerStyle()) -> list[Message]:
     """The first messages of a decision: the rules, then what the seat knows and what is asked."""
-    ask = render(f"ask/{scene.game}_{request.phase}.j2", **scene.context(legal=request.legal))
-    prompt = render("decision.j2", **scene.context(
-        observation=observation(scene), ask=ask, answer_rule=style.rule(action_format(request.legal)),
-        errors=list(request.errors), decision=True, **notes.context()))
+    ask = scene.render(f"ask/{scene.game}_{request.phase}.j2", legal=request.legal)
+    prompt = scene.render("decision.j2", observation=observation(scene), ask=ask,
+                          answer_rule=style.rule(action_format(request.legal)), errors=list(request.errors),
+                          decision=True, **notes.context())
     return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
 
 def probe_messages(scene: Scene, request: ProbeRequest, notes: Notes, persona: str | None,
                    style: AnswerStyle = AnswerStyle()) -> list[Message]:
     """The messages of a belief probe."""
-    prompt = render("probe.j2", **scene.context(
-        observation=observation(scene), kind=request.kind, about=request.about, roles=list(request.roles),
-        answer_rule=style.rule(probe_format(request.kind, request.roles)), errors=list(request.errors),
-        **notes.context()))
+    prompt = scene.render("probe.j2", observation=observation(scene), kind=request.kind, about=request.about,
+                          roles=list(request.roles), answer_rule=style.rule(probe_format(request.kind, request.roles)),
+                          errors=list(request.errors), **notes.context())
     return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
 
@@ -66,8 +67,9 @@ class LLMAgent(Agent):
     """Plays one seat of one game through a chat model, in one of the papers' designs."""
 
     def __init__(self, model: ChatModel, description: dict[str, Any], design: Design, *, game: str, seat: int,
-                 style: AnswerStyle = AnswerStyle()):
+                 style: AnswerStyle = AnswerStyle(), prompts: PromptSet | None = None):
         self.model = model
+        self.prompts = prompts or prompt_set()
         self.description = description
         self.design = design
         self.game = game
@@ -97,7 +99,7 @@ class LLMAgent(Agent):
 
     async def act(self, request: Request) -> Decision:
         calls: list[dict[str, Any]] = []
-        scene = scene_of(request.game, request.seat, request.names, request.observation)
+        scene = scene_of(request.game, request.seat, request.names, request.observation, self.prompts)
         key = (request.phase, len(request.observation.get("log", ())))
         thread = self._continued(request, key)
         notes = None
@@ -121,7 +123,7 @@ class LLMAgent(Agent):
         thread = self._thread
         if not request.errors or thread is None or thread.key != key or len(thread.replies) != len(request.errors):
             return None
-        reask = render("reask.j2", error=request.errors[-1], answer_rule=self.style.rule(thread.expected))
+        reask = self.prompts.render("reask.j2", error=request.errors[-1], answer_rule=self.style.rule(thread.expected))
         thread.messages = [*thread.messages, Message("assistant", thread.replies[-1] or ""), Message("user", reask)]
         return thread
 
@@ -131,7 +133,7 @@ class LLMAgent(Agent):
         return _Thread(key, messages, action_format(request.legal))
 
     async def probe(self, request: ProbeRequest) -> Decision | None:
-        scene = scene_of(request.game, request.seat, request.names, request.observation)
+        scene = scene_of(request.game, request.seat, request.names, request.observation, self.prompts)
         # The design's pre-calls made for this probe are part of its evidence, like a decision's.
         calls: list[dict[str, Any]] = []
         notes = await self.design.prepare(self, scene, None, calls)

@@ -35,7 +35,7 @@ from runner.agents.llm.formats import (PLAN_WORDS, AnswerStyle, expect_format, f
                                        pgm_format, plan_format)
 from runner.agents.llm.parse import (ParseError, read_expectations, read_judgement, read_plan, read_ratings,
                                      read_suspicion)
-from runner.agents.llm.render import Scene, observation, render, system_prompt
+from runner.agents.llm.render import Scene, observation, system_prompt
 from runner.agents.llm.schemas import expect_schema, favor_schema, judgement_schema, pgm_schema, plan_schema
 from runner.llm.types import Completion, Message
 
@@ -177,10 +177,10 @@ class PGM(Design):
                  for j in pgm.rated_views(scene.seat, len(scene.names), hidden)}
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
         expected = pgm_format(shape)
-        prompt = render("pgm/ratings.j2", **then.context(
+        prompt = then.render("pgm/ratings.j2",
             observation=observation(then), beliefs=self._shown(scene, hidden), move=log[index],
             rated=[{"seat": j, "players": players} for j, players in rated.items()],
-            answer_rule=caller.style.rule(expected)))
+            answer_rule=caller.style.rule(expected))
         schema = pgm_schema(shape, caller.style.reasoning_chars)
         completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
         try:
@@ -228,11 +228,11 @@ class PGM(Design):
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
         moves = pgm.NEXT_ACTIONS[scene.game]
         expected = expect_format(shape, moves)
-        prompt = render("pgm/expectations.j2", **then.context(
+        prompt = then.render("pgm/expectations.j2",
             observation=observation(then), expectations=self._shown_expectations(scene), moves=moves,
             meaning=pgm.ACTION_MEANINGS.get(scene.game, ""),
             rated=[{"seat": j, "players": players} for j, players in rated.items()],
-            answer_rule=caller.style.rule(expected)))
+            answer_rule=caller.style.rule(expected))
         schema = expect_schema(shape, moves, caller.style.reasoning_chars)
         completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
         try:
@@ -245,7 +245,7 @@ class PGM(Design):
 
 def _as_it_stood(scene: Scene, log: list[Mapping[str, Any]], index: int) -> Scene:
     """The scene as the game stood right after `log[index]`: a move is judged without later ones."""
-    return Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]})
+    return Scene(scene.game, scene.seat, scene.names, {**scene.observation, "log": log[:index + 1]}, scene.prompts)
 
 
 def _copy_views(views: pgm.Expectations) -> list[list[list[float] | None]]:
@@ -315,9 +315,9 @@ class Favor(Design):
         lines = strategies.judgement_lines(self.judged, scene.names, scene.game, scene.observation.get("private", {}))
         others = [scene.names[s] for s in sorted(self.levels)]
         expected = favor_format(others)
-        prompt = render("favor.j2", **scene.context(
+        prompt = scene.render("favor.j2",
             observation=observation(scene, new_from=self._seen), judgement=lines,
-            favor=favor.statements(self.levels, scene.names), answer_rule=caller.style.rule(expected)))
+            favor=favor.statements(self.levels, scene.names), answer_rule=caller.style.rule(expected))
         schema = favor_schema(others, caller.style.reasoning_chars)
         completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls, schema)
         try:
@@ -350,9 +350,9 @@ class StrategyDecision(Design):
             if scene.game in strategies.JUDGED_ROLES else None
         lines = strategies.judgement_lines(judged, scene.names, scene.game, scene.observation.get("private", {}))
         expected = plan_format()
-        prompt = render("strategy/plan.j2", **scene.context(
+        prompt = scene.render("strategy/plan.j2",
             observation=observation(scene), situation=strategies.SITUATIONS[str(phase)], options=options,
-            judgement=lines, words=PLAN_WORDS, answer_rule=caller.style.rule(expected), **Notes().context()))
+            judgement=lines, words=PLAN_WORDS, answer_rule=caller.style.rule(expected), **Notes().context())
         completion = await caller.call([self._system(scene, caller), Message("user", prompt)], calls,
                                        plan_schema(caller.style.reasoning_chars))
         try:
@@ -376,8 +376,8 @@ async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], syste
     roles = strategies.JUDGED_ROLES[scene.game]
     others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
     expected = judgement_format(others, roles)
-    prompt = render("strategy/judgement.j2", **scene.context(
-        observation=observation(scene), roles=roles, answer_rule=caller.style.rule(expected), **Notes().context()))
+    prompt = scene.render("strategy/judgement.j2", observation=observation(scene), roles=roles,
+                          answer_rule=caller.style.rule(expected), **Notes().context())
     completion = await caller.call([system, Message("user", prompt)], calls,
                                    judgement_schema(others, roles, caller.style.reasoning_chars))
     try:

@@ -1,33 +1,36 @@
-"""Prompt text from the Jinja2 templates in `prompts/`, rendered from what a seat may see only.
+"""Prompt text from a released prompt set's Jinja2 templates, rendered from what a seat may see only.
 
 Every prompt is a pure function of the request (observation, legal actions, seat names) and
 the agent's own state (persona, favor levels, its beliefs and plans), so two setups that a seat
 cannot tell apart give it the same prompts. Text written by other players (clues, statements)
 is shown as a JSON string literal, which keeps it on one line and visibly quoted.
+
+The templates come in *prompt sets*, one folder per version under `prompts/` (docs/prompts.md).
+A replay records the version its agent used, and the validator renders every recorded prompt
+again with that set's templates, so a released set never changes: a new wording is a new set.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 PROMPTS = Path(__file__).parent / "prompts"
+#: The register of released sets: the current version and each set's digest.
+REGISTER = PROMPTS / "sets.toml"
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(PROMPTS),
-    undefined=jinja2.StrictUndefined,  # a misspelt variable is a bug, not an empty string
-    autoescape=False,  # plain text for a model, never HTML
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=False,
-)
+
+class UnknownPromptSet(ValueError):
+    """A prompt version that is not a released set of this installation."""
 
 
 def _quote(value: Any) -> str:
@@ -83,14 +86,72 @@ def _split(shares: Sequence[Any], order: Sequence[str]) -> str:
     return ", ".join(f"{name} {_number(share)}%" for name, share in zip(order, shares, strict=False))
 
 
-_ENV.filters.update(q=_quote, who=_who, whos=_whos, choices=_choices, num=_number, clue=_clue, split=_split,
-                    listing=_and)
+_FILTERS = dict(q=_quote, who=_who, whos=_whos, choices=_choices, num=_number, clue=_clue, split=_split,
+                listing=_and)
 
 
-def render(template: str, **context: Any) -> str:
-    """A template rendered, with runs of blank lines folded to one and outer space trimmed."""
-    text = _ENV.get_template(template).render(**context)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+class PromptSet:
+    """One released set of templates (a folder of `prompts/`), and how prompts are made from it."""
+
+    def __init__(self, version: str, folder: Path):
+        self.version = version
+        self.folder = folder
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(folder),
+            undefined=jinja2.StrictUndefined,  # a misspelt variable is a bug, not an empty string
+            autoescape=False,  # plain text for a model, never HTML
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=False,
+        )
+        self._env.filters.update(_FILTERS)
+
+    def __repr__(self) -> str:
+        return f"PromptSet({self.version!r})"
+
+    def render(self, template: str, **context: Any) -> str:
+        """A template rendered, with runs of blank lines folded to one and outer space trimmed."""
+        text = self._env.get_template(template).render(**context)
+        return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+    def files(self) -> list[Path]:
+        """Every template file of the set, in a stable order."""
+        return sorted(p for p in self.folder.rglob("*.j2") if p.is_file())
+
+    def digest(self) -> str:
+        """The SHA-256 of the set's file names and bytes: what the register holds for a released set."""
+        digest = hashlib.sha256()
+        for path in self.files():
+            digest.update(path.relative_to(self.folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        return digest.hexdigest()
+
+
+@functools.cache
+def register() -> dict[str, Any]:
+    """The register of released sets (`prompts/sets.toml`)."""
+    with REGISTER.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def released() -> tuple[str, ...]:
+    """Every released prompt version, oldest first."""
+    return tuple(register()["sets"])
+
+
+def current_version() -> str:
+    """The prompt version new games are played with."""
+    return str(register()["current"])
+
+
+@functools.cache
+def prompt_set(version: str | None = None) -> PromptSet:
+    """The released set `version` (default: the current one); UnknownPromptSet if there is none."""
+    version = current_version() if version is None else version
+    if version not in released():
+        raise UnknownPromptSet(f"{version!r} is not a released prompt set of this gamenight "
+                               f"(released: {', '.join(released())})")
+    return PromptSet(version, PROMPTS / version)
 
 
 @dataclass(frozen=True)
@@ -101,6 +162,11 @@ class Scene:
     seat: int
     names: tuple[str, ...]
     observation: Mapping[str, Any]
+    prompts: PromptSet = field(default_factory=prompt_set)
+
+    def render(self, template: str, **extra: Any) -> str:
+        """A template of this scene's prompt set, with the scene's context and `extra`."""
+        return self.prompts.render(template, **self.context(**extra))
 
     def context(self, **extra: Any) -> dict[str, Any]:
         """Template variables: the seat, names, private and public info and the visible log."""
@@ -114,30 +180,9 @@ class Scene:
 
 def system_prompt(scene: Scene, persona: str | None, structured: bool = False) -> str:
     """The rules of the game as gamenight plays them, the seat's identity, and how to answer."""
-    return render("system.j2", **scene.context(persona=persona, structured=structured))
+    return scene.render("system.j2", persona=persona, structured=structured)
 
 
 def observation(scene: Scene, new_from: int | None = None) -> str:
     """What the seat knows and what it has seen happen, in readable form."""
-    return render(f"observation/{scene.game}.j2", **scene.context(new_from=new_from))
-
-
-def prompt_files() -> list[Path]:
-    """Every template file, in a stable order."""
-    return sorted(p for p in PROMPTS.rglob("*.j2") if p.is_file())
-
-
-#: Modules whose text ends up in prompts (answer formats, strategy menus, persona and favor words,
-#: PGM beliefs).
-_PROMPT_MODULES = ("formats.py", "strategies.py", "persona.py", "favor.py", "pgm.py")
-
-
-def prompts_digest() -> str:
-    """A short hash of every template and of the modules that write prompt text: part of the
-    recorded prompt version, so that a change of wording is never mistaken for the same agent."""
-    digest = hashlib.sha256()
-    package = Path(__file__).parent
-    for path in [*prompt_files(), *(package / name for name in _PROMPT_MODULES)]:
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:10]
+    return scene.render(f"observation/{scene.game}.j2", new_from=new_from)

@@ -12,7 +12,7 @@ from llm_fakes import legal_model
 
 from runner import games
 from runner.agents.base import ProbeRequest, Request
-from runner.agents.llm import DESIGNS, make_llm_agent
+from runner.agents.llm import DESIGNS, PROMPT_VERSION, make_llm_agent
 from runner.agents.llm.agent import decision_messages, probe_messages, scene_of
 from runner.agents.llm.designs import Notes
 from runner.agents.llm.render import observation
@@ -53,7 +53,7 @@ def test_every_game_and_design_plays_to_a_valid_replay(game_name, design):
     for player in records[0]["players"]:
         agent = player["agent"]
         assert agent["design"] == design and agent["model_reported"] == "fake-model-2025"
-        assert agent["prompt_version"].startswith("1.")
+        assert agent["prompt_version"] == PROMPT_VERSION
     probes = {r["probe"] for r in records if r["type"] == "probe"}
     expected = {"chameleon": {"suspect", "suspect_of", "secret"}, "undercover": {"suspect", "suspect_of", "self_role"},
                 "werewolf": {"suspect", "suspected"}}.get(game_name, set())
