@@ -2,11 +2,23 @@
 
 The source is taken from the repository's history at build time, not from a manifest: the
 submission check runs read-only and cannot write one, and a manifest inside a pull request would
-be written by the submitter. On main's first-parent history, the commit that added a file is
-either a merge of a pull request ("Merge pull request #12 from alice/branch": GitHub writes this
-subject and the login in it), a squash merge ("Title (#12)", authored by the pull request's
-author), or a commit pushed by a maintainer. Rebase merges cannot be told from the latter, so
-the repository merges submissions with merge commits or squash (docs/maintainers.md).
+be written by the submitter. A file's source is the NEWEST commit on the revision's first-parent
+history that added it (a path the maintainers deleted and a pull request added again is the pull
+request's). That commit is read by its number of parents, never by its subject alone (a pull
+request's title is free text):
+
+- two parents: a merge, a pull request only if its subject is GitHub's "Merge pull request #12 from
+  alice/branch" (GitHub writes the subject, and the login in it);
+- one parent: a squash merge if its subject ends with " (#12)"; its author is the pull request's
+  author, known by GitHub login when the author e-mail is GitHub's no-reply address, else by the
+  commit's display name, cleaned (site_builder/names.py) and shown quoted, never as an @login;
+- anything else (a pushed commit, an octopus merge, a subject that fits the other kind): the
+  maintainers.
+
+Rebase merges cannot be told from a maintainer's commit, so the repository merges submissions with
+merge commits or squash (docs/maintainers.md). `Source.owner` is the identity that owns a source's
+rows; `deleted_paths` and `first_added_by` give the pull-request check what main once deleted and
+who first added each tournament folder.
 """
 
 from __future__ import annotations
@@ -14,19 +26,37 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from site_builder.names import visible
 
 MAINTAINERS = "maintainers"      # committed to main by someone with push access
 PULL_REQUEST = "pull_request"    # added by a merged pull request: a community submission
 LOCAL = "local"                  # not committed, or changed since: the builder's own files
 UNKNOWN = "unknown"              # no usable git history (not a checkout, or a shallow clone)
 
-_MERGE = re.compile(r"^Merge pull request #(\d{1,9}) from ([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/")
-_SQUASH = re.compile(r"\(#(\d{1,9})\)\s*$")
+# A GitHub login: 1-39 alphanumerics and single hyphens, no hyphen at either end.
+_LOGIN = r"(?=[A-Za-z0-9-]{1,39}(?![A-Za-z0-9-]))[A-Za-z0-9](?:-?[A-Za-z0-9])*"
+_MERGE = re.compile(rf"^Merge pull request #([1-9][0-9]{{0,8}}) from ({_LOGIN})/")
+_SQUASH = re.compile(r" \(#([1-9][0-9]{0,8})\)\s*$")
+# GitHub's no-reply addresses: ID+login@users.noreply.github.com, or login@... for older accounts.
+# re.ASCII: without it, IGNORECASE lets the Kelvin sign match [A-Za-z] (and lower to "k").
+_NOREPLY = re.compile(rf"^(?:[0-9]+\+)?({_LOGIN})@users\.noreply\.github\.com\Z", re.IGNORECASE | re.ASCII)
 _GIT_TIMEOUT_S = 120
+_AT_SIGNS = "@\uff20\ufe6b "  # @, fullwidth and small @, and the spaces between them
+
+
+def _display_name(name: str) -> str:
+    """A commit author's display name as shown: cleaned, without a leading @ (it would read as a
+    GitHub login, which a display name is not)."""
+    return visible(name).lstrip(_AT_SIGNS)
+
+
+class HistoryError(RuntimeError):
+    """Git history could not be read (no git, not a checkout, a bad revision, a shallow clone)."""
 
 
 @dataclass(frozen=True)
@@ -35,11 +65,13 @@ class Source:
 
     kind: str
     pull_request: int | None = None
-    author: str | None = None   # a GitHub login (merge commits) or the commit author's name (squash)
+    author: str | None = None   # a GitHub login, or the squash commit's display name (cleaned)
     login: bool = False         # whether `author` is a GitHub login
     commit: str | None = None
     date: str | None = None     # ISO 8601 author date of the commit that added the file
     note: str = ""              # why the source is unknown
+    # A squash author's e-mail: an identity for `owner` only, never shown on the site.
+    email: str | None = field(default=None, repr=False)
 
     @property
     def community(self) -> bool:
@@ -47,10 +79,41 @@ class Source:
         return self.kind == PULL_REQUEST
 
     @property
+    def _name(self) -> str:
+        """The display name as shown: cleaned, no leading @ (it would read as a login)."""
+        return _display_name(self.author or "")
+
+    @property
+    def _by(self) -> str:
+        if self.login and self.author:
+            return f"@{self.author}"
+        # Quoted, with its own double quotes made single, so a name cannot pass for our words
+        # ('a" and @victim "b' would otherwise read as two authors).
+        return f'"{self._name.replace(chr(34), chr(39))}"' if self._name else "unknown author"
+
+    @property
+    def owner(self) -> str:
+        """A stable identity for who owns this source's rows: "maintainers" (also for local and
+        unknown files: the builder's own), "@login" (lower case), "email:..." or "name:..."."""
+        if self.kind != PULL_REQUEST:
+            return "maintainers"
+        if self.login and self.author:
+            return f"@{self.author.lower()}"
+        if self.email:
+            return f"email:{self.email.lower()}"
+        if self._name:
+            return f"name:{self._name}"
+        return f"pull_request:{self.pull_request}"  # nothing to go by: no two such requests share rows
+
+    @property
+    def owner_label(self) -> str:
+        """The owner for messages: the maintainers, @login or the quoted display name."""
+        return self._by if self.kind == PULL_REQUEST else "the maintainers"
+
+    @property
     def label(self) -> str:
         if self.kind == PULL_REQUEST:
-            by = f"@{self.author}" if self.login else (self.author or "unknown author")
-            return f"pull request #{self.pull_request} by {by}"
+            return f"pull request #{self.pull_request} by {self._by}"
         if self.kind == MAINTAINERS:
             return "the maintainers"
         if self.kind == LOCAL:
@@ -60,7 +123,8 @@ class Source:
     def to_json(self, repo_url: str | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "label": self.label}
         if self.kind == PULL_REQUEST:
-            data.update(pull_request=self.pull_request, author=self.author)
+            data.update(pull_request=self.pull_request,
+                        author=self.author if self.login else (self._name or None))
             if repo_url:
                 data["url"] = f"{repo_url}/pull/{self.pull_request}"
         if self.commit:
@@ -70,14 +134,23 @@ class Source:
         return data
 
 
-def of_commit(subject: str, author: str, commit: str, date: str) -> Source:
-    """The source a commit on main's first-parent history gives the files it added."""
-    merge = _MERGE.match(subject)
-    if merge:
-        return Source(PULL_REQUEST, int(merge.group(1)), merge.group(2), True, commit, date)
-    squash = _SQUASH.search(subject)
-    if squash:
-        return Source(PULL_REQUEST, int(squash.group(1)), author, False, commit, date)
+def of_commit(subject: str, author: str, commit: str, date: str, *, parents: int, email: str = "") -> Source:
+    """The source a commit on main's first-parent history gives the files it added. `parents` is
+    the commit's number of parents: the subject is read as a merge's only with two, as a squash
+    merge's only with one, so a pull request titled like another kind of commit is just a title."""
+    if parents == 2:
+        merge = _MERGE.match(subject)
+        if merge:
+            return Source(PULL_REQUEST, int(merge.group(1)), merge.group(2), True, commit, date)
+    elif parents == 1:
+        squash = _SQUASH.search(subject)
+        if squash:
+            number = int(squash.group(1))
+            noreply = _NOREPLY.match(email.strip())
+            if noreply:
+                return Source(PULL_REQUEST, number, noreply.group(1), True, commit, date, email=email.strip())
+            name = _display_name(author)
+            return Source(PULL_REQUEST, number, name or None, False, commit, date, email=email.strip() or None)
     return Source(MAINTAINERS, commit=commit, date=date)
 
 
@@ -96,22 +169,87 @@ def _toplevel(folder: Path) -> Path | None:
     return Path(out.strip()).resolve() if out and out.strip() else None
 
 
-def added_by(root: Path) -> dict[str, Source]:
-    """For every .jsonl file added on the current branch's first-parent history, who added it
-    (paths relative to `root`). The oldest addition wins if a file was added twice."""
-    out = _git(root, "-c", "core.quotePath=false", "log", "--first-parent", "-m", "--diff-filter=A",
-               "--name-only", "-z", "--format=%x1e%H%x1f%an%x1f%aI%x1f%s", "HEAD", "--", "*.jsonl")
-    found: dict[str, Source] = {}
-    for chunk in (out or "").split("\x1e")[1:]:
-        head, _, names = chunk.partition("\0")
-        parts = head.split("\x1f")
-        if len(parts) != 4:
+_FIELDS = ("%H", "%P", "%aI", "%an", "%ae", "%s")
+
+
+def _first_parent_log(root: Path, revision: str, diff_filter: str, pathspec: str,
+                      ) -> Iterator[tuple[list[str], list[str]]]:
+    """(fields of _FIELDS, paths) for each commit on `revision`'s first-parent history, newest
+    first, with the paths (relative to the repository root) it added or deleted against its first
+    parent. Raises HistoryError if git fails.
+
+    Each commit's record starts with an empty NUL-separated token and every field is its own
+    token: paths (-z) are never empty and no field holds a NUL, so neither a file name nor a
+    pull request's title or author can pass for another commit's record.
+    """
+    if revision.startswith("-"):
+        raise HistoryError(f"not a revision: {revision!r}")
+    # --no-renames: a rename is a deletion and an addition, so the new path has the renaming
+    # commit as its source and the old one counts as deleted.
+    out = _git(root, "-c", "core.quotePath=false", "-c", "log.showSignature=false", "log", "--first-parent",
+               "-m", "--no-renames", f"--diff-filter={diff_filter}", "--name-only", "-z",
+               "--format=%x00" + "%x00".join(_FIELDS), revision, "--", pathspec)
+    if out is None:
+        raise HistoryError(f"git log {revision} failed in {root}")
+    tokens = out.split("\0")
+    i = 0
+    while i < len(tokens):
+        if tokens[i] != "" or i + len(_FIELDS) >= len(tokens):
+            i += 1
             continue
-        commit, author, date, subject = parts
-        source = of_commit(subject, author, commit, date)
-        for name in names.lstrip("\n").split("\0"):
-            if name:
-                found[name] = source  # newest first: later (older) commits overwrite
+        fields = tokens[i + 1:i + 1 + len(_FIELDS)]
+        i += 1 + len(_FIELDS)
+        paths: list[str] = []
+        while i < len(tokens) and tokens[i] != "":
+            paths.append(tokens[i].removeprefix("\n") if not paths else tokens[i])  # a newline ends the header
+            i += 1
+        yield fields, [p for p in paths if p]
+
+
+def _source(fields: list[str]) -> Source:
+    commit, parents, date, author, email, subject = fields
+    return of_commit(subject, author, commit, date, parents=len(parents.split()), email=email)
+
+
+def added_by(root: Path, revision: str = "HEAD") -> dict[str, Source]:
+    """For every .jsonl file added on `revision`'s first-parent history, who added it (paths
+    relative to the repository root `root`). The NEWEST addition wins: once a path is deleted, its
+    old source says nothing about a file added there again. Empty if git fails."""
+    found: dict[str, Source] = {}
+    try:
+        for fields, paths in _first_parent_log(root, revision, "A", ":(top)*.jsonl"):
+            source = _source(fields)
+            for path in paths:
+                found.setdefault(path, source)  # newest first: the first seen wins
+    except HistoryError:
+        return {}
+    return found
+
+
+def _check_whole(root: Path) -> None:
+    if (_git(root, "rev-parse", "--is-shallow-repository") or "").strip() != "false":
+        raise HistoryError(f"no whole git history in {root} (not a checkout, or a shallow clone)")
+
+
+def deleted_paths(root: Path, revision: str = "HEAD") -> set[str]:
+    """Every path (any file) a commit on `revision`'s first-parent history deleted, relative to the
+    repository root. Raises HistoryError without whole history: an empty answer would mean
+    "nothing was ever deleted"."""
+    _check_whole(root)
+    return {path for _, paths in _first_parent_log(root, revision, "D", ":(top)") for path in paths}
+
+
+def first_added_by(root: Path, revision: str = "HEAD") -> dict[str, Source]:
+    """For every top-level folder under replays/ (key: its name, e.g. "builtin"), the source of the
+    OLDEST commit on `revision`'s first-parent history that added a file in it: who owns the
+    tournament name. Raises HistoryError without whole history."""
+    _check_whole(root)
+    found: dict[str, Source] = {}
+    for fields, paths in _first_parent_log(root, revision, "A", ":(top)replays/"):
+        folders = {parts[1] for parts in (p.split("/") for p in paths) if len(parts) > 2 and parts[1]}
+        if folders:
+            source = _source(fields)
+            found.update(dict.fromkeys(folders, source))  # newest first: older commits overwrite
     return found
 
 

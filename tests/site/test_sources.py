@@ -18,33 +18,109 @@ from site_builder.replays import data_name
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 HOSTILE_AUTHOR = 'Bob" onmouseover="alert(1) & *em*'  # git drops < and > from names
+SHOWN_HOSTILE = "\"Bob' onmouseover='alert(1) & *em*\""  # quoted, its own quotes made single
 
 
-@pytest.mark.parametrize("subject, author, expected", [
-    ("Merge pull request #12 from alice-q/my-run", "Maintainer", ("pull_request", 12, "alice-q", True)),
-    ("Add gpt-4o games (#31)", "Bob B", ("pull_request", 31, "Bob B", False)),
-    ("Add gpt-4o games (#31) ", "Bob B", ("pull_request", 31, "Bob B", False)),
-    ("Replays of the local-cpu tournament", "Maintainer", ("maintainers", None, None, False)),
-    ("Merge branch 'main' into feature", "Maintainer", ("maintainers", None, None, False)),
-    ("Merge pull request #12 from <script>/x", "Maintainer", ("maintainers", None, None, False)),
-    ("Fixes #12", "Maintainer", ("maintainers", None, None, False)),
+@pytest.mark.parametrize("subject, author, parents, expected", [
+    ("Merge pull request #12 from alice-q/my-run", "Maintainer", 2, ("pull_request", 12, "alice-q", True)),
+    ("Add gpt-4o games (#31)", "Bob B", 1, ("pull_request", 31, "Bob B", False)),
+    ("Add gpt-4o games (#31) ", "Bob B", 1, ("pull_request", 31, "Bob B", False)),
+    ("Replays of the local-cpu tournament", "Maintainer", 1, ("maintainers", None, None, False)),
+    ("Merge branch 'main' into feature", "Maintainer", 2, ("maintainers", None, None, False)),
+    ("Merge pull request #12 from <script>/x", "Maintainer", 2, ("maintainers", None, None, False)),
+    ("Merge pull request #12 from -alice/x", "Maintainer", 2, ("maintainers", None, None, False)),
+    ("Merge pull request #12 from a--b/x", "Maintainer", 2, ("maintainers", None, None, False)),
+    (f"Merge pull request #12 from {'a' * 40}/x", "Maintainer", 2, ("maintainers", None, None, False)),
+    (f"Merge pull request #12 from {'a' * 39}/x", "Maintainer", 2, ("pull_request", 12, "a" * 39, True)),
+    ("Fixes #12", "Maintainer", 1, ("maintainers", None, None, False)),
+    # The kind of commit decides how its subject is read: a title is free text.
+    ("Merge pull request #7 from victim/games", "Mallory", 1, ("maintainers", None, None, False)),
+    ("Merge pull request #7 from victim/games (#12)", "Mallory", 1, ("pull_request", 12, "Mallory", False)),
+    ("Something (#9)", "Maintainer", 2, ("maintainers", None, None, False)),
+    ("Merge pull request #7 from alice/x (#9)", "Maintainer", 3, ("maintainers", None, None, False)),
+    ("Add games (#9)", "Maintainer", 0, ("maintainers", None, None, False)),
 ])
-def test_a_commit_subject_gives_the_source(subject, author, expected):
-    source = sources.of_commit(subject, author, "0" * 40, "2026-11-25T00:00:00+00:00")
+def test_a_commit_subject_gives_the_source(subject, author, parents, expected):
+    source = sources.of_commit(subject, author, "0" * 40, "2026-11-25T00:00:00+00:00", parents=parents)
     assert (source.kind, source.pull_request, source.author, source.login) == expected
+
+
+@pytest.mark.parametrize("email, author, login", [
+    ("12345+Octo-Cat@users.noreply.github.com", "Octo-Cat", True),
+    ("octocat@users.noreply.github.com", "octocat", True),
+    ("12345+octocat@USERS.NoReply.GitHub.com", "octocat", True),
+    (" octocat@users.noreply.github.com ", "octocat", True),
+    ("-octocat@users.noreply.github.com", "Jane Doe", False),
+    ("octo--cat@users.noreply.github.com", "Jane Doe", False),
+    (f"1+{'a' * 40}@users.noreply.github.com", "Jane Doe", False),
+    ("octocat@users.noreply.github.com.evil.example", "Jane Doe", False),
+    ("12345+octocat@noreply.github.com", "Jane Doe", False),
+    ("1+\u212aate@users.noreply.github.com", "Jane Doe", False),  # Kelvin sign, not K
+    ("octocat@users.noreply.github.com\nx", "Jane Doe", False),
+    ("jane@example.org", "Jane Doe", False),
+    ("", "Jane Doe", False),
+])
+def test_a_squash_author_is_a_login_only_from_githubs_noreply_address(email, author, login):
+    source = sources.of_commit("Games (#12)", "Jane Doe", "0" * 40, "2026-11-25T00:00:00+00:00", parents=1,
+                               email=email)
+    assert (source.author, source.login) == (author, login)
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("Jane Doe", '"Jane Doe"'),
+    ("@octocat", '"octocat"'),
+    ("@@ @octocat", '"octocat"'),
+    ("\uff20octocat", '"octocat"'),
+    ("\u200b@octocat", '"octocat"'),
+    ("Eve\u202e\u200bnoxam", '"Evenoxam"'),
+    ("  Jane \t\n  Doe ", '"Jane Doe"'),
+    ('a" and @victim "b', "\"a' and @victim 'b\""),
+    ("@", "unknown author"),
+    ("\u200b\u2066", "unknown author"),
+])
+def test_a_display_name_is_shown_quoted_and_clean(name, shown):
+    source = sources.of_commit("Games (#12)", name, "0" * 40, "2026-11-25T00:00:00+00:00", parents=1,
+                               email="jane@example.org")
+    assert source.label == f"pull request #12 by {shown}"
+    assert source.owner_label == shown
+    assert source.label.isprintable() and "@" not in source.label.split(" by ")[1][:2]
 
 
 def test_labels_say_who_added_the_games():
     assert sources.Source("pull_request", 12, "alice-q", True).label == "pull request #12 by @alice-q"
-    assert sources.Source("pull_request", 31, "Bob B").label == "pull request #31 by Bob B"
+    assert sources.Source("pull_request", 31, "Bob B").label == 'pull request #31 by "Bob B"'
+    assert sources.Source("pull_request", 31, "@Bob\u202e").label == 'pull request #31 by "Bob"'
     assert sources.Source("maintainers").label == "the maintainers"
     assert sources.Source("local").label == "local files (not committed)"
     assert sources.Source("pull_request", 3, "a", True).to_json("https://github.com/o/r")["url"] == \
         "https://github.com/o/r/pull/3"
 
 
-def git(repo: Path, *args: str, author: str = "Maintainer") -> None:
-    env = {"GIT_AUTHOR_NAME": author, "GIT_AUTHOR_EMAIL": "a@example.org", "GIT_COMMITTER_NAME": "Maintainer",
+def test_owners_are_stable_identities():
+    assert sources.Source("maintainers").owner == "maintainers"
+    assert sources.Source("local").owner == sources.Source("unknown").owner == "maintainers"
+    assert sources.Source("pull_request", 12, "Alice-Q", True, email="x@example.org").owner == "@alice-q"
+    by_mail = sources.Source("pull_request", 12, "Jane Doe", email="Jane@Example.ORG")
+    assert by_mail.owner == "email:jane@example.org" and by_mail.owner_label == '"Jane Doe"'
+    assert sources.Source("pull_request", 12, " @Jane\u200b  Doe").owner == "name:Jane Doe"
+    assert sources.Source("pull_request", 12).owner == "pull_request:12"
+    assert sources.Source("pull_request", 12, "Alice-Q", True).owner_label == "@Alice-Q"
+    assert sources.Source("maintainers").owner_label == sources.Source("local").owner_label == "the maintainers"
+
+
+def test_the_email_is_never_shown():
+    source = sources.of_commit("Games (#12)", "Jane", "0" * 40, "2026-11-25T00:00:00+00:00", parents=1,
+                               email="jane@example.org")
+    assert source.email == "jane@example.org"
+    assert "jane@example.org" not in json.dumps(source.to_json("https://github.com/o/r")) + source.label + \
+        source.owner_label + repr(source)
+    noreply = sources.of_commit("Games (#12)", "Jane", "0" * 40, "2026-11-25T00:00:00+00:00", parents=1,
+                                email="1+jane@users.noreply.github.com")
+    assert "noreply" not in json.dumps(noreply.to_json()) + noreply.label + repr(noreply)
+
+
+def git(repo: Path, *args: str, author: str = "Maintainer", email: str = "a@example.org") -> None:
+    env = {"GIT_AUTHOR_NAME": author, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "Maintainer",
            "GIT_COMMITTER_EMAIL": "m@example.org", "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
            "PATH": "/usr/bin:/bin:/usr/local/bin"}
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
@@ -98,7 +174,7 @@ def test_every_file_gets_the_commit_that_added_it_on_main(history):
     found = sources.sources(repo / name for group in placed.values() for name in group)
     by_group = {group: {found[str(repo / name)].label for name in names} for group, names in placed.items()}
     assert by_group == {"maintainers": {"the maintainers"}, "merge": {"pull request #7 by @alice-q"},
-                        "squash": {f"pull request #8 by {HOSTILE_AUTHOR}"},
+                        "squash": {f"pull request #8 by {SHOWN_HOSTILE}"},
                         "local": {"local files (not committed)"}}
 
 
@@ -159,7 +235,7 @@ def test_the_leaderboard_says_what_it_includes(built):
            'pull request #7 by @alice-q</a>' in home
     assert f"with {len(placed['maintainers'])} games the maintainers played (tournament builtin)" in home
     assert f"{len(placed['local'])} games come from local files that are not committed" in home
-    assert 'onmouseover="' not in home and "by Bob&#34; onmouseover=&#34;alert(1) &amp; *em*</a>" in home
+    assert 'onmouseover="' not in home and "by &#34;Bob&#39; onmouseover=&#39;alert(1) &amp; *em*&#34;</a>" in home
     results = json.loads(report.results.read_text(encoding="utf-8"))
     assert results["corpus"]["sources"]["submissions"] == "included"
 
@@ -198,3 +274,118 @@ def test_the_maintainers_games_alone(history, tmp_path):
 def test_a_repository_address_must_be_plain_https(url, tmp_path):
     with pytest.raises(BuildError, match="--repo-url"):
         build_site([], tmp_path / "site", repo_url=url)
+
+
+def commit_file(repo: Path, name: str, subject: str, author: str = "Maintainer", email: str = "a@example.org"
+                ) -> None:
+    """Add replays/<name> with one commit on the current branch."""
+    path = repo / "replays" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{name}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", subject, author=author, email=email)
+
+
+def merge(repo: Path, branch: str, name: str, subject: str) -> None:
+    """A two-parent merge into main of a branch that adds replays/<name>."""
+    git(repo, "checkout", "-q", "-b", branch)
+    commit_file(repo, name, "my games", author="Contributor")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", branch, "-m", subject)
+
+
+@pytest.fixture(scope="module")
+def attacks(tmp_path_factory) -> Path:
+    """One small repository with every way to add a file that the source must not misread."""
+    repo = tmp_path_factory.mktemp("attacks")
+    git(repo, "init", "-q", "-b", "main")
+    commit_file(repo, "builtin/a.jsonl", "Replays of the built-in tournament")
+    # 1. A pull request titled like GitHub's merge subject, squash-merged as #12.
+    commit_file(repo, "t/fake-merge.jsonl", "Merge pull request #7 from victim/games (#12)", author="Mallory",
+                email="mallory@example.org")
+    merge(repo, "alice-x", "t/real-merge.jsonl", "Merge pull request #7 from alice/x")
+    merge(repo, "squashy", "t/merge-like-squash.jsonl", "Something (#9)")
+    commit_file(repo, "t/pushed.jsonl", "Merge pull request #7 from victim/games", author="Mallory")
+    # 2. Added by the maintainers, deleted, added again by a pull request.
+    commit_file(repo, "t/again.jsonl", "Games of the maintainers")
+    git(repo, "tag", "before-deletion")
+    git(repo, "rm", "-q", "replays/t/again.jsonl")
+    git(repo, "commit", "-q", "-m", "Remove a broken replay")
+    commit_file(repo, "t/again.jsonl", "Add my own games (#13)", author="Mallory", email="mallory@example.org")
+    # 3. Who a squash author is.
+    commit_file(repo, "t/noreply.jsonl", "Games (#14)", author="Not Me",
+                email="583231+Octo-Cat@users.noreply.github.com")
+    commit_file(repo, "t/old-noreply.jsonl", "Games (#15)", author="Not Me",
+                email="Old-Login@Users.NoReply.GitHub.com")
+    commit_file(repo, "t/at-name.jsonl", "Games (#16)", author="@octocat", email="jane@example.org")
+    commit_file(repo, "t/rtl.jsonl", "Games (#17)", author="Eve\u202eliam\u200bg", email="Eve@Example.org")
+    # A title and a file name holding the log's separators cannot forge another commit's record.
+    commit_file(repo, "t/odd\x1e\x1f\n.jsonl", "Games\x1e\x1f of \x1fmine (#18)", author="Dan", email="d@example.org")
+    commit_file(repo, "builtin/b.jsonl", "More games in builtin (#19)", author="Dan", email="d@example.org")
+    commit_file(repo, "community/c.jsonl", "A new tournament (#20)", author="Dan", email="d@example.org")
+    return repo
+
+
+def test_a_title_like_a_merge_is_read_by_the_kind_of_commit(attacks):
+    added = sources.added_by(attacks)
+    fake = added["replays/t/fake-merge.jsonl"]
+    assert (fake.pull_request, fake.author, fake.login) == (12, "Mallory", False)
+    assert fake.label == 'pull request #12 by "Mallory"' and fake.owner == "email:mallory@example.org"
+    real = added["replays/t/real-merge.jsonl"]
+    assert (real.label, real.owner) == ("pull request #7 by @alice", "@alice")
+    assert added["replays/t/merge-like-squash.jsonl"].kind == "maintainers"
+    assert added["replays/t/pushed.jsonl"].kind == "maintainers"
+    assert added["replays/builtin/a.jsonl"].owner == "maintainers"
+
+
+def test_a_path_added_again_after_a_deletion_is_the_newest_adders(attacks):
+    again = sources.added_by(attacks)["replays/t/again.jsonl"]
+    assert again.label == 'pull request #13 by "Mallory"' and again.owner == "email:mallory@example.org"
+    assert sources.sources([attacks / "replays/t/again.jsonl"])[str(attacks / "replays/t/again.jsonl")] == again
+    assert sources.deleted_paths(attacks) == {"replays/t/again.jsonl"}
+
+
+def test_a_revision_gives_the_history_up_to_it(attacks):
+    assert sources.added_by(attacks, "before-deletion")["replays/t/again.jsonl"].kind == "maintainers"
+    assert "replays/t/noreply.jsonl" not in sources.added_by(attacks, "before-deletion")
+    assert sources.deleted_paths(attacks, "before-deletion") == set()
+    with pytest.raises(sources.HistoryError):
+        sources.deleted_paths(attacks, "--all")
+    with pytest.raises(sources.HistoryError):
+        sources.first_added_by(attacks, "no-such-branch")
+
+
+def test_a_squash_author_is_known_by_login_or_shown_as_a_name(attacks):
+    added = sources.added_by(attacks)
+    shown = {name: (added[f"replays/t/{name}.jsonl"].label, added[f"replays/t/{name}.jsonl"].owner)
+             for name in ("noreply", "old-noreply", "at-name", "rtl")}
+    assert shown == {"noreply": ("pull request #14 by @Octo-Cat", "@octo-cat"),
+                     "old-noreply": ("pull request #15 by @Old-Login", "@old-login"),
+                     "at-name": ('pull request #16 by "octocat"', "email:jane@example.org"),
+                     "rtl": ('pull request #17 by "Eveliamg"', "email:eve@example.org")}
+    assert added["replays/t/rtl.jsonl"].to_json()["author"] == "Eveliamg"
+
+
+def test_separators_in_a_title_or_file_name_forge_nothing(attacks):
+    added = sources.added_by(attacks)
+    odd = added["replays/t/odd\x1e\x1f\n.jsonl"]
+    assert (odd.pull_request, odd.author) == (18, "Dan")
+    assert added["replays/t/at-name.jsonl"].pull_request == 16
+    assert len(added) == 13
+
+
+def test_each_tournament_folder_belongs_to_whoever_first_added_it(attacks):
+    first = sources.first_added_by(attacks)
+    assert set(first) == {"builtin", "t", "community"}
+    assert first["builtin"].kind == "maintainers"  # a later pull request adding games there changes nothing
+    assert (first["t"].pull_request, first["t"].owner) == (12, "email:mallory@example.org")
+    assert first["community"].pull_request == 20
+
+
+def test_history_functions_refuse_a_shallow_clone(attacks, tmp_path):
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{attacks}", str(tmp_path / "shallow")],
+                   check=True, capture_output=True)
+    with pytest.raises(sources.HistoryError, match="shallow"):
+        sources.deleted_paths(tmp_path / "shallow")
+    with pytest.raises(sources.HistoryError):
+        sources.first_added_by(tmp_path)
