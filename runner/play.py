@@ -81,9 +81,30 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             if action is None:
                 break
     outcome = {"type": "outcome", **state.outcome()}
+    _report_models(header, body)
     records = [header, *body, outcome]
     header["version"] = lowest_version(records)
     return records
+
+
+def _report_models(header: dict[str, Any], body: list[dict[str, Any]]) -> None:
+    """Each model seat's `model_reported` as its recorded calls first give it.
+
+    An agent notes the id from its first answered call, but a call whose decision is not written
+    (a second seat failing in the same simultaneous phase as a forfeit) must not be the header's
+    source: the validator reads the id back from the recorded calls.
+    """
+    for player in header["players"]:
+        agent = dict(player["agent"])
+        if "model_reported" not in agent:
+            continue
+        del agent["model_reported"]
+        reported = next((call.get("model_reported") for record in body if record.get("seat") == player["seat"]
+                         for call in (record.get("evidence") or {}).get("calls", []) if call.get("model_reported")),
+                        None)
+        if reported:
+            agent["model_reported"] = reported
+        player["agent"] = agent
 
 
 async def all_or_nothing(coroutines: Sequence[Awaitable[T]]) -> list[T]:

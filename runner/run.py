@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import random
+import tomllib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -154,6 +155,28 @@ def default_cache_dir() -> Path:
     return Path(base) / "gamenight" / "responses"
 
 
+#: The tournament's plan beside its replays (Tournament.plan_file): what a submission carries.
+PLAN_FILE = "tournament.toml"
+
+
+def write_plan(tournament: Tournament, out: Path) -> None:
+    """Write the tournament's plan into `out` (replacing the plan of an earlier run of the same
+    tournament, which may have had fewer games); CannotStart if `out` holds another tournament's
+    plan, whose replays would be mixed with this one's."""
+    path = out / PLAN_FILE
+    try:
+        old = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        old = None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CannotStart(f"{path}: cannot read the tournament plan there ({exc}); move it away or "
+                          "write this tournament into its own folder with --out") from None
+    if old is not None and old.get("name") != tournament.name:
+        raise CannotStart(f"{out} holds the replays of another tournament ({old.get('name')!r}, by its "
+                          f"{PLAN_FILE}): write {tournament.name!r} into its own folder with --out")
+    write_atomic(path, tournament.plan_file().encode("utf-8"))
+
+
 def replay_path(out: Path, planned: PlannedGame) -> Path:
     return out / f"{planned.game_id}.jsonl"
 
@@ -199,6 +222,7 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     """
     summary = Summary()
     out.mkdir(parents=True, exist_ok=True)
+    write_plan(tournament, out)
     remove_stray_temporaries(out)
     to_play = []
     for planned in tournament.plan():

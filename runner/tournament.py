@@ -168,6 +168,39 @@ class Tournament:
     providers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prices: Mapping[str, Price] = field(default_factory=dict)
 
+    def plan_file(self) -> str:
+        """The tournament as a TOML file that plans exactly the same games (the same seeds and ids),
+        holding only what is played: no key variables, timeouts, provider limits or prices, which
+        belong to the machine that ran it. `gamenight run` writes it beside the replays as
+        `tournament.toml`, and a submission carries it (docs/submit.md)."""
+        import tomli_w
+
+        agents: dict[str, dict[str, Any]] = {}
+        for matchup in self.matchups:
+            for agent in (*matchup.roles.values(), *matchup.lineup):
+                if agent.name in agents or (not agent.is_llm and agent.name == agent.spec["builtin"]
+                                            and not agent.spec["params"]):
+                    continue  # a built-in strategy named directly needs no table
+                if agent.is_llm:
+                    agents[agent.name] = {k: v for k, v in agent.spec.items() if v is not None}
+                else:
+                    agents[agent.name] = {"builtin": agent.spec["builtin"], **agent.spec["params"]}
+        matchups = []
+        for matchup in self.matchups:
+            table: dict[str, Any] = {"game": matchup.game, "rules": dict(matchup.rules), "games": matchup.games}
+            if matchup.lineup:
+                table["lineup"] = [a.name for a in matchup.lineup]
+            else:
+                table["roles"] = {role: a.name for role, a in matchup.roles.items()}
+            matchups.append(table)
+        raw: dict[str, Any] = {"name": self.name, "seed": self.seed}
+        if self.created is not None:
+            raw["created"] = self.created
+        raw.update(max_attempts=self.max_attempts, probes=self.probes, agents=agents, matchups=matchups)
+        return ("# The plan of this folder's games, written by gamenight run: `gamenight run` on this file plays\n"
+                "# them again with the same seeds and game ids (add api_key_env to the model tables).\n"
+                + tomli_w.dumps(raw))
+
     def llm_agents(self) -> list[AgentSpec]:
         """The language-model agents that play in some matchup, each once, in plan order."""
         found: dict[str, AgentSpec] = {}

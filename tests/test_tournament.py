@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from importlib import resources
 
 import pytest
 
@@ -271,3 +273,19 @@ def test_provider_limits_and_prices_are_read_and_checked():
 def test_bad_provider_and_price_tables_are_refused(overrides, message):
     with pytest.raises(PlanError, match=re.escape(message)):
         from_dict(llm_plan(**overrides), "t.toml")
+
+
+@pytest.mark.parametrize("path", sorted(resources.files("runner").joinpath("tournaments").iterdir(), key=str),
+                         ids=lambda p: p.name)
+def test_the_plan_file_plans_the_same_games_and_holds_nothing_of_the_machine(path):
+    """`gamenight run` writes Tournament.plan_file() beside the replays; a submission carries it and
+    the check plans the tournament again from it, so it must give exactly the same games."""
+    tournament = load(str(path))
+    text = tournament.plan_file()
+    again = from_dict(tomllib.loads(text), "plan")
+    assert [(g.game_id, g.seed, g.matchup.label) for g in again.plan()] == \
+           [(g.game_id, g.seed, g.matchup.label) for g in tournament.plan()]
+    assert again.plan_file() == text
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    for word in ("api_key_env", "timeout_s", "[providers", "[prices"):
+        assert word not in body

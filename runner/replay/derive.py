@@ -6,8 +6,8 @@ still be untrue: a tie-break flipped the other way, a card swapped, a scripted s
 as another strategy. The runner draws each from a generator seeded with the game seed and a
 purpose (`runner.seeds.rng_for`), and built-in agents are deterministic functions of what their
 seat saw and of their own generator, so the validator can draw and play them again and compare.
-Language-model seats cannot be re-derived: their moves are taken as recorded (and checked by
-the rules like any move).
+Language-model seats are played again from their recorded replies (runner/replay/recorded.py):
+the replies are taken as recorded, everything the agent made of them is derived again.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.replay.format import show
+from runner.replay.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
 
 #: (field, message) of the first thing that does not follow from the seed.
@@ -35,22 +36,34 @@ class Derivation:
         self.seed = header["seed"]
         self.chance = rng_for(self.seed, "chance")
         self.names = tuple(game.seat_names(self.params, header["setup"]))
+        self.max_attempts = header["max_attempts"]
         self.agents: dict[int, ScriptedAgent] = {}
-        self.unknown: dict[int, str] = {}
+        self.models: dict[int, ModelSeat] = {}
+        self.unknown: dict[int, Difference] = {}  # seats that cannot be made again: (field, why)
         known = strategies()
         for player in header["players"]:
             agent = player["agent"]
+            seat = player["seat"]
+            where = f"players[{seat}].agent"
+            if agent.get("kind") == "llm":
+                try:
+                    self.models[seat] = ModelSeat(game, seat, agent, self.seed)
+                except Replayed as exc:
+                    self.unknown[seat] = (f"{where}.{exc.field}", exc.message)
+                continue
             if agent.get("kind") != "builtin":
                 continue
-            seat, strategy = player["seat"], agent["strategy"]
+            strategy = agent["strategy"]
             if strategy not in known:
-                self.unknown[seat] = f"{strategy!r} is not a built-in strategy (`gamenight agents` lists them)"
+                self.unknown[seat] = (f"{where}.strategy",
+                                      f"{strategy!r} is not a built-in strategy (`gamenight agents` lists them)")
                 continue
             try:
                 self.agents[seat] = make(strategy, agent["params"], rng_for(self.seed, f"agent-{seat}"),
                                          agent["name"], game.name)
             except (ValueError, TypeError, KeyError) as exc:  # parameters the strategy does not take
-                self.unknown[seat] = f"the built-in {strategy} cannot be made with these parameters: {exc}"
+                self.unknown[seat] = (f"{where}.params",
+                                      f"the built-in {strategy} cannot be made with these parameters: {exc}")
 
     def setup(self) -> Difference | None:
         """Where the header's setup differs from the deal of its seed."""
@@ -69,9 +82,10 @@ class Derivation:
                                  f"{show(expected)}, the replay says {show(found)}")
 
     def players(self) -> Difference | None:
-        """A seat that claims a built-in strategy gamenight does not have."""
-        for seat, why in sorted(self.unknown.items()):
-            return f"players[{seat}].agent.strategy", why
+        """A seat that cannot be made again: a built-in strategy gamenight does not have, a model
+        agent that gamenight would describe otherwise or prompt with an unreleased set."""
+        for _, difference in sorted(self.unknown.items()):
+            return difference
         return None
 
     def chance_draw(self, pending: Pending, outcome: Any) -> Difference | None:
@@ -83,7 +97,15 @@ class Derivation:
                                 f"gives {show(drawn)} here, the replay says {show(outcome)}")
 
     def move(self, state: State, seat: int, event: Mapping[str, Any]) -> Difference | None:
-        """Where a built-in seat's recorded move differs from the move its strategy makes here."""
+        """Where a seat's recorded move differs from the move its strategy makes here (a built-in
+        seat), or from what its agent makes of the recorded replies (a model seat)."""
+        if seat in self.models:
+            pending = state.pending()
+            assert pending is not None
+            try:
+                return self.models[seat].move(self.game, state, pending, event, self.names, self.max_attempts)
+            except Replayed as exc:
+                return exc.field, exc.message
         agent = self.agents.get(seat)
         if agent is None:
             return None
@@ -109,8 +131,14 @@ class Derivation:
                         f"{show(expected)} here; the replay says {show(found)}")
 
     def probe(self, state: State, record: Mapping[str, Any]) -> Difference | None:
-        """Where a built-in seat's recorded belief differs from what its strategy answers."""
+        """Where a seat's recorded belief differs from what its strategy answers (a built-in seat)
+        or what its agent makes of the recorded reply (a model seat)."""
         seat = record["seat"]
+        if seat in self.models:
+            try:
+                return self.models[seat].probe(self.game, state, record, self.names)
+            except Replayed as exc:
+                return exc.field, exc.message
         agent = self.agents.get(seat)
         if agent is None:
             return None
@@ -127,3 +155,35 @@ class Derivation:
         return ("answer", f"seat {seat} plays the built-in {agent.strategy}, which answers {show(expected)} "
                           f"here; the replay says {show(record['answer'])}")
 
+
+    def questions(self, state: State) -> list[tuple[int, str, int | None]]:
+        """The probes the runner asks here, in its order, that get an answer: (seat, kind, about).
+
+        Every seat is asked what its role does not already answer (`Game.asks`); a model seat
+        answers everything, a built-in one what its strategy has a belief about.
+        """
+        game, n = self.game, len(self.names)
+        found = []
+        for seat in range(n):
+            if seat not in self.models and seat not in self.agents:
+                continue
+            observation = state.observe(seat)
+            role = game.role_of(state.params, state.setup, seat)
+            for kind in state.probes():
+                if not game.asks(role, kind):
+                    continue
+                for about in ([o for o in range(n) if o != seat] if kind == "suspect_of" else [None]):
+                    agent = self.agents.get(seat)
+                    if agent is not None and agent.answer_probe(ProbeRequest(
+                            game.name, seat, kind, observation, game.roles, about, names=self.names)) is None:
+                        continue
+                    found.append((seat, kind, about))
+        return found
+
+    def finish(self) -> Difference | None:
+        """What can only be told at the end: the model id each model seat's header reports."""
+        for seat, model in sorted(self.models.items()):
+            difference = model.reported()
+            if difference:
+                return f"players[{seat}].agent.{difference[0]}", difference[1]
+        return None

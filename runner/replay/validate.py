@@ -219,6 +219,11 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     expected_n = 0
     probes_here: set[tuple[Any, ...]] = set()  # probe questions answered since the last event
     end = outcome_index(records)
+    # With the runner's generators and agents at hand, the probes are checked as a whole too: a
+    # run either asks none, or asks every question at every point where the rules allow probes.
+    probes_on = derivation is not None and any(r.data["type"] == "probe" for r in records[1:end])
+    asked: list[tuple[Any, ...]] = []  # (seat, probe, about) recorded since the last event
+    batch: set[int] = set()  # seats of a simultaneous decision the runner asked together, not yet recorded
     for record in records[1:end]:
         cursor.line = record.line
         data = record.data
@@ -230,6 +235,8 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
             if problem:
                 problems.append(problem)
                 return None
+            answer = data["answer"]
+            asked.append((data["seat"], data["probe"], answer.get("of") if answer else data.get("about")))
             continue
         probes_here = set()
         if data["n"] != expected_n:
@@ -241,6 +248,13 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         if produced == len(state.events):
             # Nothing left to match: this line must be an input the rules accept (and, with
             # `derive`, the draw or built-in move the seed gives).
+            if probes_on and not batch:  # where the runner asks its probes, before the next input
+                assert derivation is not None
+                diff = _probes_difference(derivation.questions(state), asked)
+                if diff:
+                    problems.append(Problem(path, record.line, diff[1], diff[0]))
+                    return None
+            batch = _batch_after(state, data, batch)
             diff = _derived(derivation, state, data) if derivation is not None else None
             if diff:
                 problems.append(Problem(path, record.line, diff[1], diff[0]))
@@ -249,6 +263,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
             if error:
                 problems.append(Problem(path, record.line, error[1], error[0]))
                 return None
+        asked = []
         if produced >= len(state.events):
             problems.append(Problem(path, record.line, "the rules produce no event here", "kind"))
             return None
@@ -276,6 +291,14 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         where, expected, actual = diff
         problems.append(Problem(path, outcome_record.line, f"the claimed outcome differs from the rules: "
                                 f"expected {show(expected)}, found {show(actual)}", where.lstrip(".") or "outcome"))
+        return None
+    if asked:
+        problems.append(Problem(path, outcome_record.line - 1, "the runner asks no probe once the game is over",
+                                "type"))
+        return None
+    diff = derivation.finish() if derivation is not None else None
+    if diff:
+        problems.append(Problem(path, header.line, diff[1], diff[0]))
         return None
     for record in records[end + 1:]:
         cursor.line = record.line
@@ -330,6 +353,33 @@ def _event_difference(path: str, line: int, expected_event: Mapping[str, Any],
 def _a(word: Any) -> str:
     word = str(word)
     return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def _batch_after(state: State, data: Mapping[str, Any], batch: set[int]) -> set[int]:
+    """The seats of a simultaneous decision still to be recorded once this input is: the runner
+    asks them all at once and asks no probe in between."""
+    if batch:
+        return batch - {data["seat"]}
+    pending = state.pending()
+    if data["kind"] in ("action", "forfeit") and pending is not None and pending.kind == "act" and pending.simultaneous:
+        return set(pending.seats) - {data["seat"]}
+    return set()
+
+
+def _probes_difference(expected: list[tuple[int, str, int | None]],
+                       found: list[tuple[Any, ...]]) -> tuple[str, str] | None:
+    """Where the probes recorded before an input differ from those the runner asks there."""
+    if expected == found:
+        return None
+    def words(questions: Sequence[tuple[Any, ...]]) -> str:
+        return ", ".join(f"seat {s} {k}" + (f" about seat {a}" if a is not None else "") for s, k, a in questions) \
+            or "none"
+    missing = [q for q in expected if q not in found]
+    if missing:
+        return "type", (f"the runner asks every probe at every point where the rules allow them, once it asks any: "
+                        f"before this line it asks {words(expected)}; the replay lacks {words(missing)}")
+    return "type", (f"the probes before this line are not those the runner asks, in its order: it asks "
+                    f"{words(expected)}; the replay records {words(found)}")
 
 
 def _derived(derivation: Derivation, state: State, data: Mapping[str, Any]) -> tuple[str, str] | None:

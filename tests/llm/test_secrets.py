@@ -103,7 +103,8 @@ lineup = ["bad", "good", "random"]
     assert good_errors and bad.calls  # the keys were really echoed back by the servers
 
     files = [p for p in out.rglob("*") if p.is_file()]
-    records = [json.loads(line) for p in files for line in p.read_text(encoding="utf-8").splitlines()]
+    records = [json.loads(line) for p in files if p.suffix == ".jsonl" for line in p.read_text(encoding="utf-8").splitlines()]
+    assert (out / "tournament.toml") in files  # the plan is written too, and checked for keys below
     assert any(r.get("type") == "judge" for r in records)
     assert len([p for p in files if p.suffix == ".jsonl"]) == 3  # no replay of the bad key's game
     assert not [(p.name, leaks(p.read_text(encoding="utf-8", errors="replace"))) for p in files

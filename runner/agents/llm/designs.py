@@ -84,6 +84,12 @@ class Design:
             raise ValueError(f"design_params: design {cls.name!r} takes no parameters, got {sorted(params)}")
         return {}
 
+    @classmethod
+    def given(cls, recorded: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters a tournament file gave, from those a description records (which may add
+        what the design filled in or drew), so that the agent can be made again."""
+        return dict(recorded)
+
     def persona(self) -> str | None:
         """Text added to every system prompt."""
         return None
@@ -271,6 +277,12 @@ class BigFive(Design):
     @classmethod
     def check(cls, params: Mapping[str, Any]) -> dict[str, Any]:
         return dict(persona.check_levels(params))
+
+    @classmethod
+    def given(cls, recorded: Mapping[str, Any]) -> dict[str, Any]:
+        drawn = recorded.get("drawn")
+        drawn = set(drawn) if isinstance(drawn, list) else set()
+        return {k: v for k, v in recorded.items() if k != "drawn" and k not in drawn}
 
     def persona(self) -> str | None:
         return self._text
