@@ -30,9 +30,13 @@ class Seating:
 
 
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
-               *, seed: int, game_id: str, tournament: str, matchup: str, created: str,
+               *, seed: int, tournament: str, created: str, game_id: str | None = None, matchup: str | None = None,
                max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True) -> list[dict[str, Any]]:
-    """Play to the end and return the replay records: header, events and probes, outcome."""
+    """Play to the end and return the replay records: header, events and probes, outcome.
+
+    A planned game passes its id and matchup (runner/tournament.py); a game played on its own is
+    named as the one game of a lineup of its seats, so its id follows from it like any other.
+    """
     state = game.start(params, setup)
     header = {
         "type": "header", "format": FORMAT_NAME, "version": 1,  # raised below if version-2 fields are used
@@ -43,6 +47,11 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         "setup": dict(setup), "max_attempts": max_attempts,
         "provenance": {"runner": "gamenight", "runner_version": __version__, "created": created},
     }
+    if game_id is None or matchup is None:
+        from runner.replay.identity import expected_ids  # it reads the planner, which reads this module
+
+        header["matchup"] = "lineup: " + ", ".join(str(a.description["name"]) for a in seating.agents)
+        header["game_id"] = next(expected_ids(header))
     body: list[dict[str, Any]] = []
     chance_rng = rng_for(seed, "chance")
     probed_at: set[int] = set()

@@ -220,8 +220,14 @@ class Tournament:
         key = matchup.key()
         for index in range(matchup.games):
             seed = derive_seed(self.seed, key, index)
-            digest = hashlib.sha256(f"{self.name}\n{key}\n{seed}".encode()).hexdigest()[:12]
-            yield PlannedGame(self.name, matchup, index, seed, f"{self.name}-{matchup.game}-{digest}")
+            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed))
+
+
+def game_id(tournament: str, game: str, matchup_key: str, seed: int) -> str:
+    """A game's id: its tournament, its game and a digest of tournament, matchup and seed (so one
+    id names one deal of one matchup, and the validator can derive it again)."""
+    digest = hashlib.sha256(f"{tournament}\n{matchup_key}\n{seed}".encode()).hexdigest()[:12]
+    return f"{tournament}-{game}-{digest}"
 
 
 def derive_seed(base: int, matchup_key: str, index: int) -> int:

@@ -33,7 +33,7 @@ def run(agents, rounds=1, attempts=3):
     params = game.params({"rounds": rounds})
     setup = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
     records = asyncio.run(play(game, params, setup, Seating(agents, game.seat_names(params, setup), ["player"] * 3),
-                               seed=1, game_id="p-1", tournament="t", matchup="m", created="2026-11-21",
+                               seed=1, tournament="t", created="2026-11-21",
                                max_attempts=attempts))
     assert check_bytes("p-1.jsonl", encode(records), derive=False).ok  # a hand-chosen payoff table
     return records

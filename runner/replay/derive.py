@@ -19,6 +19,7 @@ from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.replay.format import show
+from runner.replay.identity import id_difference
 from runner.replay.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
 
@@ -80,6 +81,10 @@ class Derivation:
         where, expected, found = diff
         return (f"setup{where}", f"does not follow from the seed: dealing with seed {self.seed} gives "
                                  f"{show(expected)}, the replay says {show(found)}")
+
+    def game_id(self) -> Difference | None:
+        """Where the game id differs from the one the runner gives this tournament, matchup and seed."""
+        return id_difference(self.header)
 
     def players(self) -> Difference | None:
         """A seat that cannot be made again: a built-in strategy gamenight does not have, a model

@@ -59,14 +59,17 @@ def check_file(path: str | os.PathLike[str], *, derive: bool = True) -> Checked:
     return _check(str(path), records, problems, derive)
 
 
-def check_bytes(path: str, raw: bytes, *, derive: bool = True) -> Checked:
+def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | None = None) -> Checked:
     """Check replay content held in memory (`path` is used in messages).
 
     With `derive` (always, but for hand-dealt test games), the deal, every chance draw and every
-    move and belief of a built-in agent must also be what the seed gives (runner/replay/derive.py).
+    move and belief of a built-in agent must also be what the seed gives, and every prompt, move
+    and belief of a model seat what its agent makes of the recorded replies (runner/replay/derive.py).
+    `probes` says whether the tournament asked belief probes (its plan knows); None: a run either
+    asked every probe or none, whichever the file shows.
     """
     records, problems = parse_lines(path, raw)
-    return _check(path, records, problems, derive)
+    return _check(path, records, problems, derive, probes)
 
 
 class _Cursor:
@@ -75,7 +78,8 @@ class _Cursor:
     line = 1
 
 
-def _check(path: str, records: list[Record], problems: list[Problem], derive: bool = True) -> Checked:
+def _check(path: str, records: list[Record], problems: list[Problem], derive: bool = True,
+           probes: bool | None = None) -> Checked:
     checked = Checked(path, records, list(problems))
     if problems:
         return checked
@@ -95,7 +99,7 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         return checked
     cursor = _Cursor()
     try:
-        checked.state = _resimulate(path, records, checked.problems, cursor, derive)
+        checked.state = _resimulate(path, records, checked.problems, cursor, derive, probes)
     except RecursionError:
         checked.problems.append(Problem(path, cursor.line, "the data is nested too deeply to check"))
     except Exception as exc:  # a stranger's file must never end the check with a traceback
@@ -200,7 +204,7 @@ def _waiting(state: State) -> str:
 
 
 def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], cursor: _Cursor,
-                derive: bool = True) -> State | None:
+                derive: bool = True, probes: bool | None = None) -> State | None:
     """Replay every recorded input through the rules (and the runner's generators and built-in
     agents, with `derive`); append problems; the final state."""
     header = records[0]
@@ -210,7 +214,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
         return None
     derivation = Derivation(game, params, header.data) if derive else None
     if derivation is not None:
-        diff = derivation.players() or derivation.setup()
+        diff = derivation.players() or derivation.game_id() or derivation.setup()
         if diff:
             problems.append(Problem(path, header.line, diff[1], diff[0]))
             return None
@@ -221,13 +225,18 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     end = outcome_index(records)
     # With the runner's generators and agents at hand, the probes are checked as a whole too: a
     # run either asks none, or asks every question at every point where the rules allow probes.
-    probes_on = derivation is not None and any(r.data["type"] == "probe" for r in records[1:end])
+    probes_on = derivation is not None and (probes if probes is not None
+                                            else any(r.data["type"] == "probe" for r in records[1:end]))
     asked: list[tuple[Any, ...]] = []  # (seat, probe, about) recorded since the last event
     batch: set[int] = set()  # seats of a simultaneous decision the runner asked together, not yet recorded
     for record in records[1:end]:
         cursor.line = record.line
         data = record.data
         if data["type"] == "probe":
+            if probes is False:
+                problems.append(Problem(path, record.line, "this tournament asks no probes (its plan says "
+                                        "probes = false)", "type"))
+                return None
             problem = _check_probe(path, record, state, produced, probes_here)
             diff = derivation.probe(state, data) if derivation is not None and problem is None else None
             if diff:

@@ -333,8 +333,7 @@ def test_whole_games_validate_with_probes_recorded(strategy, params):
                 made.associations = TABLE
         roles = [GAME.role_of(params, setup_, s) for s in range(n)]
         return asyncio.run(play(GAME, params, setup_, Seating(agents, GAME.seat_names(params, setup_), roles),
-                                seed=seed, game_id=f"g-{seed}", tournament="t", matchup=strategy,
-                                created="2026-11-21"))
+                                seed=seed, tournament="t", created="2026-11-21"))
 
     for seed in range(4):
         records = replay(seed)
@@ -361,8 +360,7 @@ def test_strategies_play_the_shipped_deck_and_table(strategy, params):
                        rng_for(seed, f"agent-{s}"), strategy, "chameleon") for s in range(n)]
         roles = [SHIPPED.role_of(params, setup_, s) for s in range(n)]
         seating = Seating(agents, SHIPPED.seat_names(params, setup_), roles)
-        records = asyncio.run(play(SHIPPED, params, setup_, seating, seed=seed, game_id=f"s-{seed}",
-                                   tournament="t", matchup=strategy, created="2026-11-21"))
+        records = asyncio.run(play(SHIPPED, params, setup_, seating, seed=seed, tournament="t", created="2026-11-21"))
         assert not any(r.get("attempts") for r in records)
         # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
         assert check_bytes(f"s-{seed}.jsonl", encode(records), derive=False).ok

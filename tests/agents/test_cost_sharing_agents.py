@@ -38,8 +38,8 @@ def play_game(specs, setup=SETUP, rounds=5):
     params = GAME.params({"rounds": rounds})
     seating = Seating([agent(s, i) for i, s in enumerate(specs)], GAME.seat_names(params, setup),
                       ["airline"] * 3)
-    records = asyncio.run(play(GAME, params, setup, seating, seed=0, game_id="cs-0", tournament="t",
-                               matchup="m", created="2026-01-01"))
+    records = asyncio.run(play(GAME, params, setup, seating, seed=0, tournament="t",
+                               created="2026-01-01"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("cs.jsonl", encode(records), derive=False).ok
     return records[-1]

@@ -44,8 +44,8 @@ def play_game(specs, rounds=5) -> list[list[str]]:
     setup = {"payoffs": PAYOFFS}
     seating = Seating([agent(s, i) for i, s in enumerate(specs)], GAME.seat_names(params, setup),
                       ["player"] * 3)
-    records = asyncio.run(play(GAME, params, setup, seating, seed=0, game_id="pd-0", tournament="t",
-                               matchup="m", created="2026-01-01"))
+    records = asyncio.run(play(GAME, params, setup, seating, seed=0, tournament="t",
+                               created="2026-01-01"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("pd.jsonl", encode(records), derive=False).ok
     return [r["data"]["choices"] for r in records if r["type"] == "event" and r["phase"] == "round_result"]

@@ -22,8 +22,8 @@ def events(game_name: str, strategy: str, seed: int, probes: bool) -> list[dict]
     n = game.players(params)
     agents = [make(strategy, {}, rng_for(seed, f"agent-{s}"), strategy, game_name) for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"p-{seed}", tournament="t",
-                               matchup=strategy, created="2026-11-25", probes=probes))
+    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t",
+                               created="2026-11-25", probes=probes))
     return [r for r in records if r["type"] in ("event", "outcome")]
 
 

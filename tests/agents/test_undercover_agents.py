@@ -216,8 +216,7 @@ def self_play(game, params_raw, seeds, table=None, agent_params=None):
             for a in agents:
                 a.associations = table
         seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-        records = asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"uc-{seed}",
-                                   tournament="t", matchup="m", created="2026-01-01"))
+        records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t", created="2026-01-01"))
         # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
         assert check_bytes(f"uc-{seed}.jsonl", encode(records), derive=False).ok
         assert not any(r.get("attempts") for r in records), "a built-in agent made an illegal move"

@@ -286,8 +286,7 @@ def test_builtin_games_through_the_runner_validate(matchup, answering):
         agents = [make(by_role[role], {}, rng_for(seed, f"agent-{s}"), role, "werewolf")
                   for s, role in enumerate(roles)]
         seating = Seating(agents, GAME.seat_names(params, setup), roles)
-        records = asyncio.run(play(GAME, params, setup, seating, seed=seed, game_id=f"ww-{seed}",
-                                   tournament="t", matchup="builtin", created="2026-11-21"))
+        records = asyncio.run(play(GAME, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
         checked = check_bytes(f"ww-{seed}.jsonl", encode(records))
         assert checked.ok, [str(p) for p in checked.problems]
         # Random agents answer no probes; the others answer after each of the three rounds.

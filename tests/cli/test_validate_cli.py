@@ -225,8 +225,7 @@ def replay_with_chance() -> tuple[str, bytes] | None:
             agents = [make("random", {}, rng_for(seed, f"agent-{s}"), "random", name) for s in range(n)]
             roles = [game.role_of(params, setup, s) for s in range(n)]
             seating = Seating(agents, game.seat_names(params, setup), roles)
-            records = asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"chance-{name}-{seed}",
-                                       tournament="cli", matchup="m", created="2026-01-01"))
+            records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="cli", created="2026-01-01"))
             if any(r.get("kind") == "chance" for r in records):
                 return records[0]["game_id"], encode(records)
     return None
@@ -272,7 +271,6 @@ def test_two_files_with_the_same_game_id(tmp_path, pd_file):
 
 def test_a_folder_with_a_valid_and_an_invalid_replay(tmp_path, pd_file, records):
     write(tmp_path, pd_file.name, pd_file.read_bytes())
-    records[0]["game_id"] = "other"
     records[-1]["winners"] = [0, 1, 2]
     (tmp_path / "sub").mkdir()
     bad = write(tmp_path / "sub", "other.jsonl", records)

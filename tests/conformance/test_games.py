@@ -57,8 +57,8 @@ def play_replay(game: Game, seed: int) -> bytes:
     agents = [make("random", {}, rng_for(seed, f"agent-{s}"), "random", game.name) for s in range(n)]
     roles = [game.role_of(params, setup, s) for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), roles)
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"conf-{seed}",
-                               tournament="conformance", matchup="random", created="2026-01-01"))
+    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="conformance",
+                               created="2026-01-01"))
     return encode(records)
 
 

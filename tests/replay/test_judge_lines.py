@@ -24,7 +24,7 @@ def werewolf_records() -> list[dict]:
     agents = [make("werewolf/strategic", {}, rng_for(7, f"agent-{s}"), "w", "werewolf") for s in range(8)]
     roles = [game.role_of(params, setup, s) for s in range(8)]
     return asyncio.run(play(game, params, setup, Seating(agents, game.seat_names(params, setup), roles),
-                            seed=7, game_id="judged-1", tournament="t", matchup="m", created="2026-11-21"))
+                            seed=7, tournament="t", created="2026-11-21"))
 
 
 def judge(dimension, **fields):

@@ -20,6 +20,7 @@ from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State
                                is_int, require)
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
+from runner.replay.identity import expected_ids
 from runner.replay.validate import Checked, check_bytes, first_difference
 
 Records = list[dict[str, Any]]
@@ -31,8 +32,8 @@ def replay(game: Game, agents: list[ScriptedAgent], seed: int = 1, variant: dict
     setup = game.deal(params, rng_for(seed, "deal"))
     n = game.players(params)
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"v-{seed}", tournament="v",
-                            matchup="m", created="2026-01-01"))
+    return asyncio.run(play(game, params, setup, seating, seed=seed, tournament="v",
+                            created="2026-01-01"))
 
 
 def check(records: Records, derive: bool = False) -> Checked:
@@ -552,6 +553,7 @@ def test_a_built_in_seat_relabelled_as_another_strategy_is_refused(played):
             break
     else:
         pytest.skip(f"{game.name}: no other built-in strategy")
+    records[0]["game_id"] = next(expected_ids(records[0]))  # named as the runner would name that matchup
     found = derived_problems(records)
     assert found and any(f"seat {seat} plays the built-in {name}" in m or
                          f"seat {seat} claims the built-in {name}" in m for _, _, m in found), found

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from runner.cli import main as gamenight
 from site_builder import cli, pages
 from site_builder.build import BuildError, build_site
+from tests.helpers import relabelled
 
 HOSTILE = "<img src=x onerror=alert(1)>[md](javascript:alert(1)) {{ 7*7 }} \"'&"
 REPLAY_DATA_DIRS = ("replays/data/", "replays/calls/", "replays/list/")
@@ -29,15 +30,14 @@ def play(folder: Path, games: int) -> Path:
 
 
 def rename_agent(folder: Path, old: str, new: str) -> None:
-    """Give every seat played by the agent named `old` the display name `new` (headers stay valid)."""
-    for path in folder.glob("*.jsonl"):
+    """Give every seat played by the agent named `old` the display name `new` (headers stay valid, the
+    game ids follow)."""
+    for path in sorted(folder.glob("*.jsonl")):
         lines = path.read_text(encoding="utf-8").splitlines()
-        header = json.loads(lines[0])
-        for player in header["players"]:
-            if player["agent"]["name"] == old:
-                player["agent"]["name"] = new
+        header = relabelled(json.loads(lines[0]), old, new)
         lines[0] = json.dumps(header, ensure_ascii=False, separators=(",", ":"))
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.unlink()
+        (folder / f"{header['game_id']}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from runner.cli import main as gamenight
 from site_builder import replays
 from site_builder.build import build_site
 from site_builder.scoring.corpus import load
+from tests.helpers import relabelled
 
 
 def play(folder: Path, games: int, seed: int) -> Path:
@@ -74,11 +75,10 @@ def test_a_changed_label_remakes_the_data_of_that_agents_games(corpora, tmp_path
     for path in sorted(extra.glob("*.jsonl")):
         lines = path.read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
-        for player in header["players"]:
-            if player["agent"]["name"] == "random":
-                player["agent"]["name"] = "Dice"
-                renamed += 1
-        (folder / path.name).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+        renamed += sum(p["agent"]["name"] == "random" for p in header["players"])
+        header = relabelled(header, "random", "Dice")
+        (folder / f"{header['game_id']}.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n",
+                                                          encoding="utf-8")
     assert renamed
     build_site([folder], site, cache_path=cache, seed=5)
     old_game = next(p for p in first.glob("*.jsonl") if '"name":"random"' in p.read_text(encoding="utf-8"))

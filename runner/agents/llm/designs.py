@@ -73,6 +73,8 @@ class Design:
     """`vanilla`: no persona, no pre-calls."""
 
     name: ClassVar[str] = "vanilla"
+    #: Parameters the design fills in when a tournament file leaves them out (recorded filled in).
+    defaults: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, params: Mapping[str, Any], rng: random.Random):
         self.params: dict[str, Any] = self.check(params)
@@ -292,6 +294,7 @@ class Favor(Design):
     """004's Favor Dynamics: favor levels towards the others, updated after each turn."""
 
     name = "favor"
+    defaults = favor.DEFAULTS
 
     def __init__(self, params: Mapping[str, Any], rng: random.Random):
         super().__init__(params, rng)

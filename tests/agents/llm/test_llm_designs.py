@@ -104,8 +104,7 @@ def test_a_move_the_rules_refuse_is_asked_again_with_the_rules_reason_through_th
     llm = agent(model, game="public_good")
     others = [make("public_good/free_rider", {}, random.Random(s), f"b{s}", "public_good") for s in (1, 2)]
     records = run(play(game, params, setup, Seating([llm, *others], game.seat_names(params, setup), ["player"] * 3),
-                       seed=1, game_id="t-public_good-000000000001", tournament="t", matchup="m",
-                       created="2026-11-21"))
+                       seed=1, tournament="t", created="2026-11-21"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("x.jsonl", encode(records), derive=False).ok
     move = next(r for r in records if r["type"] == "event" and r["seat"] == 0)
@@ -361,7 +360,7 @@ def test_an_unreadable_probe_is_recorded_unanswered_with_its_call_and_the_game_g
     agents = [agent(FakeModel(script), game="chameleon", seat=s) for s in range(3)]
     records = run(play(game, params, setup, Seating(agents, game.seat_names(params, setup),
                                                     ["chameleon", "non_chameleon", "non_chameleon"]),
-                       seed=2, game_id="t-chameleon-000000000002", tournament="t", matchup="m", created="2026-11-21"))
+                       seed=2, tournament="t", created="2026-11-21"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("x.jsonl", encode(records), derive=False).ok
     probes = [r for r in records if r["type"] == "probe"]

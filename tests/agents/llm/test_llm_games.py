@@ -35,8 +35,7 @@ def play_llm(game_name, design="vanilla", rules=None, seed=1):
     agents = [make_llm_agent({**SPEC, "design": design}, models[s], game=game_name, seat=s,
                              rng=rng_for(seed, f"agent-{s}"), name=f"llm-{s}") for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, game_id=f"t-{game_name}-00000000000{seed}",
-                               tournament="t", matchup="llm", created="2026-11-21"))
+    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
     return records, models
 
 

@@ -1,0 +1,147 @@
+"""What makes a game itself: its id, derived again, and the fingerprint of what was played.
+
+The runner names a game after its tournament, matchup and seed (runner/tournament.py), so an id
+cannot be reused for another deal, nor one game copied under fresh ids. The header records all
+three, but not quite as the tournament file wrote them: a built-in agent's parameters are
+recorded with the strategy's defaults filled in, a design's with what it filled in or drew. The
+validator therefore tries each way the file could have written them (a handful per agent) and
+accepts the id if one of them gives it; the hash leaves no room for a forged one.
+
+The fingerprint is what the rules and the scorer see of a game (deal, seed, moves, refused tries
+and beliefs), never labels or raw reply text: two files with the same fingerprint are one game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from runner.replay.format import show
+from runner.tournament import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, game_id
+
+#: Most ways of writing a matchup tried before giving up (each is one SHA-256).
+MAX_FORMS = 4096
+#: Description fields the runner adds beside what the tournament file says the agent is.
+_NOT_PLAYED = ("name", "kind", "prompt_version", "model_reported")
+#: Played settings every model agent's spec holds (None when the file left them out).
+_LLM_ALWAYS = ("provider", "model", "base_url", "temperature", "max_tokens", "seed", "design", "design_params")
+
+
+class Unreadable(ValueError):
+    """A header whose matchup cannot be read back as the runner writes it."""
+
+
+def id_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Where a header's game id does not follow from its tournament, matchup and seed."""
+    try:
+        forms = list(itertools.islice(expected_ids(header), MAX_FORMS + 1))
+    except Unreadable as exc:
+        return "matchup", str(exc)
+    if header["game_id"] in forms:
+        return None
+    if len(forms) > MAX_FORMS:
+        return "game_id", f"cannot be derived again: the agents' parameters can be written in over {MAX_FORMS} ways"
+    return "game_id", (f"does not follow from the tournament, matchup and seed: the runner names this game "
+                       f"{show(forms[0] if forms else None)}")
+
+
+def expected_ids(header: Mapping[str, Any]) -> Iterator[str]:
+    """Every id the runner could have given this game (one per way of writing its agents)."""
+    roles, lineup = _matchup_names(header["matchup"])
+    described: dict[str, Mapping[str, Any]] = {}
+    for player in header["players"]:
+        described.setdefault(player["agent"]["name"], player["agent"])
+    names = list(dict.fromkeys([*roles.values(), *lineup]))
+    missing = [n for n in names if n not in described]
+    if missing:
+        raise Unreadable(f"names {', '.join(map(show, missing))}, who sits at no seat of this game")
+    choices = [[AgentSpec(name, spec) for spec in _specs(described[name])] for name in names]
+    for combo in itertools.product(*choices):
+        agent = dict(zip(names, combo))
+        matchup = Matchup(header["game"], header["variant"], 1, roles={r: agent[a] for r, a in roles.items()},
+                          lineup=[agent[a] for a in lineup])
+        yield game_id(header["tournament"], header["game"], matchup.key(), header["seed"])
+
+
+def _matchup_names(label: Any) -> tuple[dict[str, str], list[str]]:
+    """Role -> agent name, or the lineup, from a matchup label as Matchup.label writes it."""
+    if not isinstance(label, str) or not label:
+        raise Unreadable("must be the matchup as the runner writes it")
+    if label.startswith("lineup: "):
+        return {}, label[len("lineup: "):].split(", ")
+    roles = {}
+    for part in label.split("; "):
+        role, sep, name = part.partition(": ")
+        if not sep or role in roles:
+            raise Unreadable(f"{show(label)} is not a matchup as the runner writes it (role: agent; ...)")
+        roles[role] = name
+    return roles, []
+
+
+def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The specs a tournament file could have given for an agent described like this."""
+    if agent.get("kind") == "builtin":
+        from runner.agents.builtin import strategies
+
+        known = strategies().get(agent.get("strategy"))
+        defaults = known.defaults if known is not None else {}
+        return [{"builtin": agent.get("strategy"), "params": params}
+                for params in _written(agent.get("params") or {}, defaults)]
+    if agent.get("kind") != "llm":
+        return []
+    from runner.agents.llm.designs import DESIGNS
+
+    played = {k: v for k, v in agent.items() if k not in _NOT_PLAYED}
+    spec = {k: played.get(k) for k in _LLM_ALWAYS}
+    spec.update({k: played[k] for k in LLM_OPTIONAL_KEYS if k in played})
+    design = DESIGNS.get(spec["design"] or "vanilla")
+    recorded = spec["design_params"] if isinstance(spec["design_params"], Mapping) else {}
+    if design is None:
+        return [spec]
+    return [{**spec, "design_params": params} for params in _written(design.given(recorded), design.defaults)]
+
+
+def _written(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ways a file could have written recorded parameters: each one equal to its default may
+    be left out, and a whole number recorded as a float may have been written without a point."""
+    optional = [k for k in params if k in defaults and _same(params[k], defaults[k])]
+    found = []
+    for r in range(len(optional) + 1):
+        for left_out in itertools.combinations(optional, r):
+            kept = {k: v for k, v in params.items() if k not in left_out}
+            found.extend(_number_forms(kept))
+    return found
+
+
+def _number_forms(params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    whole = [k for k, v in params.items() if isinstance(v, float) and v.is_integer() and abs(v) < 2**53]
+    forms = []
+    for r in range(len(whole) + 1):
+        for as_int in itertools.combinations(whole, r):
+            forms.append({k: int(v) if k in as_int else v for k, v in params.items()})
+    return forms
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b or (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                               and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def play_fingerprint(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+    """A hash of what was played: rules, seed, deal, every input with its refused tries, and every
+    belief as read; labels, ids, evidence and raw replies are left out."""
+    plays: list[Any] = []
+    for record in records:
+        if record.get("type") == "event" and record.get("kind") in ("action", "chance", "forfeit"):
+            plays.append([record.get("kind"), record.get("phase"), record.get("seat"), record.get("data"),
+                          len(record.get("attempts") or ())])
+        elif record.get("type") == "probe":
+            plays.append(["probe", record.get("seat"), record.get("probe"), record.get("answer"),
+                          record.get("about")])
+    canonical = json.dumps({"game": header.get("game"), "variant": header.get("variant"), "seed": header.get("seed"),
+                            "setup": header.get("setup"), "plays": plays},
+                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
