@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -22,10 +22,14 @@ from typing import Any
 
 from runner.agents.builtin import strategies
 from runner.replay.format import Problem, Record
+from runner.replay.identity import play_fingerprint
 from runner.replay.validate import check_bytes
+from site_builder import ownership
+from site_builder.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from site_builder.scoring import ratings
 from site_builder.scoring.corpus import load
 from site_builder.scoring.model import agent_key
+from site_builder.sources import HistoryError
 
 # -- limits and layout ------------------------------------------------------------------------
 
@@ -40,6 +44,8 @@ REPLAYS = "replays/"
 _SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}"
 #: replays/<tournament>/<game_id>.jsonl: both parts are slugs, as in the replay header.
 REPLAY_PATH = re.compile(rf"replays/(?P<tournament>{_SLUG})/(?P<game_id>{_SLUG})\.jsonl\Z")
+#: replays/<tournament>/tournament.toml: the tournament's plan, written by `gamenight run`.
+PLAN_PATH = re.compile(rf"replays/(?P<tournament>{_SLUG})/tournament\.toml\Z")
 LAYOUT = "replays/<tournament>/<game_id>.jsonl"
 _FILE_MODES = ("100644", "100755")
 _SYMLINK, _SUBMODULE = "120000", "160000"
@@ -59,6 +65,16 @@ SECRET_PATTERNS = {
     # took minutes with a plain \b and backtracking quantifiers).
     "a password in a URL": re.compile(rb"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://[^/\s:@\"']++:[^/\s@\"']++@"),
 }
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with everything the credential patterns find masked: a report quotes file content
+    (a differing field, say), and must never repeat a key it found."""
+    raw = text.encode("utf-8", "surrogatepass")
+    for pattern in SECRET_PATTERNS.values():
+        raw = pattern.sub(lambda m: b"[redacted]" if not pattern.groups or _looks_random(m.group(1)) else m.group(0),
+                          raw)
+    return raw.decode("utf-8", "surrogatepass")
 
 
 def _looks_random(token: bytes) -> bool:
@@ -222,36 +238,6 @@ def _header_of(raw: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value.get("type") == "header" else None
 
 
-def _has_model_calls(records: Iterable[Mapping[str, Any]]) -> bool:
-    return any(isinstance(r.get("evidence"), dict) and r["evidence"].get("calls") for r in records)
-
-
-def play_fingerprint(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str | None:
-    """A hash of what was played (rules, deal, moves, probes, prompts and replies), ignoring every label.
-
-    Only for games with language-model evidence: two such games with the same fingerprint are one
-    game under two names (agent, model, tournament, ids, timings, reported model ids are left out).
-    Scripted games can legitimately repeat move for move, so they get None.
-    """
-    plays = [r for r in records if r.get("type") in ("event", "probe")]
-    if not _has_model_calls(plays):
-        return None
-    canonical = json.dumps({"game": header.get("game"), "variant": header.get("variant"),
-                            "setup": header.get("setup"), "plays": [_substance(r) for r in plays]},
-                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _substance(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A move or probe with its model calls reduced to what was asked and answered."""
-    out = {k: v for k, v in record.items() if k != "evidence"}
-    evidence = record.get("evidence")
-    calls = evidence.get("calls") if isinstance(evidence, dict) else None
-    if isinstance(calls, list):
-        out["calls"] = [[c.get("messages"), c.get("reply")] if isinstance(c, dict) else c for c in calls]
-    return out
-
-
 def _records_leniently(raw: bytes) -> list[dict[str, Any]]:
     records = []
     for line in raw.split(b"\n"):
@@ -266,7 +252,7 @@ def _records_leniently(raw: bytes) -> list[dict[str, Any]]:
 
 @dataclass
 class BaseIndex:
-    """What the corpus at the base revision holds, for the duplicate checks and the summary."""
+    """What the corpus at the base revision holds, for the duplicate and ownership checks and the summary."""
 
     by_hash: dict[str, str] = field(default_factory=dict)  # sha256 of the bytes -> path
     by_game_id: dict[str, str] = field(default_factory=dict)
@@ -274,6 +260,8 @@ class BaseIndex:
     paths: set[str] = field(default_factory=set)
     agent_games: Counter[str] = field(default_factory=Counter)  # agent key -> games
     agent_names: dict[str, Counter[str]] = field(default_factory=dict)  # agent key -> display names used
+    seats: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # path -> (key, agent)
+    owners: ownership.Owners = field(default_factory=ownership.Owners)
 
     def label(self, key: str) -> str | None:
         """The agent's name on the leaderboard: its most used display name (ties: alphabetical)."""
@@ -286,13 +274,18 @@ def _most_used(names: Counter[str]) -> str:
 
 
 def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseIndex:
-    """Index every replay of the base revision (and copy them to `copy_to` for scoring)."""
+    """Index every replay of the base revision (and copy them to `copy_to` for scoring), and read
+    from its history who owns which tournament and agent."""
     index = BaseIndex()
     files = [f for f in repo.tree(commit, REPLAYS) if f.mode in _FILE_MODES]
     index.paths = {f.path for f in files}
-    by_oid = {f.oid: f for f in files if f.path.endswith(".jsonl")}  # identical files share one blob
+    by_oid: dict[str, list[str]] = {}  # identical files share one blob
+    for f in files:
+        if f.path.endswith(".jsonl"):
+            by_oid.setdefault(f.oid, []).append(f.path)
     for oid, raw in repo.blobs(list(by_oid)):
-        path = by_oid[oid].path
+        paths = by_oid[oid]
+        path = paths[0]
         index.by_hash.setdefault(hashlib.sha256(raw).hexdigest(), path)
         header = _header_of(raw)
         game_id = header.get("game_id") if header else None
@@ -303,12 +296,17 @@ def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseInde
             for agent in agents:
                 index.agent_names.setdefault(agent_key(agent), Counter())[str(agent.get("name", ""))] += 1
             index.agent_games.update({agent_key(a) for a in agents})
-            if b'"evidence"' in raw:
-                fingerprint = play_fingerprint(header, _records_leniently(raw))
-                if fingerprint:
-                    index.by_play.setdefault(fingerprint, path)
+            for same in paths:
+                index.seats[same] = [(agent_key(a), a) for a in agents]
+            index.by_play.setdefault(play_fingerprint(header, _records_leniently(raw)), path)
         if copy_to is not None:
-            _copy_replay(copy_to, path, raw, oid)
+            for same in paths:
+                _copy_replay(copy_to, same, raw, oid)
+    try:
+        index.owners = ownership.read(repo.path, commit, index.seats)
+    except HistoryError as exc:
+        raise GitError(f"who owns what cannot be read: {exc} (fetch the whole history: `git fetch --unshallow`, "
+                       "or `fetch-depth: 0` in CI)") from None
     return index
 
 
@@ -337,6 +335,10 @@ class FileCheck:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def is_plan(self) -> bool:
+        return PLAN_PATH.match(self.path) is not None
+
     def refuse(self, message: str, line: int = 0, field_name: str = "") -> None:
         self.problems.append(Problem(self.path, line, message, field_name))
 
@@ -351,6 +353,8 @@ class Submission:
     files: list[FileCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     base_index: BaseIndex = field(default_factory=BaseIndex)
+    submitter: ownership.Submitter = field(default_factory=lambda: ownership.Submitter(None))
+    plans: dict[str, Plan] = field(default_factory=dict)  # tournament folder -> its plan
 
     @property
     def touches_replays(self) -> bool:
@@ -371,11 +375,12 @@ class Submission:
 
 
 def check_submission(repo: Repo, base_revision: str, head_revision: str,
-                     base_copy: Path | None = None) -> Submission:
-    """Check what `head` adds to `base` (relative to their merge base); copy base replays for scoring."""
+                     base_copy: Path | None = None, author: str | None = None) -> Submission:
+    """Check what `head` adds to `base` (relative to their merge base), as a pull request opened by
+    the GitHub login `author`; copy base replays for scoring."""
     base, head = repo.commit(base_revision), repo.commit(head_revision)
     fork_point = repo.merge_base(base, head)
-    submission = Submission(base, head, fork_point)
+    submission = Submission(base, head, fork_point, submitter=ownership.Submitter.of(author))
     changes = repo.changes(fork_point, head)
     submission.files = [FileCheck(c.path, c.status) for c in changes]
     if not submission.touches_replays:
@@ -395,26 +400,84 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str,
                          f"{MAX_FILE_BYTES:,} bytes")
     if len(changes) > MAX_SUBMISSION_FILES:
         submission.problems.append(f"the pull request changes {len(changes):,} files; one submission may add "
-                                   f"at most {MAX_SUBMISSION_FILES:,}: split it into several pull requests")
+                                   f"at most {MAX_SUBMISSION_FILES:,}: submit a smaller tournament")
     if total > MAX_SUBMISSION_BYTES:
         submission.problems.append(f"the pull request adds {total:,} bytes of replays; one submission may add "
-                                   f"at most {MAX_SUBMISSION_BYTES:,}: split it into several pull requests")
+                                   f"at most {MAX_SUBMISSION_BYTES:,}: submit a smaller tournament")
     if submission.problems:
         return submission  # nothing is read when the submission is too large
     readable: dict[str, list[FileCheck]] = {}  # identical files share one blob
     for check, change in candidates:
         if check.ok:
             readable.setdefault(change.oid, []).append(check)
+    plan_blobs = [oid for oid, checks in readable.items() if any(c.is_plan for c in checks)]
+    for oid, raw in repo.blobs(plan_blobs):
+        for check in readable.pop(oid):
+            _read_plan(submission, check, raw)
+    whole = _whole_tournaments(submission, [c for c, _ in candidates if c.ok and not c.is_plan])
     seen = _Seen()
+    readable = {oid: [c for c in checks if _folder(c.path) in whole] for oid, checks in readable.items()}
+    readable = {oid: checks for oid, checks in readable.items() if checks}
     for oid, raw in repo.blobs(list(readable)):
         for check in readable[oid]:
             check.raw = raw
-            _check_content(check, raw, index, seen)
+            _check_content(check, raw, index, seen, submission.plans[_folder(check.path)])
+    _check_agents(submission)
     return submission
 
 
+def _whole_tournaments(submission: Submission, games: list[FileCheck]) -> set[str]:
+    """The tournament folders whose games are worth reading: each has a sound plan, belongs to
+    nobody else, and holds exactly its planned games (judged from the paths, before any replay is
+    read, so that a flood of copies or a handful of chosen seeds is refused at once)."""
+    by_folder: dict[str, list[FileCheck]] = {}
+    for check in games:
+        by_folder.setdefault(_folder(check.path), []).append(check)
+    owners, submitter = submission.base_index.owners, submission.submitter
+    whole = set()
+    for folder in sorted(set(by_folder) | set(submission.plans)):
+        checks = by_folder.get(folder, [])
+        plan = submission.plans.get(folder)
+        plan_check = next((c for c in submission.files if c.is_plan and _folder(c.path) == folder), None)
+        problem = ownership.tournament_problem(owners, folder, submitter)
+        if problem:
+            for check in [*checks, *([plan_check] if plan_check else [])]:
+                check.refuse(problem)
+            continue
+        if plan is None:
+            for check in checks:
+                check.refuse(f"not read: replays/{folder}/ has no {PLAN_FILE}. A submission brings whole "
+                             f"tournaments, each with the plan `gamenight run` writes beside its replays")
+            continue
+        if plan.tournament is None:
+            for check in checks:
+                check.refuse(f"not read: the tournament's plan {plan.path} has problems (see there)")
+            continue
+        present = {REPLAY_PATH.match(c.path)["game_id"]: c for c in checks}  # type: ignore[index]
+        for game_id, check in present.items():
+            if game_id not in plan.games:
+                check.refuse(f"is not a game of the plan {plan.path}: a submission holds exactly the games its "
+                             "tournament plans, named by their game ids", 0, "game_id")
+        missing = missing_games(plan, set(present))
+        if missing and plan_check is not None:
+            plan_check.problems.append(missing)
+        if missing or any(not c.ok for c in checks):
+            for check in checks:
+                if check.ok:
+                    check.refuse("not read: its tournament is not whole (see its plan and the other files)")
+            continue
+        whole.add(folder)
+    return whole
+
+
+def _folder(path: str) -> str:
+    """The tournament folder of a path under replays/ ("" if it has none)."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else ""
+
+
 def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
-    """Refuse what a submission may not touch; True if the path is a new replay worth reading."""
+    """Refuse what a submission may not touch; True if the path is a new replay or plan worth reading."""
     if not check.path.startswith(REPLAYS):
         check.refuse("outside replays/: a submission only adds replay files (send changes to code, docs or "
                      "workflows in a separate pull request)")
@@ -428,17 +491,30 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
                      "published ratings and links to replays must stay reproducible; add new games under "
                      "new names instead")
         return False
+    if check.path in index.owners.deleted:
+        check.refuse("main once held a file at this path and deleted it: a path names one game for good, so a "
+                     "new game never takes an old one's place (or its source)")
+        return False
     if change.mode == _SYMLINK:
         check.refuse("is a symbolic link: submit the replay file itself")
         return False
     if change.mode == _SUBMODULE or change.mode not in _FILE_MODES:
         check.refuse("is not a regular file: submit replay files only")
         return False
-    if not REPLAY_PATH.match(check.path):
+    if not REPLAY_PATH.match(check.path) and not PLAN_PATH.match(check.path):
         check.refuse(f"does not follow the layout {LAYOUT} (a tournament folder directly under replays/, "
-                     "one file per game named after its game id; letters, digits, '.', '_' and '-' only)")
+                     "one file per game named after its game id, and the tournament's plan "
+                     f"{PLAN_FILE}; letters, digits, '.', '_' and '-' only)")
         return False
     return True
+
+
+def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
+    """Read and plan a submitted tournament.toml (its problems are the file's)."""
+    folder = _folder(check.path)
+    plan = read_plan(check.path, folder, raw)
+    check.problems.extend(plan.problems)
+    submission.plans[folder] = plan
 
 
 @dataclass
@@ -450,9 +526,11 @@ class _Seen:
     by_play: dict[str, str] = field(default_factory=dict)
 
 
-def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen) -> None:
-    """Validate one new replay strictly, then the rules a submission adds on top of `gamenight validate`."""
-    checked = check_bytes(check.path, raw)
+def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, plan: Plan) -> None:
+    """Validate one new replay of a whole tournament strictly, then the rules a submission adds on
+    top of `gamenight validate`."""
+    assert plan.tournament is not None
+    checked = check_bytes(check.path, raw, probes=plan.tournament.probes)
     check.problems.extend(checked.problems)
     check.problems.extend(_secret_problems(check.path, raw))
     content_hash = hashlib.sha256(raw).hexdigest()
@@ -482,16 +560,38 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen) 
         return  # provenance and copies are judged once the file itself is sound
     fingerprint = play_fingerprint(header, [r.data for r in checked.records])
     if fingerprint in index.by_play:
-        check.refuse(f"is the same game as {index.by_play[fingerprint]} (same deal, moves and model "
-                     "replies) under other labels: a game counts once")
+        check.refuse(f"is the same game as {index.by_play[fingerprint]} (same deal, seed, moves and beliefs) "
+                     "under other labels: a game counts once")
     elif fingerprint in seen.by_play:
-        check.refuse(f"is the same game as {seen.by_play[fingerprint]} in this submission (same deal, "
-                     "moves and model replies) under other labels: a game counts once")
-    if fingerprint:
-        seen.by_play.setdefault(fingerprint, check.path)
+        check.refuse(f"is the same game as {seen.by_play[fingerprint]} in this submission (same deal, seed, moves "
+                     "and beliefs) under other labels: a game counts once")
+    seen.by_play.setdefault(fingerprint, check.path)
+    if not any(isinstance(p.get("agent"), dict) and p["agent"].get("kind") == "llm" for p in header["players"]):
+        check.refuse("no seat of this game is a language model: a submission brings games of models; the bots "
+                     "play in the maintainers' built-in tournament", 1, "players")
+    check.problems.extend(game_problems(plan, check.path, header))
     check.problems.extend(provenance_problems(check.path, header, checked.records))
     if check.ok:
         check.header = header
+
+
+def _check_agents(submission: Submission) -> None:
+    """No accepted game adds to a model agent that is not the submitter's, or names an agent like one."""
+    owners, submitter = submission.base_index.owners, submission.submitter
+    told: set[str] = set()
+    for check in submission.files:
+        if check.header is None or not check.ok:
+            continue
+        for i, player in enumerate(check.header["players"]):
+            agent = player["agent"]
+            problem = ownership.agent_problem(owners, agent_key(agent), agent, submitter)
+            if problem:
+                first = problem not in told
+                told.add(problem)
+                check.refuse(problem if first else "the same agent as above: " + problem.split(";")[0], 1,
+                             f"players[{i}].agent")
+        if not check.ok:
+            check.header = None
 
 
 #: Credential findings reported per file (one is enough to refuse it).
@@ -632,6 +732,7 @@ class Standing:
     rating: float  # the rating the table is sorted by (Elo scale)
     place: int
     of: int
+    interval: tuple[float, float] | None = None  # its 95% bootstrap interval (before the submission)
 
 
 @dataclass(frozen=True)
@@ -643,6 +744,14 @@ class EffectRow:
     label: str
     before: Standing | None
     after: Standing | None
+
+    @property
+    def beyond_interval(self) -> bool:
+        """Whether the submission moves an agent already rated beyond its interval: a reviewer's flag."""
+        if self.before is None or self.after is None or self.before.interval is None:
+            return False
+        low, high = self.before.interval
+        return not low <= self.after.rating <= high
 
 
 @dataclass
@@ -657,12 +766,19 @@ class Effect:
     seconds: float
 
 
-def standings(games: Sequence[Any], agents: Mapping[str, Any], game: str | None) -> dict[str, Standing]:
-    """Each rated agent's games, rating and place in the overall table (game None) or one game's table."""
-    # Point estimates only: the bootstrap intervals do not change places and would cost minutes.
-    board = ratings.board(games, agents, seed=0, game=game, resamples=0)
+#: The seed of the site's bootstrap (site_builder.build), so the intervals are those the board shows.
+INTERVAL_SEED = 2026
+
+
+def standings(games: Sequence[Any], agents: Mapping[str, Any], game: str | None,
+              intervals: bool = False) -> dict[str, Standing]:
+    """Each rated agent's games, rating and place in the overall table (game None) or one game's
+    table; with `intervals`, its bootstrap interval too."""
+    board = ratings.board(games, agents, seed=INTERVAL_SEED, game=game,
+                          resamples=ratings.RESAMPLES if intervals else 0)
     rows = board["agents"]
-    return {row["agent"]: Standing(row["games"], row["rating"], place, len(rows))
+    return {row["agent"]: Standing(row["games"], row["rating"], place, len(rows),
+                                   tuple(row["rating_ci"]) if row.get("rating_ci") else None)
             for place, row in enumerate(rows, start=1)}
 
 
@@ -678,9 +794,14 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
     rows: list[EffectRow] = []
     for board in ["overall", *sorted(added_games(submission))]:
         game = None if board == "overall" else board
-        old, new = standings(before.games, before.agents, game), standings(after.games, after.agents, game)
-        moved = [k for k in new if k in old and old[k].place != new[k].place and k not in submitted]
-        for key in [k for k in submitted if k in new or k in old] + sorted(moved, key=lambda k: new[k].place):
+        old = standings(before.games, before.agents, game, intervals=True)
+        new = standings(after.games, after.agents, game)
+        shown = [k for k in submitted if k in new or k in old]
+        for key in sorted(new, key=lambda k: new[k].place):
+            row = EffectRow(board, key, "", old.get(key), new[key])
+            if key not in shown and key in old and (old[key].place != new[key].place or row.beyond_interval):
+                shown.append(key)  # another agent whose place changes, or who moves beyond its interval
+        for key in shown:
             label = after.agents[key].label if key in after.agents else key
             rows.append(EffectRow(board, key, label, old.get(key), new.get(key)))
     resimulated = before.resimulated + after.resimulated

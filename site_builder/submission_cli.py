@@ -14,8 +14,9 @@ from typing import Any, NoReturn
 
 import click
 
+from site_builder.ownership import OwnerError
 from site_builder.submission import (Effect, GitError, Repo, Standing, Submission, added_games,
-                                     check_submission, leaderboard_effect, submitted_agents)
+                                     check_submission, leaderboard_effect, redact_secrets, submitted_agents)
 
 #: The scorer's cache (the same file `gamenight score` uses by default).
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
@@ -33,15 +34,22 @@ CANNOT_CHECK = 2
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
               show_default=True, help="The scorer's cache of re-simulated replays, keyed by content hash.")
 @click.option("--no-cache", is_flag=True, help="Score without a lasting cache (re-simulate everything).")
-def submission_check(base: str, head: str, repo: Path, summary: Path | None, cache: Path, no_cache: bool) -> None:
+@click.option("--author", metavar="LOGIN", envvar="GAMENIGHT_PR_AUTHOR",
+              help="The GitHub login of the pull request's author (in CI: github.event.pull_request.user.login; "
+                   "also read from $GAMENIGHT_PR_AUTHOR). Tournaments and model agents already on the board take "
+                   "games only from their owner; without it, nothing on the board is taken to be yours.")
+def submission_check(base: str, head: str, repo: Path, summary: Path | None, cache: Path, no_cache: bool,
+                     author: str | None) -> None:
     """Check a replay submission: what HEAD adds to BASE (two git revisions).
 
     Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
-    new replay under replays/<tournament>/<game_id>.jsonl, within the size limits, valid, not
-    a copy of a game already counted, with complete provenance for every language model. Prints a
+    new replay under replays/<tournament>/<game_id>.jsonl or a tournament's plan
+    (tournament.toml), within the size limits, valid (every model seat's prompts and moves derived
+    again), not a copy of a game already counted, a game of a language model, and exactly the
+    games its plan holds; no tournament, model agent or name may be another owner's. Prints a
     Markdown report: each file's problems as FILE:LINE: FIELD: MESSAGE, what the submission adds,
-    and how the rating tables would change. Exits with status 1 if anything is refused, 2 if the
-    check could not run.
+    who owns the rows it touches and how the rating tables would change. Exits with status 1 if
+    anything is refused, 2 if the check could not run.
     """
     with tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
         work = Path(tmp)
@@ -49,8 +57,8 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, cac
         base_dir.mkdir()
         new_dir.mkdir()
         try:
-            submission = check_submission(Repo(repo), base, head, base_copy=base_dir)
-        except GitError as exc:
+            submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author)
+        except (GitError, OwnerError) as exc:
             _cannot_check(str(exc), summary)
         effect, effect_error = None, None
         if submission.accepted:
@@ -103,7 +111,7 @@ def escape_markdown(text: Any) -> str:
     escaped, and mentions (@name), issue references (#1) and bare web addresses are broken so that
     GitHub neither links nor notifies.
     """
-    text = str(text).translate(_INVISIBLE).encode("utf-8", "backslashreplace").decode("utf-8")
+    text = redact_secrets(str(text)).translate(_INVISIBLE).encode("utf-8", "backslashreplace").decode("utf-8")
     body = text.lstrip(" ")
     indent = "&#32;" * (len(text) - len(body))  # leading spaces could start a code block
     out = "".join(_MARKDOWN_SPECIALS.get(c, c) for c in body)
@@ -132,6 +140,7 @@ def render(submission: Submission, effect: Effect | None = None, effect_error: s
     if submission.touches_replays:
         lines += _files_section(submission)
         lines += _adds_section(submission)
+        lines += _owners_section(submission)
         if effect is not None:
             lines += _effect_section(effect)
         elif effect_error:
@@ -157,7 +166,8 @@ def _headline(submission: Submission) -> list[str]:
         verdict = (f"❌ refused: {bad} of {len(submission.files)} file(s) with problems"
                    if bad else "❌ refused")
     lines = [f"## Replay submission check: {verdict}", "",
-             f"Compared {commits}: {len(submission.files)} changed file(s), {len(new)} added ({_mib(size)})."]
+             f"Compared {commits}: {len(submission.files)} changed file(s), {len(new)} added ({_mib(size)}), "
+             f"submitted by {escape_markdown(submission.submitter.label)}."]
     for problem in submission.problems:
         lines += ["", f"> **{escape_markdown(problem)}**"]
     if not submission.ok:
@@ -224,6 +234,28 @@ def _adds_section(submission: Submission) -> list[str]:
     return lines
 
 
+def _owners_section(submission: Submission) -> list[str]:
+    """Who owns each row the accepted files touch: the submitter's new tournaments and models, and
+    the built-in agents everybody plays against."""
+    agents = submitted_agents(submission)
+    if not agents:
+        return []
+    owners = submission.base_index.owners
+    mine = escape_markdown(submission.submitter.label)
+    lines = ["", "### Who owns the rows it touches", "", "| row | owner |", "| --- | --- |"]
+    for folder in sorted(submission.plans):
+        lines.append(f"| tournament {escape_markdown(folder)} | {mine} (new) |")
+    for a in agents:
+        if a.description.get("kind") == "builtin":
+            owner = "nobody: a built-in agent, every move derived again from the seed"
+        else:
+            row = owners.agents.get(a.key)
+            owner = mine + (" (new)" if row is None or row.owner is None
+                            else f" (since {escape_markdown(row.owner.label)})")
+        lines.append(f"| agent {_cell(a.label)} | {owner} |")
+    return lines
+
+
 def _standing(s: Standing | None, what: str) -> str:
     if s is None:
         return "—"
@@ -245,16 +277,27 @@ def _change(before: Standing | None, after: Standing | None, what: str) -> str:
 def _effect_section(effect: Effect) -> list[str]:
     lines = ["", "### Effect on the leaderboard", "",
              ("Rating tables of the scorer (Bradley–Terry on the Elo scale, the order of the table), "
-              "for the base corpus and for base + the files that passed. Agents of the submission first, then "
-              "other agents whose place changes. Bootstrap intervals are computed by the site build."), ""]
+              "for the base corpus and for base + the files that passed, with each agent's 95% bootstrap interval "
+              "before the submission as the site shows it. Agents of the submission first, then other agents "
+              "whose place changes or whose rating moves beyond that interval."), ""]
     if not effect.rows:
         lines.append("No rated game changes: ratings need valid games between at least two different agents.")
     else:
-        lines += ["| table | agent | rated games | rating | place |", "| --- | --- | ---: | --- | --- |"]
+        beyond = [row for row in effect.rows if row.beyond_interval]
+        if beyond:
+            moved = ", ".join(f"{escape_markdown(r.label)} ({escape_markdown(r.board)})" for r in beyond)
+            lines += [f"> ⚠ **{len(beyond)} rating(s) move beyond their 95% interval**: {moved}. A large move from "
+                      "one submission deserves a close look.", ""]
+        lines += ["| table | agent | rated games | rating | interval before | place | flag |",
+                  "| --- | --- | ---: | --- | --- | --- | --- |"]
         for row in effect.rows:
             games = f"{row.before.games if row.before else 0} → {row.after.games if row.after else 0}"
+            interval = (f"[{row.before.interval[0]:.0f}, {row.before.interval[1]:.0f}]"
+                        if row.before and row.before.interval else "—")
+            flag = "⚠ beyond its interval" if row.beyond_interval else ""
             lines.append(f"| {escape_markdown(row.board)} | {_cell(row.label)} | {games} | "
-                         f"{_change(row.before, row.after, 'rating')} | {_change(row.before, row.after, 'place')} |")
+                         f"{_change(row.before, row.after, 'rating')} | {interval} | "
+                         f"{_change(row.before, row.after, 'place')} | {flag} |")
     lines += ["", (f"_Scored the base corpus ({effect.games_before} games) and base + submission "
                    f"({effect.games_after} games) in {effect.seconds:.1f} s: {effect.resimulated} replay(s) "
                    f"re-simulated, {effect.cached} answered by the scorer's cache._")]

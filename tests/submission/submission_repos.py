@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,16 +49,23 @@ class GitRepo:
     def read(self, relative: str) -> bytes:
         return (self.path / relative).read_bytes()
 
-    def commit(self, message: str = "change") -> str:
+    def commit(self, message: str = "change", author: str | None = None) -> str:
+        """Commit everything; `author` ("Name <e-mail>") as a squash merge of GitHub would set it."""
         self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
+        self.git("commit", "-q", "--allow-empty", "-m", message, *(["--author", author] if author else []))
         return self.git("rev-parse", "HEAD")
 
-    def check(self, *extra: str, base: str = "main", head: str = "HEAD") -> tuple[Result, str]:
-        """Run `gamenight submission-check BASE HEAD`; the result and the --summary file's text."""
+    def write_all(self, files: Mapping[str, bytes]) -> list[str]:
+        return [self.write(path, data) for path, data in files.items()]
+
+    def check(self, *extra: str, base: str = "main", head: str = "HEAD", author: str | None = "alice"
+              ) -> tuple[Result, str]:
+        """Run `gamenight submission-check BASE HEAD --author AUTHOR`; the result and the --summary file's text."""
         summary = self.path.parent / "summary.md"
         summary.unlink(missing_ok=True)
         args = [base, head, "--repo", str(self.path), "--summary", str(summary), "--cache", str(self.cache), *extra]
+        if author is not None:
+            args += ["--author", author]
         result = CliRunner().invoke(submission_check, args)
         return result, summary.read_text(encoding="utf-8") if summary.exists() else ""
 
@@ -88,14 +96,6 @@ def pull_request(template: GitRepo, path: Path, cache: Path) -> GitRepo:
     return repo
 
 
-def play(out: Path, game: str, *flags: str, games: int = 2, name: str = "contrib") -> list[bytes]:
-    """Play small games with `gamenight run --game` (scripted agents); the replays' bytes, sorted."""
-    args = ["run", "--game", game, *flags, "--games", str(games), "--name", name, "--out", str(out)]
-    result = CliRunner().invoke(gamenight, args)
-    assert result.exit_code == 0, result.output
-    return [p.read_bytes() for p in sorted(out.glob("*.jsonl"))]
-
-
 def records(raw: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in raw.decode().splitlines()]
 
@@ -107,40 +107,32 @@ def edit(raw: bytes, change: Callable[[list[dict[str, Any]]], None]) -> bytes:
     return encode(lines)
 
 
-def llm_agent(name: str = "gpt4o-vanilla", model: str = "gpt-4o", reported: str | None = "gpt-4o-2024-08-06",
-              **extra: Any) -> dict[str, Any]:
-    agent = {"name": name, "kind": "llm", "provider": "openai", "model": model}
-    if reported is not None:
-        agent["model_reported"] = reported
-    return {**agent, **extra}
+# -- tournaments of a model, played for real against a fake OpenAI-compatible server -------------
+
+TEST_KEY = "sk-test-submission-0123456789abcdef"
 
 
-def as_llm_game(raw: bytes, agent: Mapping[str, Any], *, tournament: str = "llm-run",
-                seats: tuple[int, ...] | None = None, evidence: bool = True) -> tuple[str, bytes]:
-    """A played replay retold as if a language model had held `seats` (all by default).
+def model_table(name: str, base_url: str, model: str = "my-model", extra: str = "") -> str:
+    """A tournament file's table of a language model served by the fake server at `base_url`."""
+    return (f'[agents.{name}]\nprovider = "openai_compatible"\nmodel = "{model}"\nbase_url = "{base_url}"\n'
+            f'api_key_env = "TEST_LLM_KEY"\ntemperature = 0.0\nmax_tokens = 300\n{extra}\n')
 
-    The moves stay those of the scripted game (the rules cannot tell who chose them); the header
-    names the model, and each of its actions carries a model call as evidence.
-    """
-    def change(lines: list[dict[str, Any]]) -> None:
-        header = lines[0]
-        chosen = range(len(header["players"])) if seats is None else seats
-        for seat in chosen:
-            header["players"][seat]["agent"] = dict(agent)
-        header["tournament"] = tournament
-        header["game_id"] = f"{tournament}-{header['game']}-{header['game_id'].rsplit('-', 1)[1]}"
-        if not evidence:
-            return
-        for line in lines[1:]:
-            if line.get("type") == "event" and line["kind"] == "action" and line["seat"] in chosen:
-                line["evidence"] = {"calls": [{
-                    "messages": [{"role": "user", "content": f"Your move in phase {line['phase']}."}],
-                    "reply": json.dumps(line["data"]), "model_reported": agent.get("model_reported"),
-                    "finish_reason": "stop", "input_tokens": 40, "output_tokens": 8,
-                    "latency_ms": 100.0 + line["n"]}]}
 
-    new = edit(raw, change)
-    return records(new)[0]["game_id"], new
+def tournament_file(name: str, tables: str, matchups: list[str], seed: int = 7) -> str:
+    return f'name = "{name}"\nseed = {seed}\ncreated = "2026-11-25"\n\n{tables}\n' + "\n".join(
+        f"[[matchups]]\n{m}\n" for m in matchups)
+
+
+def play_tournament(folder: Path, toml: str) -> dict[str, bytes]:
+    """Play a tournament file with `gamenight run` into `folder`; every file written (the replays
+    and the plan), by repository path replays/<name>/<file>."""
+    plan = folder.parent / f"{folder.name}.toml"
+    plan.write_text(toml, encoding="utf-8")
+    result = CliRunner().invoke(gamenight, ["run", str(plan), "--out", str(folder), "--parallel", "4", "--no-cache"],
+                                env={"TEST_LLM_KEY": TEST_KEY})
+    assert result.exit_code == 0, result.output
+    name = tomllib.loads(toml)["name"]
+    return {f"replays/{name}/{p.name}": p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def replay_path(raw: bytes) -> str:

@@ -1,10 +1,18 @@
-"""`gamenight submission-check` on temporary repositories: a base commit, then a pull request's commits."""
+"""`gamenight submission-check` on temporary repositories: a base history, then a pull request's commits.
+
+The games are played for real: `gamenight run` with a language model served by a fake
+OpenAI-compatible server that answers gamenight's prompts legally (tests/llm/fakes.py). The base
+history holds a sample of the shipped built-in corpus and a model tournament of the maintainers
+("house"), then a tournament alice submitted (squash-merged as #5), then a replay the maintainers
+deleted.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import tomllib
 from collections.abc import Callable
 from datetime import date
 from html import unescape
@@ -13,28 +21,76 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from submission_repos import (GitRepo, as_llm_game, base_repo, edit, llm_agent, play, pull_request, records,
-                              replay_path, shipped_sample)
+from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_request, records, shipped_sample,
+                              tournament_file)
 
+from runner.tournament import from_dict
 from site_builder import submission
+from tests.llm.fakes import FakeOpenAI
+from tests.llm.test_tournament_llm import legal_reply
+
+ALICE = "alice <1234+alice@users.noreply.github.com>"
+#: The shipped replay the maintainers deleted in the base history.
+DELETED = sorted(p for p in shipped_sample() if "prisoners_dilemma" in p)[0]
+
+
+def contrib_matchups(model: str) -> list[str]:
+    """Five games of a model against built-in agents, among them `assoc` and `werewolf/strategic`,
+    which the maintainers' own tournament uses too."""
+    return [f'game = "chameleon"\ngames = 2\nroles = {{ chameleon = "{model}", "*" = "assoc" }}',
+            f'game = "prisoners_dilemma"\ngames = 2\nlineup = ["{model}", "prisoners_dilemma/tit_for_tat", "random"]',
+            f'game = "werewolf"\ngames = 1\nroles = {{ werewolf = "{model}", "*" = "werewolf/strategic" }}']
+
+
+ASSOC = '[agents.assoc]\nbuiltin = "chameleon/associative"\n'
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bytes]]:
-    """Small games played once for the whole module (`gamenight run --game ... --games 2`)."""
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, bytes]]:
+    """Every tournament the tests submit, played once for the module against one fake server (so
+    that a model's base_url, part of its identity, is the same in all of them)."""
     out = tmp_path_factory.mktemp("played")
-    return {
-        "chameleon": play(out / "c", "chameleon", "--role", "*=chameleon/trivial",
-                          "--role", "chameleon=chameleon/associative"),
-        "prisoners_dilemma": play(out / "p", "prisoners_dilemma", "--lineup",
-                                  "prisoners_dilemma/tit_for_tat,prisoners_dilemma/always_defect,random"),
-    }
+    with FakeOpenAI(legal_reply) as server:
+        url = server.base_url
+        house = model_table("house-model", url, "house-llm")
+        mine = model_table("my-model", url)
+        tables = {
+            "house": tournament_file("house", house, [
+                'game = "prisoners_dilemma"\ngames = 2\nlineup = ["house-model", "random", "prisoners_dilemma/tit_for_tat"]']),
+            "contrib": tournament_file("contrib", mine + ASSOC, contrib_matchups("my-model")),
+            "contrib-two": tournament_file("contrib-two", mine + ASSOC, contrib_matchups("my-model"), seed=8),
+            "newcomer": tournament_file("newcomer", model_table("new-model", url, "new-llm") + ASSOC,
+                                        contrib_matchups("new-model")),
+            # the maintainers' model table copied verbatim into a tournament of one's own
+            "intruder": tournament_file("intruder", house, [
+                'game = "prisoners_dilemma"\ngames = 2\nlineup = ["house-model", "random", "prisoners_dilemma/tit_for_tat"]'],
+                seed=99),
+            "builtin": tournament_file("builtin", mine, [
+                'game = "public_good"\ngames = 1\nlineup = ["my-model", "random", "public_good/free_rider"]']),
+            "lookalike": tournament_file("lookalike", model_table("house-rnodel", url, "other-llm"), [
+                'game = "prisoners_dilemma"\ngames = 1\nlineup = ["house-rnodel", "random", "random"]']),
+            "payload": tournament_file("payload", model_table(
+                "odd", url, "<img src=x onerror=alert(1)> ![img](https://evil.example/x.png) `code` | cell"), [
+                'game = "prisoners_dilemma"\ngames = 1\nlineup = ["odd", "random", "random"]']),
+            "bots": tournament_file("bots", "", [
+                'game = "prisoners_dilemma"\ngames = 2\nlineup = ["random", "prisoners_dilemma/tit_for_tat", "random"]']),
+        }
+        return {name: play_tournament(out / name, toml) for name, toml in tables.items()}
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
-    """The base branch, built once: a README and two shipped replays of each game."""
-    return base_repo(tmp_path_factory.mktemp("template") / "repo")
+def template(tmp_path_factory: pytest.TempPathFactory, played) -> GitRepo:
+    """The base branch's history, built once (see the module's docstring)."""
+    repo = GitRepo(tmp_path_factory.mktemp("template") / "repo")
+    repo.write("README.md", "# gamenight\n")
+    repo.write_all(shipped_sample())
+    repo.write_all(played["house"])
+    repo.commit("base")
+    repo.write_all(played["contrib"])
+    repo.commit("Add the contrib tournament of my-model (#5)", author=ALICE)
+    repo.git("rm", "-q", "--", DELETED)
+    repo.commit("Remove a replay")
+    return repo
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +103,17 @@ def repo(template: GitRepo, cache: Path, tmp_path: Path) -> GitRepo:
     return pull_request(template, tmp_path / "repo", cache)
 
 
-def add(repo: GitRepo, *replays: bytes) -> list[str]:
-    return [repo.write(replay_path(raw), raw) for raw in replays]
+def games_of(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: raw for path, raw in files.items() if path.endswith(".jsonl")}
+
+
+def first_game(files: dict[str, bytes], game: str = "") -> tuple[str, bytes]:
+    return next((p, r) for p, r in sorted(games_of(files).items()) if f"-{game}" in p)
+
+
+def model_seat(raw: bytes) -> int:
+    """The seat a language model holds in a game (lineups rotate the seats from game to game)."""
+    return next(p["seat"] for p in records(raw)[0]["players"] if p["agent"]["kind"] == "llm")
 
 
 def html(markdown: str) -> str:
@@ -61,149 +126,267 @@ def text(markdown: str) -> str:
     return unescape(re.sub(r"<[^>]+>", "", html(markdown))).replace("\u200b", "")
 
 
-# -- a submission that passes ------------------------------------------------------------------
+def refused(repo: GitRepo, expected: str, author: str | None = "bob") -> str:
+    repo.commit("submission")
+    result, summary = repo.check(author=author)
+    assert result.exit_code == 1, summary
+    assert "❌ refused" in summary and "Traceback" not in result.output
+    assert expected in text(summary), f"{expected!r} not in:\n{summary}"
+    return summary
 
-def test_valid_submission_passes_and_names_new_agents_and_games(repo, played):
-    model = llm_agent("gpt4o-vanilla", "gpt-4o", "gpt-4o-2024-08-06", temperature=0.0, design="vanilla")
-    llm_games = [as_llm_game(raw, model, seats=(0, 1))[1] for raw in played["chameleon"]]
-    add(repo, *played["chameleon"], *played["prisoners_dilemma"], *llm_games)
-    repo.commit("six new games")
 
-    result, summary = repo.check()
+# -- submissions that pass ---------------------------------------------------------------------
 
-    assert result.exit_code == 0, result.output
+def test_an_honest_tournament_of_a_new_model_passes(repo, played):
+    """A whole tournament with its plan; it adds games to built-in agents the maintainers use too
+    (assoc, werewolf/strategic), which anybody may."""
+    repo.write_all(played["newcomer"])
+    repo.commit("newcomer")
+
+    result, summary = repo.check(author="bob")
+
+    assert result.exit_code == 0, summary
     assert result.output == summary  # the report on stdout is the one written for $GITHUB_STEP_SUMMARY
-    assert "✅ accepted: 6 new replay(s)" in summary
-    assert "| chameleon | 4 |" in summary and "| prisoners\\_dilemma | 2 |" in summary
+    assert "✅ accepted: 5 new replay(s)" in summary and "submitted by @bob" in text(summary)
+    assert "| chameleon | 2 |" in summary and "| prisoners\\_dilemma | 2 |" in summary
     new_agents = summary.split("**New agents**")[1].split("**Agents with more games**")[0]
-    assert "gpt4o-vanilla | llm | openai | gpt-4o | gpt-4o-2024-08-06 | vanilla | 2 |" in new_agents
-    assert "| chameleon/trivial | builtin | — | chameleon/trivial | — | — | 4 |" in new_agents
+    assert "| new-model | llm | openai\\_compatible | new-llm | new-llm | vanilla | 5 |" in new_agents
     more = summary.split("**Agents with more games**")[1].split("###")[0]
-    assert "| prisoners\\_dilemma/tit\\_for\\_tat | 1 | 3 |" in more and "gpt4o" not in more
+    assert "| assoc |" in more and "| werewolf/strategic |" in more
+    owners = summary.split("### Who owns the rows it touches")[1].split("###")[0]
+    assert "| tournament newcomer | @&#8203;bob (new) |" in owners and "| agent new-model | @&#8203;bob (new) |" in owners
+    assert "| agent werewolf/strategic | nobody: a built-in agent, every move derived again from the seed |" in owners
     effect = summary.split("### Effect on the leaderboard")[1]
-    assert "| overall | gpt4o-vanilla | 0 → 2 | — → " in effect
-    assert "| chameleon | gpt4o-vanilla |" in effect
-    assert "Scored the base corpus (12 games) and base + submission (18 games)" in effect
+    assert "| overall | new-model | 0 → 5 | — → " in effect
+
+
+def test_the_owner_adds_another_tournament_of_her_model(repo, played):
+    repo.write_all(played["contrib-two"])
+    repo.commit("contrib-two")
+    result, summary = repo.check(author="Alice")  # logins are case-insensitive
+    assert result.exit_code == 0, summary
+    assert "since pull request #5 by @alice" in text(summary)
 
 
 def test_a_pull_request_without_replays_is_not_a_submission(repo):
     repo.write("runner/new_feature.py", "print('hello')\n")
     repo.commit("code only")
-
     result, summary = repo.check()
-
     assert result.exit_code == 0, result.output
     assert "nothing to check" in summary and "not a replay submission" in summary
 
 
 def test_only_what_the_pull_request_adds_is_checked_even_when_main_moved_on(repo, played):
-    add(repo, played["chameleon"][0])
+    repo.write_all(played["newcomer"])
     repo.commit("submission")
     repo.git("checkout", "-q", "main")
     repo.write("docs/news.md", "main moved on\n")
     repo.git("rm", "-q", "--", *[p for p in shipped_sample() if "werewolf" in p])
     repo.commit("main moves on")
     repo.git("checkout", "-q", "pr")
-
-    result, summary = repo.check()
-
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 0, summary
-    assert "1 changed file(s), 1 added" in summary
+    assert "6 changed file(s), 6 added" in summary
 
 
 def test_the_check_scores_from_the_cache_the_second_time(repo, played, tmp_path):
-    add(repo, *played["prisoners_dilemma"])
+    repo.write_all(played["newcomer"])
     repo.commit()
     repo.cache = tmp_path / "own-cache.sqlite"
-    first, cold = repo.check()
-    second, warm = repo.check()
-    assert first.exit_code == second.exit_code == 0
-    assert "14 replay(s) re-simulated" in cold  # the 12 of the base and the 2 new ones
-    assert "0 replay(s) re-simulated" in warm
+    first, cold = repo.check(author="bob")
+    second, warm = repo.check(author="bob")
+    assert first.exit_code == second.exit_code == 0, cold
+    assert "0 replay(s) re-simulated" in warm and "0 replay(s) re-simulated" not in cold
 
 
-# -- refusals --------------------------------------------------------------------------------
+# -- the attacks of issue 22 -----------------------------------------------------------------------
+
+def test_a_tournament_of_the_maintainers_cannot_be_joined(repo, played):
+    """Games of one's own model into the maintainers' folder and tournament name `builtin`."""
+    repo.write_all(played["builtin"])
+    refused(repo, "tournament 'builtin' belongs to the maintainers, who first added games for it (the maintainers); "
+                  "this submission is by @bob")
+
+
+def test_a_path_main_deleted_is_never_taken_again(repo, played):
+    """After the maintainers delete a replay, a new game at that path would inherit its place."""
+    path, raw = first_game(played["newcomer"], "prisoners_dilemma")
+    repo.write(DELETED, raw)
+    refused(repo, f"{DELETED}: main once held a file at this path and deleted it")
+
+
+def test_a_model_of_the_maintainers_cannot_gain_a_strangers_games(repo, played):
+    """The maintainers' model table copied verbatim, played against a fake server, in one's own tournament."""
+    repo.write_all(played["intruder"])
+    refused(repo, "the agent 'house-model' (openai_compatible, house-llm, prompts 2) belongs to the maintainers, "
+                  "who first added games for it (the maintainers); this submission is by @bob")
+
+
+def test_a_contributors_model_takes_games_only_from_her(repo, played):
+    repo.write_all(played["contrib-two"])
+    refused(repo, "the agent 'my-model' (openai_compatible, my-model, prompts 2) belongs to @alice, who first added "
+                  "games for it (pull request #5 by @alice); this submission is by @bob")
+
+
+def test_without_an_author_nothing_on_the_board_is_yours(repo, played):
+    repo.write_all(played["contrib-two"])
+    refused(repo, "belongs to @alice", author=None)
+
+
+def test_one_game_counts_once_however_its_replies_are_worded(repo, played):
+    """Alice's merged tournament again under a new name, one space added to every reply: the same
+    deals, moves and beliefs (the ids follow from the new name, so the plan holds them)."""
+    def respaced(lines):
+        for line in lines:
+            for call in (line.get("evidence") or {}).get("calls", []):
+                call["reply"] += " "
+            for attempt in line.get("attempts") or []:
+                attempt["raw"] = (attempt["raw"] or "") + " "
+        lines[0]["tournament"] = "contrib-again"
+
+    plan = played["contrib"]["replays/contrib/tournament.toml"].replace(b'name = "contrib"', b'name = "contrib-again"')
+    # The tournament's name is not part of its seeds: the renamed plan plans the same deals.
+    planned = {g.seed: g.game_id for g in from_dict(tomllib.loads(plan.decode())).plan()}
+    copies = {"replays/contrib-again/tournament.toml": plan}
+    for raw in games_of(played["contrib"]).values():
+        raw = edit(raw, respaced)
+        raw = edit(raw, lambda lines: lines[0].update(game_id=planned[lines[0]["seed"]]))
+        copies[f"replays/contrib-again/{planned[records(raw)[0]['seed']]}.jsonl"] = raw
+    repo.write_all(copies)
+    summary = refused(repo, "is the same game as replays/contrib/", author="alice")
+    assert "(same deal, seed, moves and beliefs) under other labels: a game counts once" in text(summary)
+
+
+def test_a_flood_of_copies_of_a_bot_game_is_refused_unread(repo, played):
+    """Copies of one built-in game under fresh ids (the check refuses them from their paths alone;
+    the benchmark times 5,000 of them)."""
+    path, raw = next(iter(shipped_sample().items()))
+    for i in range(300):
+        repo.write(f"replays/flood/flood-prisoners_dilemma-{i:012x}.jsonl", raw)
+    summary = refused(repo, "not read: replays/flood/ has no tournament.toml")
+    assert summary.count("✅ OK") == 0
+
+
+def test_games_without_a_model_are_not_taken_from_submissions(repo, played):
+    repo.write_all(played["bots"])
+    refused(repo, "matchups[0]: plans 2 game(s) of prisoners_dilemma in which no seat is a language model")
+
+
+def test_chosen_seeds_are_refused_a_tournament_comes_whole(repo, played):
+    """Keep the games a model won, drop the rest: the plan says which games there are."""
+    files = dict(played["newcomer"])
+    dropped = [p for p in files if p.endswith(".jsonl")][:2]
+    for path in dropped:
+        del files[path]
+    repo.write_all(files)
+    summary = refused(repo, "replays/newcomer/tournament.toml: plans 5 games; 2 are not in the pull request")
+    assert "not read: its tournament is not whole" in text(summary)
+
+
+def test_a_game_the_plan_does_not_hold_is_refused(repo, played):
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "chameleon")
+    stray = edit(raw, lambda lines: lines[0].update(game_id="newcomer-chameleon-0123456789ab"))
+    files["replays/newcomer/newcomer-chameleon-0123456789ab.jsonl"] = stray
+    repo.write_all(files)
+    refused(repo, "replays/newcomer/newcomer-chameleon-0123456789ab.jsonl: game_id: is not a game of the plan "
+                  "replays/newcomer/tournament.toml")
+
+
+def test_prompts_are_derived_again_like_moves(repo, played):
+    """A recorded prompt that the claimed prompt set does not render is refused at its call."""
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
+    lines = records(raw)
+    n = next(i for i, line in enumerate(lines) if line.get("evidence"))
+
+    def reword(ls):
+        ls[n]["evidence"]["calls"][0]["messages"][-1]["content"] += " Always defect."
+
+    files[path] = edit(raw, reword)
+    repo.write_all(files)
+    refused(repo, f"{path}:{n + 1}: evidence.calls[0].messages[1].content: is not the prompt gamenight renders here")
+
+
+def test_a_prompt_version_the_prompts_did_not_come_from_is_refused(repo, played):
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
+    seat = model_seat(raw)
+    files[path] = edit(raw, lambda ls: ls[0]["players"][seat]["agent"].update(prompt_version="1.f4a372105e"))
+    repo.write_all(files)
+    refused(repo, f"{path}:1: players[{seat}].agent.prompt_version: this agent cannot be made again: '1.f4a372105e' is "
+                  "not a released prompt set")
+
+
+def test_a_name_that_looks_like_an_agent_on_the_board_is_refused(repo, played):
+    repo.write_all(played["lookalike"])
+    refused(repo, "the name 'house-rnodel' looks like 'house-model', an agent already on the board")
+
+
+# -- other refusals -----------------------------------------------------------------------------
 
 def _outside_replays(repo, played):
-    add(repo, played["prisoners_dilemma"][1])
+    repo.write_all(played["newcomer"])
     repo.write("runner/evil.py", "import os\n")
     return "runner/evil.py: outside replays/: a submission only adds replay files"
 
 
 def _workflow_change(repo, played):
-    add(repo, played["prisoners_dilemma"][1])
+    repo.write_all(played["newcomer"])
     repo.write(".github/workflows/steal.yml", "on: push\n")
     return ".github/workflows/steal.yml: outside replays/"
 
 
 def _not_in_layout(repo, played):
-    raw = played["chameleon"][0]
-    repo.write("replays/loose.jsonl", raw)
+    repo.write("replays/loose.jsonl", first_game(played["newcomer"])[1])
     return "replays/loose.jsonl: does not follow the layout replays/<tournament>/<game_id>.jsonl"
 
 
 def _nested_too_deep(repo, played):
-    repo.write("replays/contrib/extra/game.jsonl", played["chameleon"][0])
-    return "replays/contrib/extra/game.jsonl: does not follow the layout"
+    repo.write("replays/newcomer/extra/game.jsonl", first_game(played["newcomer"])[1])
+    return "replays/newcomer/extra/game.jsonl: does not follow the layout"
 
 
 def _oversize(repo, played):
-    repo.write("replays/contrib/contrib-chameleon-000000000000.jsonl", b"x" * (submission.MAX_FILE_BYTES + 1))
-    return (f"replays/contrib/contrib-chameleon-000000000000.jsonl: the file is "
-            f"{submission.MAX_FILE_BYTES + 1:,} bytes; a submitted replay may have at most")
+    files = dict(played["newcomer"])
+    path = first_game(files)[0]
+    files[path] = b"x" * (submission.MAX_FILE_BYTES + 1)
+    repo.write_all(files)
+    return f"{path}: the file is {submission.MAX_FILE_BYTES + 1:,} bytes; a submitted replay may have at most"
 
 
 def _copy_of_existing(repo, played):
     path, raw = next(iter(shipped_sample().items()))
-    game_id = Path(path).stem
-    repo.write(f"replays/mirror/{game_id}.jsonl", raw)
-    return f"replays/mirror/{game_id}.jsonl: has the same bytes as {path}, already in the corpus"
-
-
-def _copy_within(repo, played):
-    raw = played["chameleon"][0]
-    first = add(repo, raw)[0]
-    second = first.replace("replays/contrib/", "replays/contrib2/")
-    repo.write(second, raw)
-    return f"{second}: has the same bytes as {first} in this submission"
-
-
-def _game_id_reused(repo, played):
-    path, raw = next(iter(shipped_sample().items()))
-    game_id = Path(path).stem
-    changed = edit(raw, lambda lines: lines[0].update(tournament="mirror", matchup="a copy"))
-    repo.write(f"replays/mirror/{game_id}.jsonl", changed)
-    return f"replays/mirror/{game_id}.jsonl:1: game_id: game id already used by {path}"
+    repo.write(f"replays/mirror/{Path(path).stem}.jsonl", raw)
+    return f"replays/mirror/{Path(path).stem}.jsonl: not read: replays/mirror/ has no tournament.toml"
 
 
 def _tampered_result(repo, played):
-    raw = played["chameleon"][0]
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
     lines = records(raw)
-    winners = lines[-1]["winners"]
-    forged = [s for s in range(4) if s not in winners]
-    path = add(repo, edit(raw, lambda ls: ls[-1].update(winners=forged)))[0]
+    forged = [s for s in range(3) if s not in lines[-1]["winners"]]
+    files[path] = edit(raw, lambda ls: ls[-1].update(winners=forged))
+    repo.write_all(files)
     return f"{path}:{len(lines)}: winners: the claimed outcome differs from the rules"
 
 
 def _illegal_move(repo, played):
-    raw = played["prisoners_dilemma"][0]
-    lines = records(raw)
-    n = next(i for i, line in enumerate(lines) if line.get("kind") == "action")
-    path = add(repo, edit(raw, lambda ls: ls[n]["data"].update(choice="betray")))[0]
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
+    n = next(i for i, line in enumerate(records(raw)) if line.get("kind") == "action")
+    files[path] = edit(raw, lambda ls: ls[n]["data"].update(choice="betray"))
+    repo.write_all(files)
     return f"{path}:{n + 1}: data"
 
 
-def _wrong_file_name(repo, played):
-    raw = played["chameleon"][0]
-    repo.write("replays/contrib/some-other-name.jsonl", raw)
-    return f"replays/contrib/some-other-name.jsonl:1: game_id: the file must be named {records(raw)[0]['game_id']}"
-
-
-def _wrong_folder(repo, played):
-    raw = played["chameleon"][0]
-    header = records(raw)[0]
-    repo.write(f"replays/elsewhere/{header['game_id']}.jsonl", raw)
-    return "tournament: a replay of tournament 'contrib' goes in replays/contrib/"
+def _moved_to_another_name(repo, played):
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "chameleon")
+    del files[path]
+    files["replays/newcomer/some-other-name.jsonl"] = raw
+    repo.write_all(files)
+    return "replays/newcomer/some-other-name.jsonl: game_id: is not a game of the plan"
 
 
 def _modified_existing(repo, played):
@@ -219,173 +402,163 @@ def _deleted_existing(repo, played):
 
 
 def _symlink(repo, played):
-    target = repo.path / "replays/contrib/contrib-chameleon-111111111111.jsonl"
+    target = repo.path / "replays/newcomer/newcomer-chameleon-111111111111.jsonl"
     target.parent.mkdir(parents=True)
     os.symlink("../../README.md", target)
-    return "replays/contrib/contrib-chameleon-111111111111.jsonl: is a symbolic link"
-
-
-def _missing_model_reported(repo, played):
-    _, raw = as_llm_game(played["chameleon"][0], llm_agent(reported=None), evidence=False)
-    path = add(repo, raw)[0]
-    return f"{path}:1: players[0].agent.model_reported: missing: the model id the API reported"
+    return "replays/newcomer/newcomer-chameleon-111111111111.jsonl: is a symbolic link"
 
 
 def _model_reported_contradicts_calls(repo, played):
-    _, raw = as_llm_game(played["chameleon"][0], llm_agent(reported="gpt-4o-2024-08-06"))
-    raw = edit(raw, lambda lines: lines[0]["players"][1]["agent"].update(model_reported="gpt-5"))
-    path = add(repo, raw)[0]
-    return f"{path}:1: players[1].agent.model_reported: says 'gpt-5' but the recorded calls report 'gpt-4o-2024-08-06'"
-
-
-def _missing_provider(repo, played):
-    _, raw = as_llm_game(played["chameleon"][0], llm_agent(provider=""))
-    path = add(repo, raw)[0]
-    return f"{path}:1: players[0].agent.provider: missing: the API provider"
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
+    seat = model_seat(raw)
+    files[path] = edit(raw, lambda ls: ls[0]["players"][seat]["agent"].update(model_reported="gpt-5"))
+    repo.write_all(files)
+    return (f"{path}:1: players[{seat}].agent.model_reported: the recorded calls first report the model \"new-llm\", "
+            "the header says \"gpt-5\"")
 
 
 def _missing_runner_version(repo, played):
-    raw = edit(played["chameleon"][0], lambda lines: lines[0]["provenance"].update(runner_version=" "))
-    path = add(repo, raw)[0]
+    files = dict(played["newcomer"])
+    path, raw = first_game(files)
+    files[path] = edit(raw, lambda lines: lines[0]["provenance"].update(runner_version=" "))
+    repo.write_all(files)
     return f"{path}:1: provenance.runner_version: the program and version that played the game are required"
 
 
 def _future_date(repo, played):
     later = date.today().replace(year=date.today().year + 2).isoformat()
-    raw = edit(played["chameleon"][0], lambda lines: lines[0]["provenance"].update(created=later))
-    path = add(repo, raw)[0]
+    files = dict(played["newcomer"])
+    path, raw = first_game(files)
+    files[path] = edit(raw, lambda lines: lines[0]["provenance"].update(created=later))
+    repo.write_all(files)
     return f"{path}:1: provenance.created: the game cannot have been played on {later}, after today"
 
 
 def _unknown_builtin_strategy(repo, played):
-    def rename(lines):
-        lines[0]["players"][2]["agent"].update(strategy="chameleon/oracle", name="oracle")
-
-    path = add(repo, edit(played["chameleon"][0], rename))[0]
-    return f"{path}:1: players[2].agent.strategy: 'chameleon/oracle' is not a built-in strategy"
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "chameleon")
+    files[path] = edit(raw, lambda lines: lines[0]["players"][1]["agent"].update(strategy="chameleon/oracle"))
+    repo.write_all(files)
+    return f"{path}:1: players[1].agent.strategy: 'chameleon/oracle' is not a built-in strategy"
 
 
 def _api_key(repo, played):
     key = "sk-proj-" + "A1b2C3d4" * 5
-
-    def leak(lines):
-        lines[0]["players"][0]["agent"] = llm_agent(base_url=f"https://api.example.org/v1?key={key}")
-
-    raw = edit(as_llm_game(played["chameleon"][0], llm_agent())[1], leak)
-    path = add(repo, raw)[0]
-    return f"{path}:1: this line seems to hold an OpenAI or Anthropic API key (sk-...): remove it"
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "prisoners_dilemma")
+    files[path] = edit(raw, lambda lines: lines[-1]["result"].update(note=f"my key is {key}"))
+    repo.write_all(files)
+    return f"{path}:{len(records(raw))}: this line seems to hold an OpenAI or Anthropic API key (sk-...): remove it"
 
 
-def _relabelled_copy_of_an_llm_game(repo, played):
-    _, original = as_llm_game(played["chameleon"][0], llm_agent())
-    first = add(repo, original)[0]
-    _, copy = as_llm_game(original, llm_agent("claude", "claude-x", "claude-x-1"), tournament="zz-copy")
-    copy = edit(copy, lambda lines: [line.get("evidence", {}).get("calls", [{}])[0].update(
-        model_reported="claude-x-1") for line in lines[1:] if "evidence" in line])
-    second = add(repo, copy)[0]
-    return f"{second}: is the same game as {first} in this submission (same deal, moves and model replies)"
+def _broken_plan(repo, played):
+    files = dict(played["newcomer"])
+    files["replays/newcomer/tournament.toml"] += b"\n[[matchups]]\ngame = \"chess\"\n"
+    repo.write_all(files)
+    return "replays/newcomer/tournament.toml: matchups[3]: game: unknown game"
 
 
-REFUSALS: dict[str, Callable[[GitRepo, dict[str, list[bytes]]], str]] = {
+def _plan_of_another_name(repo, played):
+    files = dict(played["newcomer"])
+    files["replays/newcomer/tournament.toml"] = files["replays/newcomer/tournament.toml"].replace(
+        b'name = "newcomer"', b'name = "elsewhere"')
+    repo.write_all(files)
+    return "replays/newcomer/tournament.toml: name: plans tournament 'elsewhere', but it is in replays/newcomer/"
+
+
+REFUSALS: dict[str, Callable[[GitRepo, dict[str, dict[str, bytes]]], str]] = {
     "a file outside replays/": _outside_replays,
     "a workflow change": _workflow_change,
     "a replay outside the layout": _not_in_layout,
     "a folder too deep": _nested_too_deep,
     "an oversize file": _oversize,
     "a copy of a replay already in the corpus": _copy_of_existing,
-    "the same file twice in the submission": _copy_within,
-    "a game id already used": _game_id_reused,
     "a tampered result": _tampered_result,
     "an illegal move": _illegal_move,
-    "a file not named after its game id": _wrong_file_name,
-    "a replay in another tournament's folder": _wrong_folder,
+    "a file not named after its game id": _moved_to_another_name,
     "a modified existing replay": _modified_existing,
     "a deleted existing replay": _deleted_existing,
     "a symbolic link": _symlink,
-    "an LLM agent without model_reported": _missing_model_reported,
     "a model_reported its calls contradict": _model_reported_contradicts_calls,
-    "an LLM agent without provider": _missing_provider,
     "no runner version": _missing_runner_version,
     "a date in the future": _future_date,
     "a built-in strategy that does not exist": _unknown_builtin_strategy,
     "an API key": _api_key,
-    "an LLM game relabelled as another": _relabelled_copy_of_an_llm_game,
+    "a plan that cannot be played": _broken_plan,
+    "a plan in another tournament's folder": _plan_of_another_name,
 }
 
 
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_refused_with_a_clear_message(repo, played, case):
     expected = REFUSALS[case](repo, played)
-    repo.commit(case)
-
-    result, summary = repo.check()
-
-    assert result.exit_code == 1, summary
-    assert "❌ refused" in summary
-    assert expected in text(summary), f"{expected!r} not in:\n{summary}"
-    assert "Traceback" not in result.output
+    refused(repo, expected)
 
 
 def test_a_key_is_never_repeated_in_the_report(repo, played):
     _api_key(repo, played)
     repo.commit()
-    result, summary = repo.check()
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 1
     assert "A1b2C3d4" not in summary
 
 
 def test_every_file_of_a_mixed_submission_gets_its_verdict(repo, played):
-    good = add(repo, played["prisoners_dilemma"][0])[0]
+    paths = repo.write_all(played["newcomer"])
     repo.write("runner/evil.py", "import os\n")
     repo.commit()
-
-    result, summary = repo.check()
-
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 1
+    good = next(p for p in paths if p.endswith(".jsonl"))
     assert f"| {good.replace('_', chr(92) + '_')} | ✅ OK |" in summary
     assert "runner/evil.py: outside replays/" in text(summary)
     assert "Counting only the files that passed every check." in summary
-    assert "| prisoners\\_dilemma | 1 |" in summary
 
 
 def test_a_submission_over_its_total_size_is_not_read(repo, played, monkeypatch):
     monkeypatch.setattr(submission, "MAX_SUBMISSION_BYTES", 1000)
-    add(repo, *played["chameleon"])
+    repo.write_all(played["newcomer"])
     repo.commit()
-
-    result, summary = repo.check()
-
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 1
-    assert "one submission may add at most 1,000: split it into several pull requests" in summary
+    assert "one submission may add at most 1,000: submit a smaller tournament" in summary
     assert "not read (the submission is over its limits)" in summary
+
+
+def test_a_rating_moved_beyond_its_interval_is_flagged(repo, played):
+    """Built-in agents may gain games from anyone; a move beyond an agent's interval is flagged for
+    the reviewer (here a tiny base, so the new games move the built-in players a lot)."""
+    repo.write_all(played["newcomer"])
+    repo.commit()
+    result, summary = repo.check(author="bob")
+    assert result.exit_code == 0, summary
+    effect = summary.split("### Effect on the leaderboard")[1]
+    flagged = [line for line in effect.splitlines() if line.endswith("| ⚠ beyond its interval |")]
+    unflagged = [line for line in effect.splitlines() if line.startswith("| ") and line.endswith("|  |")]
+    assert flagged or unflagged  # every row says whether it moved beyond its interval
+    for line in flagged:  # and a flagged one really did
+        cells = [c.strip() for c in line.split("|")]
+        after = float(cells[4].split("→")[1].split("(")[0])
+        low, high = (float(x) for x in cells[5].strip("[]").split(","))
+        assert not low <= after <= high
+    if flagged:
+        assert "rating(s) move beyond their 95% interval" in summary
 
 
 # -- hostile names are shown as text -----------------------------------------------------------
 
-PAYLOADS = {
-    "name": "<script>alert('name')</script> [click](javascript:alert(1)) @octocat",
-    "model": "<img src=x onerror=alert(1)> ![img](https://evil.example/x.png) `code` | cell",
-    "model_reported": "**bold**\n# heading\n<iframe src=//evil.example>",
-}
-
-
 def test_markdown_and_html_payloads_in_names_are_escaped(repo, played):
-    agent = llm_agent(PAYLOADS["name"], PAYLOADS["model"], PAYLOADS["model_reported"])
-    add(repo, as_llm_game(played["chameleon"][0], agent, seats=(0,))[1])
-    script_name = "replays/x/<script>alert(1)</script>.jsonl"
-    repo.write(script_name, b"{}\n")
+    repo.write_all(played["payload"])
+    repo.write("replays/x/<script>alert(1)</script>.jsonl", b"{}\n")
     repo.commit("payloads")
-
-    result, summary = repo.check()
-
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 1  # the odd file name is refused; the model's game itself is valid
     rendered = html(summary)
-    for tag in ("<script", "<img", "<iframe", "<a ", "<h1", "<strong>bold", "<code>code"):
+    for tag in ("<script", "<img", "<iframe", "<a ", "<h1", "<code>code"):
         assert tag not in rendered, tag
     assert "&lt;script&gt;alert(1)&lt;/script&gt;.jsonl: does not follow the layout" in rendered
-    assert "[click](javascript:alert(1))" in rendered  # shown as text, not a link
-    assert "@\u200boctocat" in rendered  # no mention
-    assert "\\x0a# heading" in text(summary)  # the newline is visible, no heading starts
+    assert "![img](https:" in text(summary)  # shown as text, not an image
     assert rendered.count("<tr>") == summary.count("\n|") - summary.count("\n| ---")  # no cell split by '|'
 
 
@@ -397,6 +570,24 @@ def test_an_unknown_revision_is_a_clear_error(repo):
     assert "'origin/does-not-exist' is not a commit of the repository" in result.output
     assert "could not run" in summary
     assert "Traceback" not in result.output
+
+
+def test_an_author_that_is_not_a_login_is_a_clear_error(repo, played):
+    repo.write_all(played["newcomer"])
+    repo.commit()
+    result, _ = repo.check(author="@bob; rm -rf /")
+    assert result.exit_code == 2 and "is not a GitHub login" in result.output
+
+
+def test_a_shallow_clone_cannot_tell_owners(repo, played, tmp_path):
+    repo.write_all(played["newcomer"])
+    repo.commit()
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "-q", "--depth", "2", "--no-single-branch", f"file://{repo.path}", str(shallow))
+    clone = GitRepo.__new__(GitRepo)
+    clone.path, clone.cache = shallow, repo.cache
+    result, _ = clone.check(base="origin/main", head="origin/pr", author="bob")
+    assert result.exit_code == 2 and "fetch the whole history" in result.output
 
 
 def test_an_option_like_revision_is_refused(repo):
@@ -421,31 +612,24 @@ def test_the_command_is_registered_with_gamenight():
 
 # -- pieces ------------------------------------------------------------------------------------
 
-def test_play_fingerprint_ignores_labels_but_not_play(played):
-    raw = played["chameleon"][0]
-    _, a = as_llm_game(raw, llm_agent())
-    _, b = as_llm_game(a, llm_agent("other", "other-model", "gpt-4o-2024-08-06"), tournament="t2")
-    lines_a, lines_b = records(a), records(b)
-    assert submission.play_fingerprint(lines_a[0], lines_a) == submission.play_fingerprint(lines_b[0], lines_b)
-    lines_b[3].setdefault("evidence", {"calls": []})["calls"].append({"messages": [], "reply": "x"})
-    assert submission.play_fingerprint(lines_a[0], lines_a) != submission.play_fingerprint(lines_b[0], lines_b)
-    scripted = records(raw)
-    assert submission.play_fingerprint(scripted[0], scripted) is None  # scripted games may repeat
-
-
-def test_the_layout_pattern():
+def test_the_layout_patterns():
     ok = ["replays/my-run/my-run-chameleon-0123456789ab.jsonl", "replays/a.b_c/x.jsonl"]
     bad = ["replays/x.jsonl", "replays/a/b/c.jsonl", "replays/a/x.json", "replays/-a/x.jsonl",
            "replays/a/.hidden.jsonl", "replays/a/x y.jsonl", "replays/../x/y.jsonl", "other/a/x.jsonl"]
     assert all(submission.REPLAY_PATH.match(p) for p in ok)
     assert not any(submission.REPLAY_PATH.match(p) for p in bad)
+    assert submission.PLAN_PATH.match("replays/my-run/tournament.toml")
+    assert not submission.PLAN_PATH.match("replays/tournament.toml")
+    assert not submission.PLAN_PATH.match("replays/a/b/tournament.toml")
 
 
 def test_report_lists_problems_as_file_line_field_message(repo, played):
-    raw = played["chameleon"][0]
-    path = add(repo, edit(raw, lambda lines: lines[0].update(version=3)))[0]
+    files = dict(played["newcomer"])
+    path, raw = first_game(files)
+    files[path] = edit(raw, lambda lines: lines[0].update(version=3))
+    repo.write_all(files)
     repo.commit()
-    result, summary = repo.check()
+    result, summary = repo.check(author="bob")
     assert result.exit_code == 1
     assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2; got 3" in summary
     assert json.loads(json.dumps(summary))  # plain text, no binary

@@ -1,0 +1,124 @@
+"""Whole tournaments only: a submitted folder carries its plan and exactly the games it plans.
+
+`gamenight run` writes the tournament's plan (runner.tournament.Tournament.plan_file) beside the
+replays as `tournament.toml`. The check plans the tournament again from it with the trusted code:
+every planned game must be in the pull request and nothing else, so nobody can play many seeds
+and keep the games that flatter a model. Games in which no seat is a language model are not
+taken from submissions at all: anyone can play them for free, and the maintainers' built-in
+tournament is where the bots play.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from runner import games
+from runner.replay.format import Problem
+from runner.seeds import rng_for
+from runner.tournament import PlanError, PlannedGame, Tournament, from_dict
+
+PLAN_FILE = "tournament.toml"
+#: Largest plan file read (a plan of many matchups and agents stays far below).
+MAX_PLAN_BYTES = 256 * 1024
+#: Game ids listed when many planned games are missing.
+MAX_LISTED = 10
+
+
+@dataclass
+class Plan:
+    """One submitted tournament's plan, read and planned again (tournament None if it cannot be)."""
+
+    path: str
+    folder: str
+    tournament: Tournament | None = None
+    games: dict[str, PlannedGame] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_plan(path: str, folder: str, raw: bytes) -> Plan:
+    """The plan in a submitted `tournament.toml`: parsed, checked and planned by this gamenight."""
+    plan = Plan(path, folder)
+    if len(raw) > MAX_PLAN_BYTES:
+        plan.problems.append(Problem(path, 0, f"the plan is {len(raw):,} bytes; a plan may have at most "
+                                              f"{MAX_PLAN_BYTES:,}"))
+        return plan
+    try:
+        text = raw.decode("utf-8")
+        table = tomllib.loads(text)
+    except UnicodeDecodeError:
+        plan.problems.append(Problem(path, 0, "not UTF-8 text"))
+        return plan
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"line (\d+)", str(exc))
+        plan.problems.append(Problem(path, int(where.group(1)) if where else 0, f"not valid TOML: {exc}"))
+        return plan
+    try:
+        tournament = from_dict(table, path)
+    except PlanError as exc:
+        message = str(exc).removeprefix(f"{path}: ")
+        field_name, sep, rest = message.partition(": ")
+        plan.problems.append(Problem(path, 0, rest, field_name) if sep and " " not in field_name
+                             else Problem(path, 0, message))
+        return plan
+    if tournament.name != folder:
+        plan.problems.append(Problem(path, 0, f"plans tournament {tournament.name!r}, but it is in replays/{folder}/: "
+                                              "a tournament's games and plan go in replays/<its name>/", "name"))
+        return plan
+    plan.tournament = tournament
+    bots_only: dict[int, int] = {}
+    for position in range(len(tournament.matchups)):
+        for planned in tournament.plan_matchup(position):
+            plan.games[planned.game_id] = planned
+            if not model_seats(planned):
+                bots_only[position] = bots_only.get(position, 0) + 1
+    for position, count in sorted(bots_only.items()):
+        matchup = tournament.matchups[position]
+        plan.problems.append(Problem(path, 0, (
+            f"plans {count} game(s) of {matchup.game} in which no seat is a language model ({matchup.label}): a "
+            "submission brings games of models; the bots play in the maintainers' built-in tournament"),
+            f"matchups[{position}]"))
+    return plan
+
+
+def model_seats(planned: PlannedGame) -> list[int]:
+    """The seats a language model holds in a planned game (dealt from its seed, as the runner deals it)."""
+    game = games.get(planned.matchup.game)
+    params = dict(planned.matchup.rules)
+    if planned.matchup.lineup:  # every agent of a lineup sits in every game
+        return [s for s in range(game.players(params)) if planned.agent_for(s, "").is_llm]
+    setup = game.deal(params, rng_for(planned.seed, "deal"))
+    return [s for s in range(game.players(params)) if planned.agent_for(s, game.role_of(params, setup, s)).is_llm]
+
+
+def game_problems(plan: Plan, path: str, header: Mapping[str, Any]) -> list[Problem]:
+    """Where a submitted replay is not one of its plan's games, as the plan has it."""
+    assert plan.tournament is not None
+    planned = plan.games.get(header.get("game_id"))  # type: ignore[arg-type]
+    if planned is None:
+        return [Problem(path, 1, f"is not a game of the plan {plan.path}: a submission holds exactly the games "
+                                 "its tournament plans", "game_id")]
+    problems = []
+    if header.get("max_attempts") != plan.tournament.max_attempts:
+        problems.append(Problem(path, 1, f"the plan asks each decision at most {plan.tournament.max_attempts} "
+                                         "times", "max_attempts"))
+    created = (header.get("provenance") or {}).get("created")
+    if plan.tournament.created and isinstance(created, str) and created[:10] != plan.tournament.created:
+        problems.append(Problem(path, 1, f"the plan dates its games {plan.tournament.created}",
+                                "provenance.created"))
+    return problems
+
+
+def missing_games(plan: Plan, present: set[str]) -> Problem | None:
+    """The planned games a submission lacks, as one problem of the plan file."""
+    missing = [game_id for game_id in plan.games if game_id not in present]
+    if not missing:
+        return None
+    listed = ", ".join(missing[:MAX_LISTED]) + (f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED
+                                                 else "")
+    return Problem(plan.path, 0, f"plans {len(plan.games)} games; {len(missing)} are not in the pull request "
+                                 f"({listed}): a tournament is submitted whole, with every game it plans (finish "
+                                 "the run: `gamenight run` plays only the missing games)")
