@@ -25,7 +25,7 @@ import yaml
 
 from runner.replay.format import iter_replay_files
 from site_builder import pages, replays, sources
-from site_builder.scoring import digest
+from site_builder.scoring import digest, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.results import assemble, csv_tables, dumps
@@ -283,6 +283,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     phases["sources from git"] = time.perf_counter() - tick
     tick = time.perf_counter()
     corpus = load(files, Path(cache_path) if cache_path else None, derive=derive)
+    corpus = owners.separate(corpus, sources.owners(of_file))
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
     results = assemble(corpus, seed=seed)

@@ -30,11 +30,15 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
     Each replay is validated and re-simulated with the rules engines; claimed results are never
     used. Invalid replays are reported and left out; identical replays count once.
     """
+    from site_builder import sources
+    from site_builder.scoring import owners
     from site_builder.scoring.corpus import load
     from site_builder.scoring.results import assemble, write
 
     started = time.perf_counter()
     corpus = load(paths, None if no_cache else cache)
+    # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
+    corpus = owners.separate(corpus, sources.owners(sources.sources(corpus.paths.values())))
     for bad in corpus.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)

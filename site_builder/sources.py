@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.names import visible
+from site_builder.scoring.owners import Owner
 
 MAINTAINERS = "maintainers"      # committed to main by someone with push access
 PULL_REQUEST = "pull_request"    # added by a merged pull request: a community submission
@@ -345,3 +346,9 @@ def by_agent(games: Iterable[Any], by_game: Mapping[str, Source], repo_url: str 
             if game.tournament not in entry["tournaments"]:
                 entry["tournaments"].append(game.tournament)
     return {agent: [entries[k] for k in sorted(entries)] for agent, entries in found.items()}
+
+
+def owners(of_file: Mapping[str, Source]) -> dict[str, Owner]:
+    """Each file's owner, by path: the scorer never pools a model agent's games from two owners
+    (site_builder/scoring/owners.py)."""
+    return {path: Owner(s.owner, s.owner_label, s.date or "") for path, s in of_file.items()}
