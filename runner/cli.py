@@ -20,6 +20,7 @@ from runner.agents.builtin import strategies
 from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
 from runner.judge import JudgeReport
 from runner.replay.format import Problem, iter_replay_files
+from runner.replay.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from runner.replay.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
@@ -332,28 +333,38 @@ def validate_command(paths, quiet):
     """Check replay files (or folders of *.jsonl) against the format and the rules.
 
     Every replay is re-simulated with the rules engine; each problem is printed as
-    FILE:LINE: FIELD: MESSAGE. Exits with status 1 if any replay has a problem.
+    FILE:LINE: FIELD: MESSAGE. A folder holding a tournament's plan (tournament.toml, written by
+    `gamenight run`) must hold exactly the games it plans. Exits with status 1 if any replay or
+    plan has a problem.
     """
-    problems, checked, bad = validate_paths(paths)
+    problems, checked, bad, bad_plans = validate_paths(paths)
     for problem in problems:
         click.echo(str(problem))
-    if not quiet or bad:
-        click.echo(f"checked {checked} replay(s): {checked - bad} valid, {bad} with problems",
-                   err=bool(bad))
+    if not quiet or bad or bad_plans:
+        plans = f"; {bad_plans} tournament plan(s) with problems" if bad_plans else ""
+        click.echo(f"checked {checked} replay(s): {checked - bad} valid, {bad} with problems{plans}",
+                   err=bool(bad or bad_plans))
     if checked == 0:
         raise click.ClickException("no *.jsonl replay files found")
-    if bad:
+    if bad or bad_plans:
         sys.exit(1)
 
 
-def validate_paths(paths) -> tuple[list[Problem], int, int]:
-    """Check every replay under `paths`; (problems, files checked, files with problems)."""
+def validate_paths(paths) -> tuple[list[Problem], int, int, int]:
+    """Check every replay under `paths`, and each tournament folder against its plan; (problems,
+    files checked, files with problems, plans with problems)."""
     problems: list[Problem] = []
     owners: dict[str, str] = {}
+    plans: dict[Path, Plan | None] = {}
+    present: dict[Path, set[str]] = {}
     checked = bad = 0
     for path in iter_replay_files(paths):
         checked += 1
-        result = check_file(path)
+        folder = path.parent
+        if folder not in plans:
+            plans[folder] = _plan_in(folder)
+        plan = plans[folder] if plans[folder] is not None and plans[folder].tournament is not None else None
+        result = check_file(path, probes=plan.tournament.probes if plan is not None else None)
         file_problems = list(result.problems)
         header = result.header
         if header is not None and isinstance(header.get("game_id"), str):
@@ -366,10 +377,40 @@ def validate_paths(paths) -> tuple[list[Problem], int, int]:
                                              "game_id"))
             else:
                 owners[game_id] = str(path)
+            if plan is not None and result.ok:
+                file_problems.extend(game_problems(plan, str(path), header))
+        present.setdefault(folder, set()).add(path.stem)
         if file_problems:
             bad += 1
             problems.extend(file_problems)
-    return problems, checked, bad
+    whole = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    bad_plans = 0
+    for folder, plan in plans.items():
+        if plan is None:
+            continue
+        plan_problems = list(plan.problems)
+        if plan.tournament is not None and any(root == folder.resolve() or root in folder.resolve().parents
+                                               for root in whole):
+            missing = missing_games(plan, present.get(folder, set()))
+            plan_problems.extend([missing] if missing else [])
+        if plan_problems:
+            bad_plans += 1
+            problems.extend(plan_problems)
+    return problems, checked, bad, bad_plans
+
+
+def _plan_in(folder: Path) -> Plan | None:
+    """The tournament plan `gamenight run` wrote into a folder of replays, read and planned; None if none."""
+    path = folder / PLAN_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        plan = Plan(str(path), folder.name)
+        plan.problems.append(Problem(str(path), 0, f"cannot read the tournament plan: {exc.strerror or exc}"))
+        return plan
+    return read_plan(str(path), folder.name, raw)
 
 
 @main.command("games")

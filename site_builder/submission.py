@@ -23,9 +23,9 @@ from typing import Any
 from runner.agents.builtin import strategies
 from runner.replay.format import Problem, Record
 from runner.replay.identity import play_fingerprint
+from runner.replay.plans import PLAN_FILE, Plan, bots_only, game_problems, missing_games, read_plan
 from runner.replay.validate import check_bytes
 from site_builder import ownership
-from site_builder.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from site_builder.scoring import ratings
 from site_builder.scoring.corpus import load
 from site_builder.scoring.model import agent_key
@@ -513,6 +513,14 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
     """Read and plan a submitted tournament.toml (its problems are the file's)."""
     folder = _folder(check.path)
     plan = read_plan(check.path, folder, raw)
+    if plan.tournament is not None and plan.tournament.name != folder:
+        plan.problems.append(Problem(check.path, 0, f"plans tournament {plan.tournament.name!r}, but it is in "
+                                     f"replays/{folder}/: a tournament's games and plan go in replays/<its name>/",
+                                     "name"))
+    elif plan.tournament is not None:
+        plan.problems.extend(bots_only(plan))
+    if plan.problems:
+        plan.tournament = None  # a plan of another folder, or of bots' games, is no submission's
     check.problems.extend(plan.problems)
     submission.plans[folder] = plan
 

@@ -53,10 +53,10 @@ class Checked:
         return self.state.outcome()
 
 
-def check_file(path: str | os.PathLike[str], *, derive: bool = True) -> Checked:
-    """Check one replay file (`derive`: see `check_bytes`)."""
+def check_file(path: str | os.PathLike[str], *, derive: bool = True, probes: bool | None = None) -> Checked:
+    """Check one replay file (`derive`, `probes`: see `check_bytes`)."""
     records, problems = read_file(path)
-    return _check(str(path), records, problems, derive)
+    return _check(str(path), records, problems, derive, probes)
 
 
 def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | None = None) -> Checked:

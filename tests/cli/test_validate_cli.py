@@ -315,3 +315,25 @@ def test_bidirectional_controls_in_a_message_are_escaped(tmp_path, pd_file):
     result = validate(path)
     assert_fails(result, f"{tmp_path}/evil\\u202elsonj.jsonl:1: game_id: ", "the file must be named")
     assert "\u202e" not in result.output
+
+
+def test_a_folder_with_a_plan_holds_exactly_its_games(tmp_path):
+    """`gamenight run` writes the tournament's plan beside the replays; validate holds the folder to it."""
+    result = CliRunner().invoke(main, ["run", "--game", "prisoners_dilemma", "--lineup", "random,random,random",
+                                            "--games", "3", "--name", "planned", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert validate(tmp_path).exit_code == 0
+    games = sorted(tmp_path.glob("*.jsonl"))
+    games[0].rename(tmp_path / "elsewhere.jsonl.bak")
+    missing = validate(tmp_path)
+    assert_fails(missing, f"{tmp_path / 'tournament.toml'}: plans 3 games; 1 of them are missing ({games[0].stem})")
+    assert "1 tournament plan(s) with problems" in missing.output
+    assert validate(games[1]).exit_code == 0  # a file on its own: its folder is not held to the plan
+    (tmp_path / "tournament.toml").write_text('name = "planned"\nseed = 0\nprobes = false\n[[matchups]]\n'
+                                              'game = "prisoners_dilemma"\ngames = 3\nlineup = ["random", "random", '
+                                              '"random"]\n', encoding="utf-8")
+    (tmp_path / "elsewhere.jsonl.bak").rename(games[0])
+    assert validate(tmp_path).exit_code == 0  # the same plan, written by hand
+    (tmp_path / "tournament.toml").write_text('name = "planned"\nseed = 1\n[[matchups]]\ngame = "chess"\n',
+                                              encoding="utf-8")
+    assert_fails(validate(tmp_path), f"{tmp_path / 'tournament.toml'}: matchups[0]: game: ")

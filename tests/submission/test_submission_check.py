@@ -279,7 +279,7 @@ def test_chosen_seeds_are_refused_a_tournament_comes_whole(repo, played):
     for path in dropped:
         del files[path]
     repo.write_all(files)
-    summary = refused(repo, "replays/newcomer/tournament.toml: plans 5 games; 2 are not in the pull request")
+    summary = refused(repo, "replays/newcomer/tournament.toml: plans 5 games; 2 of them are missing")
     assert "not read: its tournament is not whole" in text(summary)
 
 

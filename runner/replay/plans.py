@@ -1,11 +1,9 @@
-"""Whole tournaments only: a submitted folder carries its plan and exactly the games it plans.
+"""A tournament's folder against its plan: exactly the games the plan holds, as it planned them.
 
 `gamenight run` writes the tournament's plan (runner.tournament.Tournament.plan_file) beside the
-replays as `tournament.toml`. The check plans the tournament again from it with the trusted code:
-every planned game must be in the pull request and nothing else, so nobody can play many seeds
-and keep the games that flatter a model. Games in which no seat is a language model are not
-taken from submissions at all: anyone can play them for free, and the maintainers' built-in
-tournament is where the bots play.
+replays as `tournament.toml`. `gamenight validate` and the pull-request check plan the tournament
+again from it: every planned game must be in the folder and nothing else, so nobody can play many
+seeds and keep the games that flatter a model (the check requires this of every submission).
 """
 
 from __future__ import annotations
@@ -40,7 +38,7 @@ class Plan:
 
 
 def read_plan(path: str, folder: str, raw: bytes) -> Plan:
-    """The plan in a submitted `tournament.toml`: parsed, checked and planned by this gamenight."""
+    """The plan in a folder's `tournament.toml`: parsed, checked and planned by this gamenight."""
     plan = Plan(path, folder)
     if len(raw) > MAX_PLAN_BYTES:
         plan.problems.append(Problem(path, 0, f"the plan is {len(raw):,} bytes; a plan may have at most "
@@ -64,24 +62,26 @@ def read_plan(path: str, folder: str, raw: bytes) -> Plan:
         plan.problems.append(Problem(path, 0, rest, field_name) if sep and " " not in field_name
                              else Problem(path, 0, message))
         return plan
-    if tournament.name != folder:
-        plan.problems.append(Problem(path, 0, f"plans tournament {tournament.name!r}, but it is in replays/{folder}/: "
-                                              "a tournament's games and plan go in replays/<its name>/", "name"))
-        return plan
     plan.tournament = tournament
-    bots_only: dict[int, int] = {}
-    for position in range(len(tournament.matchups)):
-        for planned in tournament.plan_matchup(position):
-            plan.games[planned.game_id] = planned
-            if not model_seats(planned):
-                bots_only[position] = bots_only.get(position, 0) + 1
-    for position, count in sorted(bots_only.items()):
-        matchup = tournament.matchups[position]
-        plan.problems.append(Problem(path, 0, (
-            f"plans {count} game(s) of {matchup.game} in which no seat is a language model ({matchup.label}): a "
-            "submission brings games of models; the bots play in the maintainers' built-in tournament"),
-            f"matchups[{position}]"))
+    plan.games = {planned.game_id: planned for planned in tournament.plan()}
     return plan
+
+
+def bots_only(plan: Plan) -> list[Problem]:
+    """The plan's matchups with games in which no seat is a language model (a submission brings
+    games of models: anyone can play the bots' games for free, and the maintainers' built-in
+    tournament is where they play)."""
+    assert plan.tournament is not None
+    found: dict[int, int] = {}
+    for position in range(len(plan.tournament.matchups)):
+        for planned in plan.tournament.plan_matchup(position):
+            if not model_seats(planned):
+                found[position] = found.get(position, 0) + 1
+    return [Problem(plan.path, 0, (f"plans {count} game(s) of {plan.tournament.matchups[position].game} in which no "
+                                   f"seat is a language model ({plan.tournament.matchups[position].label}): a "
+                                   "submission brings games of models; the bots play in the maintainers' built-in "
+                                   "tournament"), f"matchups[{position}]")
+            for position, count in sorted(found.items())]
 
 
 def model_seats(planned: PlannedGame) -> list[int]:
@@ -95,12 +95,12 @@ def model_seats(planned: PlannedGame) -> list[int]:
 
 
 def game_problems(plan: Plan, path: str, header: Mapping[str, Any]) -> list[Problem]:
-    """Where a submitted replay is not one of its plan's games, as the plan has it."""
+    """Where a replay of the folder is not one of its plan's games, as the plan has it."""
     assert plan.tournament is not None
     planned = plan.games.get(header.get("game_id"))  # type: ignore[arg-type]
     if planned is None:
-        return [Problem(path, 1, f"is not a game of the plan {plan.path}: a submission holds exactly the games "
-                                 "its tournament plans", "game_id")]
+        return [Problem(path, 1, f"is not a game of the plan {plan.path}: a tournament's folder holds exactly the "
+                                 "games its plan holds", "game_id")]
     problems = []
     if header.get("max_attempts") != plan.tournament.max_attempts:
         problems.append(Problem(path, 1, f"the plan asks each decision at most {plan.tournament.max_attempts} "
@@ -119,6 +119,6 @@ def missing_games(plan: Plan, present: set[str]) -> Problem | None:
         return None
     listed = ", ".join(missing[:MAX_LISTED]) + (f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED
                                                  else "")
-    return Problem(plan.path, 0, f"plans {len(plan.games)} games; {len(missing)} are not in the pull request "
-                                 f"({listed}): a tournament is submitted whole, with every game it plans (finish "
-                                 "the run: `gamenight run` plays only the missing games)")
+    return Problem(plan.path, 0, f"plans {len(plan.games)} games; {len(missing)} of them are missing ({listed}): "
+                                 "a tournament comes whole, with every game it plans (finish the run: `gamenight run` "
+                                 "plays only the missing games)")
