@@ -41,6 +41,8 @@ class Derivation:
         self.agents: dict[int, ScriptedAgent] = {}
         self.models: dict[int, ModelSeat] = {}
         self.unknown: dict[int, Difference] = {}  # seats that cannot be made again: (field, why)
+        #: Built-in seats' beliefs already worked out, by (events so far, seat, probe, about).
+        self._answered: dict[tuple[int, int, str, int | None], Any] = {}
         known = strategies()
         for player in header["players"]:
             agent = player["agent"]
@@ -155,11 +157,11 @@ class Derivation:
         except Exception as exc:  # noqa: BLE001 - as for moves
             return ("answer", f"seat {seat} claims the built-in {agent.strategy}, which cannot play this game "
                               f"({type(exc).__name__}: {exc})")
+        self._answered[(len(state.events), seat, record["probe"], about)] = expected
         if expected == record["answer"]:
             return None
         return ("answer", f"seat {seat} plays the built-in {agent.strategy}, which answers {show(expected)} "
                           f"here; the replay says {show(record['answer'])}")
-
 
     def questions(self, state: State) -> list[tuple[int, str, int | None]]:
         """The probes the runner asks here, in its order, that get an answer: (seat, kind, about).
@@ -178,12 +180,21 @@ class Derivation:
                 if not game.asks(role, kind):
                     continue
                 for about in ([o for o in range(n) if o != seat] if kind == "suspect_of" else [None]):
-                    agent = self.agents.get(seat)
-                    if agent is not None and agent.answer_probe(ProbeRequest(
-                            game.name, seat, kind, observation, game.roles, about, names=self.names)) is None:
+                    if seat in self.agents and self._belief(state, seat, kind, about, observation) is None:
                         continue
                     found.append((seat, kind, about))
         return found
+
+    def _belief(self, state: State, seat: int, kind: str, about: int | None, observation: Mapping[str, Any]) -> Any:
+        """A built-in seat's answer to a probe here (from `probe` when it checked the recorded one)."""
+        key = (len(state.events), seat, kind, about)
+        if key not in self._answered:
+            try:
+                self._answered[key] = self.agents[seat].answer_probe(ProbeRequest(
+                    self.game.name, seat, kind, observation, self.game.roles, about, names=self.names))
+            except Exception:  # noqa: BLE001 - a strategy that cannot answer here; expected, so reported
+                self._answered[key] = True
+        return self._answered[key]
 
     def finish(self) -> Difference | None:
         """What can only be told at the end: the model id each model seat's header reports."""

@@ -12,14 +12,16 @@ computed must be the recorded `notes`. The first difference is reported at its l
 from __future__ import annotations
 
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runner.agents.base import Decision, ProbeRequest, ProviderError, Request
 from runner.games.base import Game, IllegalAction, Pending, State
-from runner.llm.types import Completion, Message
 from runner.play import _check_without_applying, _jsonable, _probe_problem
 from runner.replay.format import show
 from runner.seeds import rng_for
+
+if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a replay has a model seat
+    from runner.llm.types import Completion, Message
 
 #: (field, message) of the first thing that does not follow.
 Difference = tuple[str, str]
@@ -61,6 +63,8 @@ class RecordedModel:
         return None
 
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None = None) -> Completion:
+        from runner.llm.types import Completion
+
         index = self.used
         if index >= len(self.calls):
             raise Replayed("evidence.calls", f"the agent makes a call here (call {index + 1}) that the replay does "
