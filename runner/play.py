@@ -202,37 +202,48 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
     cost); the metrics skip it.
     """
     records: list[dict[str, Any]] = []
-    kinds = state.probes()
-    n = len(agents)
-    for seat in range(n):
+    for seat in range(len(agents)):
         observation = state.observe(seat)
-        role = game.role_of(state.params, state.setup, seat)
-        questions: list[tuple[str, int | None]] = []
-        for kind in kinds:
-            if not game.asks(role, kind):  # a question the seat's own role already answers
-                continue
-            if kind == "suspect_of":
-                questions.extend((kind, other) for other in range(n) if other != seat)
-            else:
-                questions.append((kind, None))
-        for kind, about in questions:
+        for kind, about in probe_questions(game, state, seat):
             request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names)
             decision = await agents[seat].probe(request)
-            if decision is None:
-                continue
-            record: dict[str, Any] = {"type": "probe", "seat": seat, "probe": kind}
-            error = decision.error or _probe_problem(state, seat, kind, about, decision.action)
-            if error is None:
-                record["answer"] = dict(decision.action)
-            else:
-                record["answer"] = None
-                if about is not None:
-                    record["about"] = about
-                record["error"] = error[:2000]
-            if decision.evidence:
-                record["evidence"] = decision.evidence
-            records.append(record)
+            if decision is not None:
+                records.append(probe_record(state, seat, kind, about, decision))
     return records
+
+
+def probe_questions(game: Game, state: State, seat: int) -> list[tuple[str, int | None]]:
+    """The probes a seat is asked now, in order: (kind, the seat asked about or None). A seat is
+    not asked what its own role already answers (`Game.asks`); `suspect_of` is asked about every
+    other seat."""
+    role = game.role_of(state.params, state.setup, seat)
+    n = game.players(state.params)
+    questions: list[tuple[str, int | None]] = []
+    for kind in state.probes():
+        if not game.asks(role, kind):
+            continue
+        if kind == "suspect_of":
+            questions.extend((kind, other) for other in range(n) if other != seat)
+        else:
+            questions.append((kind, None))
+    return questions
+
+
+def probe_record(state: State, seat: int, kind: str, about: int | None, decision: Decision) -> dict[str, Any]:
+    """The replay record of a seat's answer to a probe: its belief, or (when the answer is not a
+    usable belief) null with the reason, and the evidence either way."""
+    record: dict[str, Any] = {"type": "probe", "seat": seat, "probe": kind}
+    error = decision.error or _probe_problem(state, seat, kind, about, decision.action)
+    if error is None:
+        record["answer"] = dict(decision.action)
+    else:
+        record["answer"] = None
+        if about is not None:
+            record["about"] = about
+        record["error"] = error[:2000]
+    if decision.evidence:
+        record["evidence"] = decision.evidence
+    return record
 
 
 def _probe_problem(state: State, seat: int, kind: str, about: int | None, answer: Any) -> str | None:

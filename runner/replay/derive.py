@@ -18,6 +18,7 @@ from typing import Any
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
+from runner.play import probe_questions
 from runner.replay.format import show
 from runner.replay.identity import id_difference
 from runner.replay.recorded import ModelSeat, Replayed
@@ -169,20 +170,15 @@ class Derivation:
         Every seat is asked what its role does not already answer (`Game.asks`); a model seat
         answers everything, a built-in one what its strategy has a belief about.
         """
-        game, n = self.game, len(self.names)
         found = []
-        for seat in range(n):
+        for seat in range(len(self.names)):
             if seat not in self.models and seat not in self.agents:
                 continue
             observation = state.observe(seat)
-            role = game.role_of(state.params, state.setup, seat)
-            for kind in state.probes():
-                if not game.asks(role, kind):
+            for kind, about in probe_questions(self.game, state, seat):
+                if seat in self.agents and self._belief(state, seat, kind, about, observation) is None:
                     continue
-                for about in ([o for o in range(n) if o != seat] if kind == "suspect_of" else [None]):
-                    if seat in self.agents and self._belief(state, seat, kind, about, observation) is None:
-                        continue
-                    found.append((seat, kind, about))
+                found.append((seat, kind, about))
         return found
 
     def _belief(self, state: State, seat: int, kind: str, about: int | None, observation: Mapping[str, Any]) -> Any:

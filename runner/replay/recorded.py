@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from runner.agents.base import Decision, ProbeRequest, ProviderError, Request
 from runner.games.base import Game, IllegalAction, Pending, State
-from runner.play import _check_without_applying, _jsonable, _probe_problem
+from runner.play import _check_without_applying, _jsonable, probe_record
 from runner.replay.format import show
 from runner.seeds import rng_for
 
@@ -226,17 +226,7 @@ class ModelSeat:
         self.model.load(record.get("evidence"))
         decision = self._ask(self.agent.probe(request))
         assert decision is not None  # a model agent answers every probe
-        made: dict[str, Any] = {"type": "probe", "seat": seat, "probe": kind}
-        error = decision.error or _probe_problem(state, seat, kind, about, decision.action)
-        if error is None:
-            made["answer"] = dict(decision.action)
-        else:
-            made["answer"] = None
-            if about is not None:
-                made["about"] = about
-            made["error"] = error[:2000]
-        if decision.evidence:
-            made["evidence"] = decision.evidence
+        made = probe_record(state, seat, kind, about, decision)
         leftover = self.model.leftover()
         if leftover:
             return leftover

@@ -115,6 +115,22 @@ lineup = ["bad", "good", "random"]
     assert not [m for m in messages if leaks(m)]  # nor is a key ever put into a prompt
 
 
+def one_model_game(folder: Path, name: str, agent: str, table: str, key_variable: str) -> Path:
+    """A tournament file of one Prisoner's Dilemma game of a model reading its key from `key_variable`."""
+    plan = folder / "plan.toml"
+    plan.write_text(f'''name = "{name}"
+seed = 3
+{FAST_RETRIES}
+[agents.{agent}]
+{table.replace("TEST_LLM_KEY", key_variable)}
+[[matchups]]
+game = "prisoners_dilemma"
+games = 1
+lineup = ["{agent}", "prisoners_dilemma/tit_for_tat", "random"]
+''', encoding="utf-8")
+    return plan
+
+
 def test_a_key_a_model_repeats_in_its_reply_or_thinking_is_never_stored(tmp_path):
     """A compromised or chatty endpoint that puts the caller's key into the reply text."""
     def tattler(body: dict[str, Any], call: int) -> Answer:
@@ -123,17 +139,7 @@ def test_a_key_a_model_repeats_in_its_reply_or_thinking_is_never_stored(tmp_path
         return Reply(f"(my key is {auth})\n{reply}", reasoning=f"the key {auth} looked fine")
 
     with KeyEcho(tattler) as server:
-        plan = tmp_path / "plan.toml"
-        plan.write_text(f'''name = "tattle"
-seed = 3
-{FAST_RETRIES}
-[agents.good]
-{model_table("openai", server.base_url).replace("TEST_LLM_KEY", "GOOD_KEY")}
-[[matchups]]
-game = "prisoners_dilemma"
-games = 1
-lineup = ["good", "prisoners_dilemma/tit_for_tat", "random"]
-''', encoding="utf-8")
+        plan = one_model_game(tmp_path, "tattle", "good", model_table("openai", server.base_url), "GOOD_KEY")
         out = tmp_path / "out"
         result = CliRunner().invoke(main, ["run", str(plan), "--out", str(out)], env={"GOOD_KEY": GOOD_KEY})
     assert result.exit_code == 0, result.output
@@ -156,17 +162,8 @@ def test_a_placeholder_key_changes_nothing_the_server_sent(tmp_path, placeholder
 
     sent: list[str] = []
     with KeyEcho(lambda body, n: sent.append(text := thinker(body, n)) or text) as server:
-        plan = tmp_path / "plan.toml"
-        plan.write_text(f'''name = "placeholder"
-seed = 5
-{FAST_RETRIES}
-[agents.local]
-{model_table("openai_compatible", server.base_url).replace("TEST_LLM_KEY", "LOCAL_KEY")}
-[[matchups]]
-game = "prisoners_dilemma"
-games = 1
-lineup = ["local", "prisoners_dilemma/tit_for_tat", "random"]
-''', encoding="utf-8")
+        plan = one_model_game(tmp_path, "placeholder", "local", model_table("openai_compatible", server.base_url),
+                              "LOCAL_KEY")
         out = tmp_path / "out"
         result = CliRunner().invoke(main, ["run", str(plan), "--out", str(out), "--no-cache"],
                                     env={"LOCAL_KEY": placeholder})

@@ -308,12 +308,18 @@ def test_prompts_are_derived_again_like_moves(repo, played):
     refused(repo, f"{path}:{n + 1}: evidence.calls[0].messages[1].content: is not the prompt gamenight renders here")
 
 
-def test_a_prompt_version_the_prompts_did_not_come_from_is_refused(repo, played):
+def redescribed(repo: GitRepo, played, **change: str) -> tuple[str, int]:
+    """The honest tournament with one game's model description changed; (its path, the model's seat)."""
     files = dict(played["newcomer"])
     path, raw = first_game(files, "prisoners_dilemma")
     seat = model_seat(raw)
-    files[path] = edit(raw, lambda ls: ls[0]["players"][seat]["agent"].update(prompt_version="1.f4a372105e"))
+    files[path] = edit(raw, lambda ls: ls[0]["players"][seat]["agent"].update(change))
     repo.write_all(files)
+    return path, seat
+
+
+def test_a_prompt_version_the_prompts_did_not_come_from_is_refused(repo, played):
+    path, seat = redescribed(repo, played, prompt_version="1.f4a372105e")
     refused(repo, f"{path}:1: players[{seat}].agent.prompt_version: this agent cannot be made again: '1.f4a372105e' is "
                   "not a released prompt set")
 
@@ -409,11 +415,7 @@ def _symlink(repo, played):
 
 
 def _model_reported_contradicts_calls(repo, played):
-    files = dict(played["newcomer"])
-    path, raw = first_game(files, "prisoners_dilemma")
-    seat = model_seat(raw)
-    files[path] = edit(raw, lambda ls: ls[0]["players"][seat]["agent"].update(model_reported="gpt-5"))
-    repo.write_all(files)
+    path, seat = redescribed(repo, played, model_reported="gpt-5")
     return (f"{path}:1: players[{seat}].agent.model_reported: the recorded calls first report the model \"new-llm\", "
             "the header says \"gpt-5\"")
 
