@@ -364,7 +364,8 @@ def validate_paths(paths) -> tuple[list[Problem], int, int, int]:
         if folder not in plans:
             plans[folder] = _plan_in(folder)
         plan = plans[folder] if plans[folder] is not None and plans[folder].tournament is not None else None
-        result = check_file(path, probes=plan.tournament.probes if plan is not None else None)
+        result = check_file(path, probes=plan.tournament.probes if plan is not None else None,
+                            planned=plan.games.get(path.stem) if plan is not None else None)
         file_problems = list(result.problems)
         header = result.header
         if header is not None and isinstance(header.get("game_id"), str):

@@ -294,6 +294,8 @@ def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
         _refuse_secrets(spec, here)
         if "builtin" in spec and "provider" in spec:
             raise PlanError(f"{here}: give builtin (a scripted agent) or provider (a language model), not both")
+        if "builtin" in spec and not isinstance(spec["builtin"], str):
+            raise PlanError(f"{here}.builtin: must name a built-in strategy, e.g. builtin = \"chameleon/trivial\"")
         if "builtin" in spec:
             found[name] = _builtin_agent(name, spec, here)
         elif "provider" in spec or "model" in spec:

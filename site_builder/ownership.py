@@ -89,14 +89,15 @@ def read(root: Path, revision: str, files: Mapping[str, Iterable[tuple[str, Mapp
     description) of every seat of every replay there, by path. sources.HistoryError without
     whole history (ownership cannot be told from a shallow clone)."""
     owners = Owners(tournaments=sources.first_added_by(root, revision), deleted=sources.deleted_paths(root, revision))
-    added = sources.added_by(root, revision)  # newest addition first
+    added = sources.added_by(root, revision, strict=True)  # newest addition first
     rank = {path: i for i, path in enumerate(added)}
     for path, seats in files.items():
-        source, age = added.get(path), rank.get(path, -1)
+        # A file whose adding commit is not found belongs to the maintainers: ownership fails closed.
+        source, age = added.get(path, Source(sources.MAINTAINERS)), rank.get(path, len(rank))
         for key, description in seats:
             row = owners.agents.setdefault(key, AgentRow(kind=str(description.get("kind", ""))))
             row.labels.add(str(description.get("name", "")))
-            if row.kind == "builtin" or source is None:
+            if row.kind == "builtin":
                 continue
             if age > row.rank:  # the oldest game of the agent names its owner
                 row.owner, row.rank = source, age
@@ -121,16 +122,24 @@ def tournament_problem(owners: Owners, folder: str, submitter: Submitter) -> str
 
 
 def agent_problem(owners: Owners, key: str, description: Mapping[str, Any], submitter: Submitter) -> str | None:
-    """Why a submission may not add games for this agent, or None (built-in agents: always None)."""
-    if description.get("kind") == "builtin":
-        return None
+    """Why a submission may not add games for this agent under this name, or None."""
     row = owners.agents.get(key)
     label = str(description.get("name", ""))
-    if row is not None and row.owner is not None and row.owner.owner != submitter.owner:
+    if description.get("kind") == "builtin":
+        # Anyone may play the built-in agents, but their rows are everyone's: a submission names
+        # one by its strategy or as the board already does, never takes its row for another name.
+        strategy = str(description.get("strategy", ""))
+        if label == strategy or (row is not None and label in row.labels):
+            return None
+        if row is not None:
+            shown = ", ".join(repr(name) for name in sorted(row.labels | {strategy}))
+            return (f"the built-in agent {strategy!r} with these parameters is on the board as {shown}: name it so "
+                    f"in your tournament file, not {label!r} (its row is everyone's)")
+    elif row is not None and row.owner is not None and row.owner.owner != submitter.owner:
         return (f"the agent {label!r} ({_what(description)}) belongs to {row.owner.owner_label}, who first added "
                 f"games for it ({row.owner.label}); this submission is by {submitter.label}: games join only their "
                 "owner's rows. The same model with other settings (another seed, say) is a new agent of yours")
-    if row is not None:
+    elif row is not None:
         return None  # the submitter's own agent: its label was checked when it came
     for other, keys in sorted(owners.labels().items()):
         theirs = [owners.agents[k] for k in keys]

@@ -212,17 +212,22 @@ def _source(fields: list[str]) -> Source:
     return of_commit(subject, author, commit, date, parents=len(parents.split()), email=email)
 
 
-def added_by(root: Path, revision: str = "HEAD") -> dict[str, Source]:
+def added_by(root: Path, revision: str = "HEAD", *, strict: bool = False) -> dict[str, Source]:
     """For every .jsonl file added on `revision`'s first-parent history, who added it (paths
     relative to the repository root `root`). The NEWEST addition wins: once a path is deleted, its
-    old source says nothing about a file added there again. Empty if git fails."""
+    old source says nothing about a file added there again. Empty if git fails, unless `strict`:
+    then HistoryError, as ownership must never be read from a history that could not be read."""
     found: dict[str, Source] = {}
     try:
+        if strict:
+            _check_whole(root)
         for fields, paths in _first_parent_log(root, revision, "A", ":(top)*.jsonl"):
             source = _source(fields)
             for path in paths:
                 found.setdefault(path, source)  # newest first: the first seen wins
     except HistoryError:
+        if strict:
+            raise
         return {}
     return found
 

@@ -512,7 +512,7 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
 def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
     """Read and plan a submitted tournament.toml (its problems are the file's)."""
     folder = _folder(check.path)
-    plan = read_plan(check.path, folder, raw)
+    plan = read_plan(check.path, folder, raw, max_games=MAX_SUBMISSION_FILES)
     if plan.tournament is not None and plan.tournament.name != folder:
         plan.problems.append(Problem(check.path, 0, f"plans tournament {plan.tournament.name!r}, but it is in "
                                      f"replays/{folder}/: a tournament's games and plan go in replays/<its name>/",
@@ -538,7 +538,9 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
     """Validate one new replay of a whole tournament strictly, then the rules a submission adds on
     top of `gamenight validate`."""
     assert plan.tournament is not None
-    checked = check_bytes(check.path, raw, probes=plan.tournament.probes)
+    match = REPLAY_PATH.match(check.path)
+    assert match is not None  # _path_allowed only lets layout-conforming paths through
+    checked = check_bytes(check.path, raw, probes=plan.tournament.probes, planned=plan.games.get(match["game_id"]))
     check.problems.extend(checked.problems)
     check.problems.extend(_secret_problems(check.path, raw))
     content_hash = hashlib.sha256(raw).hexdigest()
@@ -551,8 +553,6 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
     header = checked.header
     if header is None:
         return
-    match = REPLAY_PATH.match(check.path)
-    assert match is not None  # _path_allowed only lets layout-conforming paths through
     game_id, tournament = header.get("game_id"), header.get("tournament")
     if isinstance(game_id, str):
         if match["game_id"] != game_id:

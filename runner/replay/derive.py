@@ -20,9 +20,10 @@ from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.play import probe_questions
 from runner.replay.format import show
-from runner.replay.identity import id_difference
+from runner.replay.identity import id_difference, planned_difference
 from runner.replay.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
+from runner.tournament import PlannedGame
 
 #: (field, message) of the first thing that does not follow from the seed.
 Difference = tuple[str, str]
@@ -31,8 +32,10 @@ Difference = tuple[str, str]
 class Derivation:
     """The runner's generators and built-in agents of one game, replayed alongside the rules."""
 
-    def __init__(self, game: Game, params: Mapping[str, Any], header: Mapping[str, Any]):
+    def __init__(self, game: Game, params: Mapping[str, Any], header: Mapping[str, Any],
+                 planned: PlannedGame | None = None):
         self.game = game
+        self.planned = planned  # the game of the same id in its folder's plan, if there is one
         self.params = dict(params)
         self.header = header
         self.seed = header["seed"]
@@ -86,7 +89,10 @@ class Derivation:
                                  f"{show(expected)}, the replay says {show(found)}")
 
     def game_id(self) -> Difference | None:
-        """Where the game id differs from the one the runner gives this tournament, matchup and seed."""
+        """Where the game id differs from the one the runner gives this tournament, matchup and seed
+        (or, with the folder's plan, where the header differs from the plan's game of that id)."""
+        if self.planned is not None:
+            return planned_difference(self.header, self.planned)
         return id_difference(self.header)
 
     def players(self) -> Difference | None:

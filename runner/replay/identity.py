@@ -20,10 +20,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from runner.replay.format import show
-from runner.tournament import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, game_id
+from runner.seeds import rng_for
+from runner.tournament import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
 
-#: Most ways of writing a matchup tried before giving up (each is one SHA-256).
-MAX_FORMS = 4096
+#: Most ways of writing a matchup tried before giving up (each is one SHA-256; the likeliest come
+#: first, so an honest game is found at once; a folder with its plan is checked against it instead).
+MAX_FORMS = 100_000
 #: Description fields the runner adds beside what the tournament file says the agent is.
 _NOT_PLAYED = ("name", "kind", "prompt_version", "model_reported")
 #: Played settings every model agent's spec holds (None when the file left them out).
@@ -36,16 +38,56 @@ class Unreadable(ValueError):
 
 def id_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
     """Where a header's game id does not follow from its tournament, matchup and seed."""
+    first, tried = None, 0
     try:
-        forms = list(itertools.islice(expected_ids(header), MAX_FORMS + 1))
+        for form in expected_ids(header):
+            if form == header["game_id"]:
+                return None
+            first = first or form
+            tried += 1
+            if tried >= MAX_FORMS:
+                return "game_id", (f"cannot be derived again: the agents' parameters can be written in over "
+                                   f"{MAX_FORMS:,} ways (keep the tournament's plan, tournament.toml, beside it)")
     except Unreadable as exc:
         return "matchup", str(exc)
-    if header["game_id"] in forms:
-        return None
-    if len(forms) > MAX_FORMS:
-        return "game_id", f"cannot be derived again: the agents' parameters can be written in over {MAX_FORMS} ways"
     return "game_id", (f"does not follow from the tournament, matchup and seed: the runner names this game "
-                       f"{show(forms[0] if forms else None)}")
+                       f"{show(first)}")
+
+
+def planned_difference(header: Mapping[str, Any], planned: PlannedGame) -> tuple[str, str] | None:
+    """Where a header differs from the game of the same id its folder's plan holds: its seed,
+    matchup, rules and the agent of every seat as the plan describes it (no search needed)."""
+    matchup = planned.matchup
+    for field, expected in (("game_id", planned.game_id), ("tournament", planned.tournament),
+                            ("game", matchup.game), ("seed", planned.seed), ("matchup", matchup.label),
+                            ("variant", dict(matchup.rules))):
+        if header.get(field) != expected:
+            return field, f"the plan's game {planned.game_id} has {show(expected)} here"
+    for player in header["players"]:
+        seat = player["seat"]
+        spec = planned.agent_for(seat, player["role"])
+        made = {k: v for k, v in _description(spec, header["game"], seat, planned.seed).items() if k not in _LABELS}
+        told = {k: v for k, v in player["agent"].items() if k not in _LABELS}
+        if made != told:
+            return f"players[{seat}].agent", f"the plan seats {spec.name!r} here, described as {show(made, 200)}"
+    return None
+
+
+#: Description fields the plan does not fix: the prompt set (any released one) and the model id reported.
+_LABELS = ("prompt_version", "model_reported")
+
+
+def _description(spec: AgentSpec, game: str, seat: int, seed: int) -> dict[str, Any]:
+    """How the runner describes the agent of a spec in a replay header."""
+    rng = rng_for(seed, f"agent-{seat}")
+    if not spec.is_llm:
+        from runner.agents.builtin import make
+
+        return dict(make(spec.spec["builtin"], spec.spec["params"], rng, spec.name, game).description)
+    from runner.agents.llm import make_llm_agent
+
+    return dict(make_llm_agent(dict(spec.spec), None, game=game, seat=seat, rng=rng,  # type: ignore[arg-type]
+                               name=spec.name).description)
 
 
 def expected_ids(header: Mapping[str, Any]) -> Iterator[str]:
@@ -109,7 +151,7 @@ def _written(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[dic
     be left out, and a whole number recorded as a float may have been written without a point."""
     optional = [k for k in params if k in defaults and _same(params[k], defaults[k])]
     found = []
-    for r in range(len(optional) + 1):
+    for r in range(len(optional), -1, -1):  # defaults left out, as files usually do, first
         for left_out in itertools.combinations(optional, r):
             kept = {k: v for k, v in params.items() if k not in left_out}
             found.extend(_number_forms(kept))

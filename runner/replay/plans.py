@@ -8,6 +8,7 @@ seeds and keep the games that flatter a model (the check requires this of every 
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import games
+from runner.games.base import SetupError
 from runner.replay.format import Problem
 from runner.seeds import rng_for
 from runner.tournament import PlanError, PlannedGame, Tournament, from_dict
@@ -37,8 +39,9 @@ class Plan:
     problems: list[Problem] = field(default_factory=list)
 
 
-def read_plan(path: str, folder: str, raw: bytes) -> Plan:
-    """The plan in a folder's `tournament.toml`: parsed, checked and planned by this gamenight."""
+def read_plan(path: str, folder: str, raw: bytes, max_games: int | None = None) -> Plan:
+    """The plan in a folder's `tournament.toml`: parsed, checked and planned by this gamenight
+    (refused unread past `max_games` planned games, before anything is planned or dealt)."""
     plan = Plan(path, folder)
     if len(raw) > MAX_PLAN_BYTES:
         plan.problems.append(Problem(path, 0, f"the plan is {len(raw):,} bytes; a plan may have at most "
@@ -62,9 +65,34 @@ def read_plan(path: str, folder: str, raw: bytes) -> Plan:
         plan.problems.append(Problem(path, 0, rest, field_name) if sep and " " not in field_name
                              else Problem(path, 0, message))
         return plan
+    except Exception as exc:  # noqa: BLE001 - a stranger's file must never end the check with a traceback
+        plan.problems.append(Problem(path, 0, f"cannot be planned ({type(exc).__name__}: {exc})"))
+        return plan
+    planned_games = sum(m.games for m in tournament.matchups)
+    if max_games is not None and planned_games > max_games:
+        plan.problems.append(Problem(path, 0, f"plans {planned_games:,} games; a submission holds at most "
+                                              f"{max_games:,}: submit a smaller tournament", "matchups"))
+        return plan
+    for position, matchup in enumerate(tournament.matchups):
+        problem = _undealt(tournament, position)
+        if problem:
+            plan.problems.append(Problem(path, 0, problem, f"matchups[{position}].rules"))
+            return plan
     plan.tournament = tournament
     plan.games = {planned.game_id: planned for planned in tournament.plan()}
     return plan
+
+
+def _undealt(tournament: Tournament, position: int) -> str | None:
+    """Why the matchup's games cannot be dealt from the shipped content (a card size there is none
+    of, say), or None; the runner would fail every one of them."""
+    for planned in itertools.islice(tournament.plan_matchup(position), 1):
+        game = games.get(planned.matchup.game)
+        try:
+            game.deal(dict(planned.matchup.rules), rng_for(planned.seed, "deal"))
+        except SetupError as exc:
+            return f"cannot be dealt from gamenight's content: {exc}"
+    return None
 
 
 def bots_only(plan: Plan) -> list[Problem]:

@@ -18,6 +18,7 @@ from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses)
+from runner.tournament import PlannedGame
 
 #: Fields of event records that the runner adds and the rules do not produce.
 RUNNER_FIELDS = ("type", "n", "attempts", "evidence")
@@ -53,23 +54,26 @@ class Checked:
         return self.state.outcome()
 
 
-def check_file(path: str | os.PathLike[str], *, derive: bool = True, probes: bool | None = None) -> Checked:
-    """Check one replay file (`derive`, `probes`: see `check_bytes`)."""
+def check_file(path: str | os.PathLike[str], *, derive: bool = True, probes: bool | None = None,
+               planned: PlannedGame | None = None) -> Checked:
+    """Check one replay file (`derive`, `probes`, `planned`: see `check_bytes`)."""
     records, problems = read_file(path)
-    return _check(str(path), records, problems, derive, probes)
+    return _check(str(path), records, problems, derive, probes, planned)
 
 
-def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | None = None) -> Checked:
+def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | None = None,
+                planned: PlannedGame | None = None) -> Checked:
     """Check replay content held in memory (`path` is used in messages).
 
     With `derive` (always, but for hand-dealt test games), the deal, every chance draw and every
     move and belief of a built-in agent must also be what the seed gives, and every prompt, move
     and belief of a model seat what its agent makes of the recorded replies (runner/replay/derive.py).
     `probes` says whether the tournament asked belief probes (its plan knows); None: a run either
-    asked every probe or none, whichever the file shows.
+    asked every probe or none, whichever the file shows. `planned` is the game of the file's id in
+    its folder's plan (runner/replay/plans.py): the header must be that game.
     """
     records, problems = parse_lines(path, raw)
-    return _check(path, records, problems, derive, probes)
+    return _check(path, records, problems, derive, probes, planned)
 
 
 class _Cursor:
@@ -79,7 +83,7 @@ class _Cursor:
 
 
 def _check(path: str, records: list[Record], problems: list[Problem], derive: bool = True,
-           probes: bool | None = None) -> Checked:
+           probes: bool | None = None, planned: PlannedGame | None = None) -> Checked:
     checked = Checked(path, records, list(problems))
     if problems:
         return checked
@@ -99,7 +103,7 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         return checked
     cursor = _Cursor()
     try:
-        checked.state = _resimulate(path, records, checked.problems, cursor, derive, probes)
+        checked.state = _resimulate(path, records, checked.problems, cursor, derive, probes, planned)
     except RecursionError:
         checked.problems.append(Problem(path, cursor.line, "the data is nested too deeply to check"))
     except Exception as exc:  # a stranger's file must never end the check with a traceback
@@ -204,7 +208,8 @@ def _waiting(state: State) -> str:
 
 
 def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], cursor: _Cursor,
-                derive: bool = True, probes: bool | None = None) -> State | None:
+                derive: bool = True, probes: bool | None = None, planned: PlannedGame | None = None
+                ) -> State | None:
     """Replay every recorded input through the rules (and the runner's generators and built-in
     agents, with `derive`); append problems; the final state."""
     header = records[0]
@@ -212,7 +217,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     problems.extend(header_problems)
     if header_problems or game is None or params is None:
         return None
-    derivation = Derivation(game, params, header.data) if derive else None
+    derivation = Derivation(game, params, header.data, planned) if derive else None
     if derivation is not None:
         diff = derivation.players() or derivation.game_id() or derivation.setup()
         if diff:

@@ -100,3 +100,34 @@ def test_the_fingerprint_is_what_was_played_not_how_it_is_labelled_or_worded():
     reseeded = copy.deepcopy(records)
     reseeded[0]["seed"] += 1
     assert play_fingerprint(reseeded[0], reseeded) != base
+
+
+def test_many_agents_with_defaults_left_out_are_found_at_once():
+    """Four favor agents (each of whose two parameters could have been written or left out) and a
+    built-in: the runner's usual way of writing them, defaults left out, is tried first."""
+    tables = {f"m{i}": {"provider": "openai", "model": f"m{i}", "design": "favor"} for i in range(4)}
+    planned_id, header = _header({"name": "t", "seed": 5, "agents": tables, "matchups": [
+        {"game": "werewolf", "games": 1, "lineup": ["m0", "m1", "m2", "m3", "random", "random", "random", "random"]}]},
+        None)
+    forms = expected_ids(header)
+    assert next(forms) == planned_id
+
+
+def test_with_its_plan_a_header_is_checked_against_the_planned_game():
+    from runner.replay.identity import planned_difference
+
+    table = {"name": "t", "seed": 3, "agents": {"a": {"builtin": "chameleon/associative", "specificity": 0.9}},
+             "matchups": [{"game": "chameleon", "games": 1, "roles": {"chameleon": "a", "non_chameleon": "random"}}]}
+    _, header = _header(table, None)
+    planned = from_dict(table).plan()[0]
+    header["game_id"] = planned.game_id
+    for player in header["players"]:
+        player["role"] = "chameleon" if player["agent"]["name"] == "a" else "non_chameleon"
+    assert planned_difference(header, planned) is None
+    other = copy.deepcopy(header)
+    seat = next(p["seat"] for p in other["players"] if p["agent"]["name"] == "a")
+    other["players"][seat]["agent"]["params"]["specificity"] = 0.1
+    field, message = planned_difference(other, planned)
+    assert field == f"players[{seat}].agent" and "the plan seats 'a' here" in message
+    reseeded = dict(header, seed=header["seed"] + 1)
+    assert planned_difference(reseeded, planned)[0] == "seed"

@@ -389,3 +389,10 @@ def test_history_functions_refuse_a_shallow_clone(attacks, tmp_path):
         sources.deleted_paths(tmp_path / "shallow")
     with pytest.raises(sources.HistoryError):
         sources.first_added_by(tmp_path)
+
+
+def test_ownership_never_reads_a_history_that_could_not_be_read(tmp_path):
+    """The site shows "unknown" without history; the check must not take that for "nobody owns it"."""
+    assert sources.added_by(tmp_path) == {}
+    with pytest.raises(sources.HistoryError):
+        sources.added_by(tmp_path, strict=True)

@@ -72,6 +72,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, byte
             "payload": tournament_file("payload", model_table(
                 "odd", url, "<img src=x onerror=alert(1)> ![img](https://evil.example/x.png) `code` | cell"), [
                 'game = "prisoners_dilemma"\ngames = 1\nlineup = ["odd", "random", "random"]']),
+            "renamed-bot": tournament_file("renamed-bot", model_table("new-model", url, "new-llm")
+                                           + '[agents.house-model]\nbuiltin = "prisoners_dilemma/tit_for_tat"\n', [
+                'game = "prisoners_dilemma"\ngames = 3\nlineup = ["new-model", "house-model", "random"]']),
             "bots": tournament_file("bots", "", [
                 'game = "prisoners_dilemma"\ngames = 2\nlineup = ["random", "prisoners_dilemma/tit_for_tat", "random"]']),
         }
@@ -469,6 +472,21 @@ def _plan_of_another_name(repo, played):
     return "replays/newcomer/tournament.toml: name: plans tournament 'elsewhere', but it is in replays/newcomer/"
 
 
+def _hostile_plan(body: str) -> Callable[[GitRepo, dict[str, dict[str, bytes]]], str]:
+    def case(repo, played):
+        repo.write("replays/hostile/tournament.toml", 'name = "hostile"\n' + body)
+        return "replays/hostile/tournament.toml:"
+    return case
+
+
+def _a_built_in_under_another_name(repo, played):
+    """Anyone may play the built-in agents, but not rename their rows (a built-in tit-for-tat called
+    like the maintainers' model would put that name on the bot's row)."""
+    repo.write_all(played["renamed-bot"])
+    return ("the built-in agent 'prisoners_dilemma/tit_for_tat' with these parameters is on the board as "
+            "'prisoners_dilemma/tit_for_tat': name it so in your tournament file, not 'house-model'")
+
+
 REFUSALS: dict[str, Callable[[GitRepo, dict[str, dict[str, bytes]]], str]] = {
     "a file outside replays/": _outside_replays,
     "a workflow change": _workflow_change,
@@ -489,6 +507,15 @@ REFUSALS: dict[str, Callable[[GitRepo, dict[str, dict[str, bytes]]], str]] = {
     "an API key": _api_key,
     "a plan that cannot be played": _broken_plan,
     "a plan in another tournament's folder": _plan_of_another_name,
+    "a plan naming a list for a strategy": _hostile_plan('[agents.a]\nbuiltin = ["x"]\n[[matchups]]\n'
+                                                         'game = "prisoners_dilemma"\nlineup = ["a", "random", "random"]\n'),
+    "a plan that cannot be dealt": _hostile_plan('[agents.m]\nprovider = "openai"\nmodel = "x"\n[[matchups]]\n'
+                                                 'game = "chameleon"\nrules = { words = 5 }\n'
+                                                 'roles = { chameleon = "m", "*" = "random" }\n'),
+    "a plan of too many games": _hostile_plan('[agents.m]\nprovider = "openai"\nmodel = "x"\n' + "".join(
+        '[[matchups]]\ngame = "prisoners_dilemma"\ngames = 100000\nlineup = ["m", "random", "random"]\n'
+        for _ in range(3))),
+    "a built-in agent under another agent's name": _a_built_in_under_another_name,
 }
 
 
