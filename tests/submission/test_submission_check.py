@@ -443,9 +443,12 @@ def _future_date(repo, played):
 def _unknown_builtin_strategy(repo, played):
     files = dict(played["newcomer"])
     path, raw = first_game(files, "chameleon")
-    files[path] = edit(raw, lambda lines: lines[0]["players"][1]["agent"].update(strategy="chameleon/oracle"))
+    # The seats follow from the deal, and the deal from the seed, which the fake server's port
+    # (part of the model's base_url) changes from run to run: find a built-in seat.
+    seat = next(p["seat"] for p in records(raw)[0]["players"] if p["agent"]["kind"] == "builtin")
+    files[path] = edit(raw, lambda lines: lines[0]["players"][seat]["agent"].update(strategy="chameleon/oracle"))
     repo.write_all(files)
-    return f"{path}:1: players[1].agent.strategy: 'chameleon/oracle' is not a built-in strategy"
+    return f"{path}:1: players[{seat}].agent.strategy: 'chameleon/oracle' is not a built-in strategy"
 
 
 def _api_key(repo, played):
