@@ -136,14 +136,26 @@ def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     from runner.agents.llm.designs import DESIGNS
 
+    spec = model_spec(agent)
+    design = DESIGNS.get(spec["design"] or "vanilla")
+    if design is None or not isinstance(spec["design_params"], Mapping):
+        return [spec]
+    return [{**spec, "design_params": params} for params in _written(spec["design_params"], design.defaults)]
+
+
+def model_spec(agent: Mapping[str, Any]) -> dict[str, Any]:
+    """The played settings of a language-model agent as a tournament file gives them (the spec
+    `make_llm_agent` takes), from its description in a header: the description less what the runner
+    adds, the design's parameters as given (without what the design drew, as `Design.given` says)."""
+    from runner.agents.llm.designs import DESIGNS
+
     played = {k: v for k, v in agent.items() if k not in _NOT_PLAYED}
     spec = {k: played.get(k) for k in _LLM_ALWAYS}
     spec.update({k: played[k] for k in LLM_OPTIONAL_KEYS if k in played})
     design = DESIGNS.get(spec["design"] or "vanilla")
-    recorded = spec["design_params"] if isinstance(spec["design_params"], Mapping) else {}
-    if design is None:
-        return [spec]
-    return [{**spec, "design_params": params} for params in _written(design.given(recorded), design.defaults)]
+    if design is not None and isinstance(spec["design_params"], Mapping):
+        spec["design_params"] = design.given(spec["design_params"])
+    return spec
 
 
 def _written(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from runner.agents.base import Decision, ProbeRequest, ProviderError, Request
 from runner.games.base import Game, IllegalAction, Pending, State
 from runner.play import _check_without_applying, _jsonable, probe_record
 from runner.replay.format import show
+from runner.replay.identity import model_spec
 from runner.seeds import rng_for
 
 if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a replay has a model seat
@@ -25,8 +26,6 @@ if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a rep
 
 #: (field, message) of the first thing that does not follow.
 Difference = tuple[str, str]
-#: Description fields the runner adds beside what the tournament file says the agent is.
-_NOT_SPEC = ("name", "kind", "prompt_version", "model_reported")
 #: Characters of context shown around the first difference of two prompts.
 _CONTEXT = 40
 
@@ -135,7 +134,7 @@ class ModelSeat:
 
     def __init__(self, game: Game, seat: int, description: Mapping[str, Any], seed: int):
         # The prompts, parsers and designs: loaded only when a replay has a model seat.
-        from runner.agents.llm import DESIGNS, make_llm_agent
+        from runner.agents.llm import make_llm_agent
 
         self.seat = seat
         self.description = description
@@ -143,10 +142,7 @@ class ModelSeat:
         if not isinstance(version, str):
             raise Replayed("prompt_version", "a language-model seat names the prompt set that prompted it "
                                              "(gamenight run records it)")
-        spec = {k: v for k, v in description.items() if k not in _NOT_SPEC}
-        design = DESIGNS.get(spec.get("design") or "vanilla")
-        if design is not None and isinstance(spec.get("design_params"), Mapping):
-            spec["design_params"] = design.given(spec["design_params"])
+        spec = model_spec(description)
         self.model = RecordedModel(spec.get("structured_output") if isinstance(spec.get("structured_output"), str)
                                    else None)
         try:
