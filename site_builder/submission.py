@@ -587,12 +587,17 @@ def _check_agents(submission: Submission) -> None:
     """No accepted game adds to a model agent that is not the submitter's, or names an agent like one."""
     owners, submitter = submission.base_index.owners, submission.submitter
     told: set[str] = set()
+    judged: dict[tuple[str, str], str | None] = {}  # (agent key, name) -> its problem: the same in every game
     for check in submission.files:
         if check.header is None or not check.ok:
             continue
         for i, player in enumerate(check.header["players"]):
             agent = player["agent"]
-            problem = ownership.agent_problem(owners, agent_key(agent), agent, submitter)
+            key = agent_key(agent)
+            seen = (key, str(agent.get("name", "")))
+            if seen not in judged:
+                judged[seen] = ownership.agent_problem(owners, key, agent, submitter)
+            problem = judged[seen]
             if problem:
                 first = problem not in told
                 told.add(problem)
