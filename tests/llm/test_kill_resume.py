@@ -55,8 +55,15 @@ lineup = ["m", "prisoners_dilemma/tit_for_tat", "random"]
         env = {**os.environ, "TEST_LLM_KEY": KEY}
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(list(out.glob("*.jsonl"))) < 10 and proc.poll() is None:
-            time.sleep(0.02)
+
+        def mid_run() -> bool:  # ten games written, and more calls answered than could be in flight
+            written = len(list(out.glob("*.jsonl")))
+            return written >= 10 and server.calls - written * ROUNDS > IN_FLIGHT
+
+        # Waiting for calls as well as files: on a busy machine the tenth file can land while the
+        # next games have made only a few calls, and the kill would then test little of the cache.
+        while time.monotonic() < deadline and not mid_run() and proc.poll() is None:
+            time.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         survivors = {f.name: f.read_bytes() for f in out.glob("*.jsonl")}
