@@ -29,6 +29,7 @@ from site_builder.scoring import digest, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.results import assemble, csv_tables, dumps
+from site_builder.scoring.sections import beside
 
 PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
@@ -286,7 +287,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     corpus = owners.separate(corpus, sources.owners(of_file))
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    results = assemble(corpus, seed=seed)
+    results = assemble(corpus, seed=seed, kept=beside(Path(cache_path)) if cache_path else None)
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",

@@ -34,6 +34,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
     from site_builder.scoring import owners
     from site_builder.scoring.corpus import load
     from site_builder.scoring.results import assemble, write
+    from site_builder.scoring.sections import beside
 
     started = time.perf_counter()
     corpus = load(paths, None if no_cache else cache)
@@ -44,7 +45,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
             click.echo(f"left out: {problem}", err=True)
     for dup in corpus.duplicates:
         click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
-    results = assemble(corpus, seed=seed)
+    results = assemble(corpus, seed=seed, kept=None if no_cache else beside(cache))
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "

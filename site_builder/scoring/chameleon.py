@@ -16,6 +16,7 @@ import numpy as np
 from runner.agents.associative import Associations
 from site_builder.scoring import posterior as post
 from site_builder.scoring.model import AgentInfo, ScoredGame
+from site_builder.scoring.sections import Keep, compute
 from site_builder.scoring.stats import bootstrap_mean, rate
 
 GAME = "chameleon"
@@ -144,41 +145,47 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                     table: Associations | None = None) -> dict[str, Any]:
+                     table: Associations | None = None, keep: Keep = compute) -> dict[str, Any]:
     """Posterior entropy and top-k accuracy of the secret after each non-chameleon clue (002 Fig. 7).
 
     One curve per (variant, non-chameleon agent) over its valid games; `table` replaces the
-    shipped association table (tests). Entropy intervals: seeded bootstrap over games.
+    shipped association table (tests). Entropy intervals: seeded bootstrap over games. `keep`
+    may answer a curve from an earlier scoring of the same games (`scoring.sections`).
     """
     groups: dict[tuple[str, str], list[ScoredGame]] = defaultdict(list)
     for game in chameleon_games(games):
         if game.valid:
             groups[(variant_key(variant_of(game)), sides(game)[1])].append(game)
     curves = []
-    used: set[str] = set()
     for (key, non_chameleon), group in groups.items():
-        variant = variant_of(group[0])
-        per_game = [g.piece(PIECE, shipped_curve) if table is None else game_curve(g, table) for g in group]
-        n = len(per_game)
-        # hits[m, k - 1]: games whose secret was among the top k after m clues (summed at once).
-        hits = np.array([[point[1] for point in curve] for curve in per_game], dtype=float).sum(axis=0)
-        points = []
-        for m in range(variant["players"]):
-            entropies = [curve[m][0] for curve in per_game]
-            interval = bootstrap_mean(entropies, seed=seed)
-            points.append({
-                "m": m,
-                "entropy": {"value": _mean(entropies), "ci": list(interval) if interval else None, "n": n},
-                "top_k": [{"k": k, **rate(float(hits[m, k - 1]), n)} for k in range(1, variant["words"] + 1)],
-            })
-        chameleons = {sides(g)[0] for g in group}
-        used |= chameleons | {non_chameleon}
-        curves.append({
-            "key": key, "variant": variant, "non_chameleon": non_chameleon,
-            "chameleon_agents": ordered(chameleons, agents), "games": n,
-            "estimator": post.estimator(variant["clue"], table),
-            "prior_bits": math.log2(variant["words"]), "points": points,
-        })
+        curves.append(keep(f"chameleon/posterior/{key}/{non_chameleon}", group,
+                           lambda: _posterior_curve(key, non_chameleon, group, agents, seed=seed, table=table)))
+    used = {k for c in curves for k in c["chameleon_agents"]} | {c["non_chameleon"] for c in curves}
     order = ordered(used, agents)
     curves.sort(key=lambda c: (variant_rank(c["variant"]), order.index(c["non_chameleon"])))
     return {"curves": curves, "labels": {k: label(k, agents) for k in order}}
+
+
+def _posterior_curve(key: str, non_chameleon: str, group: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *,
+                     seed: int, table: Associations | None) -> dict[str, Any]:
+    """One curve of `posterior_curves`: a variant's valid games with one non-chameleon agent."""
+    variant = variant_of(group[0])
+    per_game = [g.piece(PIECE, shipped_curve) if table is None else game_curve(g, table) for g in group]
+    n = len(per_game)
+    # hits[m, k - 1]: games whose secret was among the top k after m clues (summed at once).
+    hits = np.array([[point[1] for point in curve] for curve in per_game], dtype=float).sum(axis=0)
+    points = []
+    for m in range(variant["players"]):
+        entropies = [curve[m][0] for curve in per_game]
+        interval = bootstrap_mean(entropies, seed=seed)
+        points.append({
+            "m": m,
+            "entropy": {"value": _mean(entropies), "ci": list(interval) if interval else None, "n": n},
+            "top_k": [{"k": k, **rate(float(hits[m, k - 1]), n)} for k in range(1, variant["words"] + 1)],
+        })
+    return {
+        "key": key, "variant": variant, "non_chameleon": non_chameleon,
+        "chameleon_agents": ordered({sides(g)[0] for g in group}, agents), "games": n,
+        "estimator": post.estimator(variant["clue"], table),
+        "prior_bits": math.log2(variant["words"]), "points": points,
+    }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
@@ -44,39 +44,50 @@ SEAT_SCORES: dict[str, tuple[str, str, SeatScore]] = {
 
 def leaderboards(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """For each game: counts, and per agent its seats, wins by role (Wilson) and a game score."""
+    by_game = games_by_name(games)
+    return {name: board(name, by_game[name], agents, seed=seed) for name in registry.GAME_MODULES if by_game.get(name)}
+
+
+def games_by_name(games: Sequence[ScoredGame]) -> dict[str, list[ScoredGame]]:
+    """The games of each game (name -> games, in the given order)."""
     by_game: dict[str, list[ScoredGame]] = defaultdict(list)
     for game in games:
         by_game[game.game].append(game)
-    boards: dict[str, Any] = {}
-    for name in registry.GAME_MODULES:
-        played = sorted(by_game.get(name, []), key=lambda g: g.game_id)
-        if not played:
-            continue
-        valid = [g for g in played if g.valid]
-        mine = games_by_agent(played)
-        behaved = conducts(played)
-        rows = [_row(name, key, agents[key], mine[key], behaved[key], seed) for key in sorted(mine)]
-        rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
-        score = SEAT_SCORES.get(name)
-        boards[name] = {
-            "title": registry.get(name).title,
-            "roles": list(registry.get(name).roles),
-            "games": len(played), "valid": len(valid), "invalid": len(played) - len(valid),
-            "valid_ratio": rate(len(valid), len(played)),
-            "score": {"name": score[0], "label": score[1]} if score else None,
-            "agents": rows,
-        }
-    return boards
+    return by_game
+
+
+def board(name: str, games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """The leaderboard of game `name` from its (non-empty) `games`."""
+    played = sorted(games, key=lambda g: g.game_id)
+    valid = [g for g in played if g.valid]
+    mine = games_by_agent(played)
+    behaved = conducts(played)
+    rows = [_row(name, key, agents[key], mine[key], behaved[key], seed) for key in sorted(mine)]
+    rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
+    score = SEAT_SCORES.get(name)
+    return {
+        "title": registry.get(name).title,
+        "roles": list(registry.get(name).roles),
+        "games": len(played), "valid": len(valid), "invalid": len(played) - len(valid),
+        "valid_ratio": rate(len(valid), len(played)),
+        "score": {"name": score[0], "label": score[1]} if score else None,
+        "agents": rows,
+    }
 
 
 def conducts(games: Sequence[ScoredGame]) -> dict[str, dict[str, Any]]:
     """How reliably each agent played `games` (those it sat in): forfeits and re-asked decisions.
 
     forfeit_rate: games it forfeited / games it played. reask_rate: its decisions that needed
-    more than one attempt / its decisions. left_out: games another agent forfeited. One pass
-    over the games for every agent (a large corpus gives an agent tens of thousands).
+    more than one attempt / its decisions. left_out: games another agent forfeited.
     """
-    counts: dict[str, list[int]] = {}  # agent -> [games, forfeits, left out, decisions, re-asked]
+    return conduct_rates(conduct_counts(games))
+
+
+def conduct_counts(games: Sequence[ScoredGame]) -> dict[str, list[int]]:
+    """Per agent: [games, forfeits, left out, decisions, re-asked] in `games`. One pass over the
+    games for every agent; counts of disjoint sets of games add up (`add_counts`)."""
+    counts: dict[str, list[int]] = {}
     for g in games:
         forfeiter = None if g.valid else g.forfeiter
         for key in dict.fromkeys(s.agent for s in g.seats):
@@ -90,6 +101,23 @@ def conducts(games: Sequence[ScoredGame]) -> dict[str, dict[str, Any]]:
             c = counts[s.agent]
             c[3] += int(spent.get("decisions", 0))
             c[4] += int(spent.get("reasked", 0))
+    return counts
+
+
+def add_counts(parts: Iterable[Mapping[str, Sequence[int | float]]]) -> dict[str, list[int | float]]:
+    """Per-agent tallies of disjoint sets of games, added up field by field (in the parts' order)."""
+    total: dict[str, list[int | float]] = {}
+    for part in parts:
+        for key, counts in part.items():
+            if key in total:
+                total[key] = [a + b for a, b in zip(total[key], counts)]
+            else:
+                total[key] = list(counts)
+    return total
+
+
+def conduct_rates(counts: Mapping[str, Sequence[int]]) -> dict[str, dict[str, Any]]:
+    """`conducts` from `conduct_counts`."""
     return {key: {"games": n, "forfeits": f, "left_out": out, "forfeit_rate": rate(f, n),
                   "decisions": d, "reask_rate": rate(r, d)} for key, (n, f, out, d, r) in counts.items()}
 
@@ -119,19 +147,33 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], conduct:
     return row
 
 
+#: What `usage_counts` adds up per agent, in order.
+USAGE_FIELDS = ("games", "calls", "input_tokens", "output_tokens", "latency_ms")
+
+
 def usage(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[str, Any]:
     """Model calls, tokens and latency per agent, summed from the evidence in the replays."""
-    totals: dict[str, dict[str, float]] = {}
+    return usage_report(usage_counts(games), agents)
+
+
+def usage_counts(games: Sequence[ScoredGame]) -> dict[str, list[float]]:
+    """Per agent: its games, calls, input and output tokens and latency (ms) in `games`."""
+    totals: dict[str, list[float]] = {}
     for game in games:
         for seat, spent in zip(game.seats, game.usage):
-            entry = totals.setdefault(seat.agent, {"games": 0, "calls": 0, "input_tokens": 0,
-                                                   "output_tokens": 0, "latency_ms": 0.0})
-            for field in ("calls", "input_tokens", "output_tokens", "latency_ms"):
-                entry[field] += spent.get(field, 0)  # a cached game leaves zeros out
+            entry = totals.setdefault(seat.agent, [0, 0, 0, 0, 0.0])
+            for i, name in enumerate(USAGE_FIELDS[1:], start=1):
+                entry[i] += spent.get(name, 0)  # a cached game leaves zeros out
         for key in {s.agent for s in game.seats}:
-            totals[key]["games"] += 1
+            totals[key][0] += 1
+    return totals
+
+
+def usage_report(totals: Mapping[str, Sequence[float]], agents: Mapping[str, AgentInfo]) -> dict[str, Any]:
+    """`usage` from `usage_counts` (agents that made no model call are left out)."""
     out = {}
-    for key, entry in sorted(totals.items()):
+    for key, values in sorted(totals.items()):
+        entry = dict(zip(USAGE_FIELDS, values))
         if not entry["calls"]:
             continue  # scripted agents make no model calls: nothing to account for
         out[key] = {"label": agents[key].label, **entry,

@@ -6,14 +6,16 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from runner import __version__ as runner_version
+from runner import games as registry
 from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, ratings, theory, werewolf
 from site_builder.scoring.corpus import Corpus
-from site_builder.scoring.model import games_by_agent
+from site_builder.scoring.model import AgentInfo, ScoredGame, games_by_agent
+from site_builder.scoring.sections import Sections
 
 #: The field holding the number an entry stands for, first found wins: a composite's scaled value,
 #: a rate's value, a rating (the CSV tables and the pages both show it).
@@ -24,51 +26,87 @@ RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rati
 DEFAULT_SEED = 2026
 
 
-def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
-    """All results of a corpus as one JSON-able object (deterministic for a given replay set)."""
+def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, kept: Path | None = None) -> dict[str, Any]:
+    """All results of a corpus as one JSON-able object (deterministic for a given replay set).
+
+    With `kept` (a file of sections from earlier scorings, `scoring.sections`), a section whose
+    games, agents and seed are unchanged is read back instead of recomputed: the results are
+    the same, byte for byte, either way.
+    """
     games, agents = corpus.games, corpus.agents
-    by_game = Counter(g.game for g in games)
-    played = games_by_agent(games)
-    behaved = leaderboards.conducts(games)
-    return {
-        "format": RESULTS_FORMAT,
-        "version": RESULTS_VERSION,
-        "scorer_version": SCORER_VERSION,
-        "runner_version": runner_version,
-        "replay_set_hash": corpus.replay_set_hash,
-        "seed": seed,
-        "corpus": {
-            "files": corpus.files,
-            "games": len(games),
-            "valid_games": sum(1 for g in games if g.valid),
-            "invalid_games": sum(1 for g in games if not g.valid),
-            "by_game": dict(sorted(by_game.items())),
-            "invalid_replays": corpus.invalid_replays,
-            "duplicates": corpus.duplicates,
-        },
-        "agents": [
-            {"key": a.key, "label": a.label, "kind": a.kind, "provider": a.provider, "design": a.design,
-             "description": dict(a.description), "models_reported": list(a.reported),
-             **behaved[a.key],
-             "by_game": dict(sorted(Counter(g.game for g in played.get(a.key, [])).items()))}
-            for a in agents.values()
-        ],
-        "ratings": ratings.leaderboard(games, agents, seed=seed),
-        "leaderboards": leaderboards.leaderboards(games, agents, seed=seed),
-        "magic": magic.magic(games, agents, seed=seed),
-        "chameleon": {
-            "matchups": chameleon.matchups(games, agents, seed=seed),
-            "posterior": chameleon.posterior_curves(games, agents, seed=seed),
-            "theory": theory.curves(games, agents),
-            "strategy_checks": theory.strategy_checks(games, agents),
-        },
-        "werewolf": {
-            "text_distance": werewolf.text_distance(games, agents, seed=seed),
-            "judgement_variation": werewolf.judgement_variation(games, agents, seed=seed),
-            "ewavm": werewolf.ewavm(games, agents, seed=seed),
-        },
-        "usage": leaderboards.usage(games, agents),
-    }
+    by_game = leaderboards.games_by_name(games)
+    store = Sections(kept, agents, games, seed)
+    try:
+        def section(name: str, among: list[ScoredGame], compute: Callable[[], Any]) -> Any:
+            return store.section(name, among, compute)
+
+        everything = list(games)
+        names = sorted(by_game)
+        # Tallies of each game's games, added up: a new game re-counts only its game's tallies.
+        counted = {name: section(f"conducts/{name}", by_game[name], lambda: leaderboards.conduct_counts(by_game[name]))
+                   for name in names}
+        used = [section(f"usage/{name}", by_game[name], lambda: leaderboards.usage_counts(by_game[name]))
+                for name in names]
+        chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
+        results = {
+            "format": RESULTS_FORMAT,
+            "version": RESULTS_VERSION,
+            "scorer_version": SCORER_VERSION,
+            "runner_version": runner_version,
+            "replay_set_hash": corpus.replay_set_hash,
+            "seed": seed,
+            "corpus": {
+                "files": corpus.files,
+                "games": len(games),
+                "valid_games": sum(1 for g in games if g.valid),
+                "invalid_games": sum(1 for g in games if not g.valid),
+                "by_game": {name: len(among) for name, among in sorted(by_game.items())},
+                "invalid_replays": corpus.invalid_replays,
+                "duplicates": corpus.duplicates,
+            },
+            "agents": _agents(agents, counted),
+            "ratings": section("ratings", everything, lambda: ratings.leaderboard(games, agents, seed=seed)),
+            "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
+                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
+                             for name in registry.GAME_MODULES if by_game.get(name)},
+            "magic": section("magic", everything, lambda: magic.magic(games, agents, seed=seed)),
+            "chameleon": {
+                "matchups": section("chameleon/matchups", chameleons,
+                                    lambda: chameleon.matchups(chameleons, agents, seed=seed)),
+                "posterior": section("chameleon/posterior", chameleons,
+                                     lambda: chameleon.posterior_curves(chameleons, agents, seed=seed,
+                                                                        keep=store.section)),
+                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents)),
+                "strategy_checks": section("chameleon/strategy_checks", chameleons,
+                                           lambda: theory.strategy_checks(chameleons, agents)),
+            },
+            "werewolf": {
+                "text_distance": section("werewolf/text_distance", werewolves,
+                                         lambda: werewolf.text_distance(werewolves, agents, seed=seed)),
+                "judgement_variation": section("werewolf/judgement_variation", werewolves,
+                                               lambda: werewolf.judgement_variation(werewolves, agents, seed=seed)),
+                "ewavm": section("werewolf/ewavm", werewolves, lambda: werewolf.ewavm(werewolves, agents, seed=seed)),
+            },
+            "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
+        }
+    finally:
+        store.close()
+    return results
+
+
+def _agents(agents: Mapping[str, AgentInfo], counted: Mapping[str, Mapping[str, list[int]]]) -> list[dict[str, Any]]:
+    """Each agent: its description, its conduct over all its games, and its games by game.
+
+    `counted`: game -> `leaderboards.conduct_counts` of that game's games.
+    """
+    behaved = leaderboards.conduct_rates(leaderboards.add_counts(counted.values()))
+    return [
+        {"key": a.key, "label": a.label, "kind": a.kind, "provider": a.provider, "design": a.design,
+         "description": dict(a.description), "models_reported": list(a.reported),
+         **behaved[a.key],
+         "by_game": {name: counts[a.key][0] for name, counts in counted.items() if a.key in counts}}
+        for a in agents.values()
+    ]
 
 
 def dumps(results: Mapping[str, Any]) -> str:

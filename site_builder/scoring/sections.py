@@ -1,0 +1,142 @@
+"""Results sections kept between scorings, each keyed by exactly what it was computed from.
+
+A results section (a game's leaderboard, the Werewolf metrics, the Chameleon curves...) is a
+pure function of the games it is given, the agents' descriptions and the seed. Re-scoring a
+large corpus after a pull request adds a few games changes the sections those games enter and
+leaves the others as they were: a section whose inputs are unchanged is read back instead of
+recomputed (the bootstrap intervals over 100,000 games are most of the aggregation's time).
+
+The key is a hash of the section's name, the scorer version, the code of the rules and the
+scorer, the seed, in the given order each game's content hash (which fixes all the game's
+data, its id too) and seat agents (which the owner separation may rename), and the label and
+description of every agent seated in those games (a section reads no other agent). Every section goes
+through JSON on both paths, so a kept section and a fresh one are the same Python value and a
+warm score writes a cold score's results byte for byte. Sections not used by a scoring are
+dropped at its end, so the store holds one corpus' worth.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from site_builder.scoring import SCORER_VERSION
+from site_builder.scoring.model import AgentInfo, ScoredGame
+
+#: The layout of a stored section; part of every key with the scorer version.
+LAYOUT = "sections-1"
+#: The folders whose files a section's value depends on (besides its games).
+CODE = (Path(__file__).resolve().parents[2] / "runner", Path(__file__).resolve().parent)
+
+
+#: How a metric asks for a part of its result: (name, the games it is computed from, how) ->
+#: the value, computed or kept from an earlier scoring (`Sections.section`).
+Keep = Callable[[str, Sequence[ScoredGame], Callable[[], Any]], Any]
+
+
+def compute(name: str, games: Sequence[ScoredGame], make: Callable[[], Any]) -> Any:
+    """The `Keep` that keeps nothing."""
+    return make()
+
+
+def beside(cache: Path) -> Path:
+    """Where the sections go for a scoring cache: a file next to it (same lifetime, own layout)."""
+    return cache.with_name(cache.stem + "-sections.sqlite")
+
+
+def _agent_text(key: str, info: AgentInfo) -> str:
+    return json.dumps([key, info.label, info.kind, info.provider, info.design, dict(info.description),
+                       list(info.reported)], sort_keys=True, ensure_ascii=False, default=str)
+
+
+@cache
+def code_digest() -> bytes:
+    """A hash of the code and data sections are computed with (the rules, content and scorer):
+    a changed metric keeps no section of the code before it, even with the same scorer version."""
+    digest = hashlib.sha256()
+    for root in CODE:
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
+
+
+class Sections:
+    """Compute or read back results sections; `path` None keeps nothing (every section computed)."""
+
+    def __init__(self, path: Path | None, agents: Mapping[str, AgentInfo], games: Sequence[ScoredGame], seed: int):
+        self.db: sqlite3.Connection | None = None
+        self.used: set[str] = set()
+        self.kept = 0
+        self.computed = 0
+        self._prefix = hashlib.sha256(f"{SCORER_VERSION}\0{LAYOUT}\0{seed}\0".encode() + code_digest()).digest()
+        # Per agent: a short stable id for the games' tokens, and every field a section may show
+        # or group by (a section's key holds those of the agents seated in its games, so a new
+        # agent elsewhere, or a new name of this one, changes only the sections it enters).
+        short = {key: hashlib.sha256(key.encode()).hexdigest()[:16] for key in agents}
+        self._described = {key: _agent_text(key, info) for key, info in agents.items()}
+        # id(game) -> its content hash (which fixes all its data, its id too) and its seats'
+        # agents; made once per scoring (a game enters several sections). The games outlive the store.
+        self._tokens: dict[int, bytes] = {}
+        self._seated: dict[int, tuple[str, ...]] = {}
+        if path is not None:
+            for g in games:
+                seated = tuple(s.agent for s in g.seats)
+                self._seated[id(g)] = seated
+                self._tokens[id(g)] = f"{g.content_hash}:{','.join(short.get(k, k) for k in seated)}\n".encode()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.db = self._open(path)
+            except sqlite3.DatabaseError:  # a damaged store is an accelerator lost, nothing more
+                path.unlink(missing_ok=True)
+                self.db = self._open(path)
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE IF NOT EXISTS sections (key TEXT PRIMARY KEY, value TEXT)")
+        return db
+
+    def key(self, name: str, games: Sequence[ScoredGame]) -> str:
+        """The hash of everything section `name` over `games` is computed from."""
+        digest = hashlib.sha256(self._prefix)
+        digest.update(name.encode() + b"\0")
+        ids = list(map(id, games))
+        digest.update(b"".join(map(self._tokens.__getitem__, ids)))
+        for key in sorted(set().union(*map(self._seated.__getitem__, ids))):
+            digest.update(b"\0" + self._described.get(key, key).encode())
+        return digest.hexdigest()
+
+    def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
+        """Section `name` over `games`: read back if computed before from the same inputs."""
+        key = self.key(name, games) if self.db is not None else ""
+        self.used.add(key)
+        if self.db is not None:
+            row = self.db.execute("SELECT value FROM sections WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                try:
+                    value = json.loads(row[0])
+                except ValueError:
+                    value = None
+                else:
+                    self.kept += 1
+                    return value
+        text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
+        self.computed += 1
+        if self.db is not None:
+            self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?)", (key, text))
+        return json.loads(text)
+
+    def close(self) -> None:
+        """Drop the sections this scoring did not use, and save."""
+        if self.db is None:
+            return
+        stale = [k for (k,) in self.db.execute("SELECT key FROM sections") if k not in self.used]
+        self.db.executemany("DELETE FROM sections WHERE key = ?", [(k,) for k in stale])
+        self.db.commit()
+        self.db.close()
+        self.db = None

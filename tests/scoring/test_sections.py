@@ -1,0 +1,101 @@
+"""Sections kept between scorings: a warm score after new games writes a cold score's results."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from site_builder.scoring.corpus import load
+from site_builder.scoring.results import assemble, dumps
+from site_builder.scoring.sections import Sections
+
+CORPUS = Path(__file__).resolve().parents[2] / "replays"
+pytestmark = pytest.mark.skipif(not (CORPUS / "builtin").is_dir(), reason="the shipped corpus is missing")
+
+
+def copy_games(folder: Path, per_game: slice, source: Path = CORPUS / "builtin") -> Path:
+    """Some shipped games of every kind (the same slice of each game's files, by name)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_game: dict[str, list[Path]] = {}
+    for f in sorted(source.glob("*.jsonl")):
+        by_game.setdefault(f.name.split("-")[1], []).append(f)
+    for paths in by_game.values():
+        for f in paths[per_game]:
+            shutil.copy(f, folder / f.name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory) -> tuple[Path, Path, Path]:
+    root = tmp_path_factory.mktemp("sections")
+    base = copy_games(root / "base", slice(0, 12))
+    # Two more Chameleon games and two more Werewolf games, as a pull request would add.
+    added = root / "added"
+    added.mkdir()
+    for name in ("chameleon", "werewolf"):
+        for f in sorted((CORPUS / "builtin").glob(f"builtin-{name}-*.jsonl"))[12:14]:
+            shutil.copy(f, added / f.name)
+    models = copy_games(root / "models", slice(0, 3), CORPUS / "local-cpu")
+    return base, added, models
+
+
+def test_a_warm_score_after_new_games_is_a_cold_score_byte_for_byte(corpora, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    first = assemble(load([base, models]), kept=kept)
+    assert dumps(first) == dumps(assemble(load([base, models])))  # the store changes nothing
+    assert dumps(assemble(load([base, models]), kept=kept)) == dumps(first)  # read back: the same
+    warm = assemble(load([base, models, added]), kept=kept)
+    assert dumps(warm) == dumps(assemble(load([base, models, added])))
+
+
+def test_unchanged_sections_are_read_back_and_changed_ones_computed(corpora, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    corpus = load([base, models])
+    assemble(corpus, kept=kept)
+
+    grown = load([base, models, added])  # new Chameleon and Werewolf games
+    store = Sections(kept, grown.agents, grown.games, 2026)
+    werewolves = [g for g in grown.games if g.game == "werewolf"]
+    prisoners = [g for g in grown.games if g.game == "prisoners_dilemma"]
+    marker = object()
+    assert store.section("leaderboards/prisoners_dilemma", prisoners, lambda: marker) is not marker  # kept
+    assert store.section("werewolf/ewavm", werewolves, lambda: {"made": 1}) == {"made": 1}  # new games: made
+    assert (store.kept, store.computed) == (1, 1)
+    store.close()
+
+
+def test_a_renamed_seat_agent_another_seed_or_other_games_make_another_key(corpora, tmp_path):
+    base, _, _ = corpora
+    corpus = load([base])
+    game = corpus.games[0]
+    renamed = dataclasses.replace(game, seats=tuple(dataclasses.replace(s, agent=s.agent + "x") for s in game.seats))
+    store = Sections(tmp_path / "s.sqlite", corpus.agents, [*corpus.games, renamed], 2026)
+    other_seed = Sections(tmp_path / "t.sqlite", corpus.agents, corpus.games, 7)
+    keys = {store.key("x", [game]), store.key("x", [renamed]), store.key("x", corpus.games[:2]),
+            store.key("y", [game]), other_seed.key("x", [game])}
+    assert len(keys) == 5
+    assert store.key("x", [game]) == Sections(tmp_path / "u.sqlite", corpus.agents, corpus.games, 2026).key("x", [game])
+
+
+def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    kept.write_bytes(b"this is not a database" * 100)
+    corpus = load([base])
+    results = assemble(corpus, kept=kept)
+    assert dumps(results) == dumps(assemble(corpus))
+    count = sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0]
+    assert count > 10
+    smaller = load([copy_games(tmp_path / "few", slice(0, 2))])
+    store = Sections(kept, smaller.agents, smaller.games, 2026)
+    assert store.section("only", smaller.games, lambda: [1]) == [1]
+    store.close()
+    # Only what the last scoring used is left.
+    assert sqlite3.connect(kept).execute("SELECT key FROM sections").fetchall() == \
+        [(Sections(kept, smaller.agents, smaller.games, 2026).key("only", smaller.games),)]
