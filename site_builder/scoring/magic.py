@@ -178,8 +178,13 @@ def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], sid
     First-order: a non-chameleon's or civilian's suspect, and the chameleon's guess of the secret
     word (its first-order deduction in 003's PGM prompt); the undercover's suspect cannot name
     itself, so it is not counted either.
+
+    One rule for both orders: an answer its seat was not asked (the chameleon's "who is the
+    chameleon" in replays of earlier runners) is never read, so it is no yardstick for the
+    others' guesses about that seat either; those guesses are left out, as when it is absent.
     """
-    suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes if p["probe"] == "suspect"}
+    suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes
+                if p["probe"] == "suspect" and well_posed(game, p)}
     mine = {s.seat for s in seats}
     for p in game.probes:
         if p["seat"] not in mine or not well_posed(game, p):
