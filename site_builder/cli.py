@@ -24,7 +24,10 @@ DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 @click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
 @click.option("--seed", type=click.IntRange(0), default=2026, show_default=True,
               help="Seed of the bootstrap intervals.")
-def score(paths, out, csv_dir, cache, no_cache, seed):
+@click.option("--magic-reading", type=click.Choice(["paper", "reference"]), default="paper", show_default=True,
+              help="Which reading of the MAgIC metrics is the headline: the paper's formulas or the "
+                   "authors' reference script (the other is kept beside it in the results).")
+def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
     """Score replays: every metric, bound and rating, recomputed from the replays alone.
 
     Each replay is validated and re-simulated with the rules engines; claimed results are never
@@ -44,7 +47,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
             click.echo(f"left out: {problem}", err=True)
     for dup in corpus.duplicates:
         click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
-    results = assemble(corpus, seed=seed)
+    results = assemble(corpus, seed=seed, magic_reading=magic_reading)
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "

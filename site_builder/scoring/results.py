@@ -20,12 +20,16 @@ from site_builder.scoring.model import games_by_agent
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
+RESULTS_VERSION = 3  # 3: magic has both readings (reading, agents, alternative)
+# 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 DEFAULT_SEED = 2026
 
 
-def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
-    """All results of a corpus as one JSON-able object (deterministic for a given replay set)."""
+def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper") -> dict[str, Any]:
+    """All results of a corpus as one JSON-able object (deterministic for a given replay set).
+
+    `magic_reading` is the MAgIC reading the leaderboards headline ("paper" or "reference"); the
+    other is kept beside it (docs/metrics/magic.md, "Two readings")."""
     games, agents = corpus.games, corpus.agents
     by_game = Counter(g.game for g in games)
     played = games_by_agent(games)
@@ -55,7 +59,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         ],
         "ratings": ratings.leaderboard(games, agents, seed=seed),
         "leaderboards": leaderboards.leaderboards(games, agents, seed=seed),
-        "magic": magic.magic(games, agents, seed=seed),
+        "magic": magic.magic(games, agents, seed=seed, reading=magic_reading),
         "chameleon": {
             "matchups": chameleon.matchups(games, agents, seed=seed),
             "posterior": chameleon.posterior_curves(games, agents, seed=seed),
@@ -121,9 +125,12 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
                                "forfeit_rate", "reask_rate"], rows)
     metrics = ["win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation",
                "coordination", "rationality"]
-    write("magic.csv", ["agent", *metrics, "radar_area"],
-          [[labels.get(key, key), *[entry.get(m) for m in metrics], (entry.get("radar") or {}).get("area")]
-           for key, entry in results["magic"]["agents"].items()])
+    # The headline reading first, then the other one: one row per agent and reading.
+    readings = [(results["magic"]["reading"], results["magic"]["agents"]),
+                (results["magic"]["alternative"]["reading"], results["magic"]["alternative"]["agents"])]
+    write("magic.csv", ["agent", "reading", *metrics, "radar_area"],
+          [[labels.get(key, key), reading, *[entry.get(m) for m in metrics], (entry.get("radar") or {}).get("area")]
+           for reading, entries in readings for key, entry in entries.items()])
     write("chameleon_matchups.csv",
           ["players", "words", "clue", "ties", "chameleon", "non_chameleon", "games", "valid_ratio",
            "identification", "non_chameleon_win", "second_chance"],
