@@ -175,3 +175,29 @@ def _default_replays() -> Path:
         raise click.ClickException("no replay folder given and ./replays does not exist: "
                                    "pass REPLAY_DIR (e.g. gamenight build path/to/replays)")
     return folder
+
+
+@click.group("export")
+def export():
+    """Write games in other projects' formats."""
+
+
+@export.command("magic")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+def export_magic(out, paths):
+    """Write 3-player MAgIC games (default: the replays/ folder) into OUT as the per-game result
+    files of the MAgIC reference script (cathyxl/MAgIC, metrics_release.py), one folder tree per
+    agent, with OUT/manifest.json naming the agents and the games left out."""
+    from site_builder.export_magic import export as write_export
+    from site_builder.scoring.corpus import full_games, load
+
+    if out.exists() and any(out.iterdir()):
+        raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
+    corpus = load(paths or (_default_replays(),))
+    for bad in corpus.invalid_replays:
+        for problem in bad["problems"]:
+            click.echo(f"left out: {problem}", err=True)
+    done = write_export(full_games(corpus), corpus.agents, out)
+    click.echo(f"wrote {done.files} file(s) for {len(done.agents)} agent(s) into {out}; "
+               f"{len(done.skipped)} game(s) or seat(s) left out (see {out / 'manifest.json'})")

@@ -222,6 +222,7 @@ def _cost_sharing(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) 
     if success:
         t["successes"] += 1
         t["proposed"] += game.result["agreed_proposer"] in {s.seat for s in seats}
+    reference.add_cost_sharing(game, seats, t)
 
 
 def _prisoners_dilemma(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:

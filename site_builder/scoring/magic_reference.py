@@ -14,9 +14,10 @@ reads and counts what that script would count on them, so the two can be shown s
   flags) / (how many of the two flags occur); undefined (the script divides by zero) without
   either part.
 - Self-awareness: every `self_role` answer held, The Chameleon's included, pooled without weights.
+- Coordination: successful Cost Sharing games whose agreed split equals the agent's own last
+  proposal (the paper reading: whose agreed proposal the agent made).
 - Rationality: Prisoner's Dilemma and Public Good decisions pooled into one rate.
-- Win Rate, the per-role win rates, Judgement, Cooperation and Coordination: the same as the paper
-  reading.
+- Win Rate, the per-role win rates, Judgement and Cooperation: the same as the paper reading.
 
 Per game, the counts are tallies (fields below) summed like the paper reading's, so a cached game
 carries them in its digest. Forfeited games add nothing here (as in the paper reading's abilities).
@@ -42,7 +43,7 @@ HIDDEN = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercove
 
 FIELDS = ("ref_gold", "ref_gold_ok", "ref_inter", "ref_inter_ok", "ref_empty", "ref_empty_ok",
           "ref_hidden", "ref_hidden_ok", "ref_flag0", "ref_flag1",
-          "ref_self_c", "ref_self_c_ok", "ref_self_u", "ref_self_u_ok")
+          "ref_self_c", "ref_self_c_ok", "ref_self_u", "ref_self_u_ok", "ref_same_split")
 #: The paper-reading fields this reading also reads (Rationality's decisions).
 SHARED = ("defections", "pd_rounds", "least", "pg_rounds")
 
@@ -122,6 +123,14 @@ def add_tally(game: ScoredGame, seats: Sequence[SeatInfo], t: dict[str, float]) 
                 t[f"ref_self_{suffix}_ok"] += sum(answers[s] == game.role_of(s) for s in targets)
 
 
+def add_cost_sharing(game: ScoredGame, seats: Sequence[SeatInfo], t: dict[str, float]) -> None:
+    """Coordination as the script reads it (metrics_release.py line 242): a successful game counts
+    when the agreed split equals the agent's own proposal of the last round, whoever proposed it."""
+    if game.result["success"]:
+        own = game.result["proposals"][-1]
+        t["ref_same_split"] += any(own[s.seat] == game.result["agreed_split"] for s in seats)
+
+
 # -- the reading of summed tallies -----------------------------------------------------------
 
 #: What the page says where the script has no number.
@@ -133,6 +142,14 @@ UNDEFINED = {
     "reasoning": "no probe answers of a Chameleon or Undercover game",
     "self_awareness": "no self_role answers",
     "rationality": "no Prisoner's Dilemma or Public Good rounds",
+}
+#: Where the script stops with an error although the formula of the metric has a value.
+SCRIPT_STOPS = {
+    "no_consistency": "the script stops (ZeroDivisionError, metrics_release.py line 338) before it stores "
+                      "Reasoning: it first prints Self-awareness, which has no consistency flags here; this is "
+                      "the value of its formula (line 339)",
+    "no_agreement": "the script stops (KeyError, metrics_release.py line 269) when no Cost Sharing game ended "
+                    "in agreement; this is the value of its formula",
 }
 EMPTY_ROW = ("{k} of {n} deduction units read an empty suspicion row, whose argmax the script takes as "
              "seat 0 (\"Player 1\"): {ok} of them are right only because the player it is about sits first "
@@ -170,17 +187,26 @@ def report(t: Mapping[str, float], games: Mapping[str, int], paper: Mapping[str,
     """The reference reading of one agent, shaped like the paper reading's entry (`paper`):
     the metrics the two readings share are copied from it; `reasons` says where the script has no
     number and what in its number is an artefact. `radar(values)` builds the radar entry."""
-    out: dict[str, Any] = {k: paper[k] for k in ("games", "roles", "win_rate", "judgement", "cooperation",
-                                                  "coordination")}
+    out: dict[str, Any] = {k: paper[k] for k in ("games", "roles", "win_rate", "judgement", "cooperation")}
+    out["coordination"] = None
+    if paper["coordination"] is not None:
+        out["coordination"] = {**rate(t["ref_same_split"], round(t["successes"])),
+                               "games": paper["coordination"]["games"]}
     reasons: dict[str, str] = {}
     out["reasoning"] = _pooled({"gold": (t["ref_gold_ok"], t["ref_gold"]),
                                 "inter": (t["ref_inter_ok"], t["ref_inter"])}, games["reasoning"])
     if out["reasoning"] is None:
         reasons["reasoning"] = UNDEFINED["reasoning"]
-    elif t["ref_empty"]:
-        out["reasoning"]["empty_rows"] = {"units": round(t["ref_empty"]), "right": round(t["ref_empty_ok"])}
-        reasons["reasoning"] = EMPTY_ROW.format(k=round(t["ref_empty"]), n=out["reasoning"]["n"],
-                                                ok=round(t["ref_empty_ok"]))
+    else:
+        notes = []
+        if t["ref_empty"]:
+            out["reasoning"]["empty_rows"] = {"units": round(t["ref_empty"]), "right": round(t["ref_empty_ok"])}
+            notes.append(EMPTY_ROW.format(k=round(t["ref_empty"]), n=out["reasoning"]["n"],
+                                          ok=round(t["ref_empty_ok"])))
+        if t["ref_self_c"] + t["ref_self_u"] == 0:
+            notes.append(SCRIPT_STOPS["no_consistency"])
+        if notes:
+            reasons["reasoning"] = "; ".join(notes)
     out["deception"], why = deception(t)
     if why:
         reasons["deception"] = why
@@ -190,6 +216,8 @@ def report(t: Mapping[str, float], games: Mapping[str, int], paper: Mapping[str,
         reasons["self_awareness"] = UNDEFINED["self_awareness"]
     out["rationality"] = _pooled({"prisoners_dilemma": (t["defections"], t["pd_rounds"]),
                                   "public_good": (t["least"], t["pg_rounds"])}, games["rationality"])
+    if out["cooperation"] is not None and out["coordination"] is None:
+        reasons["cooperation"] = reasons["coordination"] = SCRIPT_STOPS["no_agreement"]
     if out["rationality"] is None:
         reasons["rationality"] = UNDEFINED["rationality"]
     out["reasons"] = reasons

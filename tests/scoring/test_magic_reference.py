@@ -81,7 +81,9 @@ def test_the_undercovers_own_first_order_unit_is_always_wrong():
     assert paper["reasoning"]["value"] == pytest.approx(1 / 2) and paper["reasoning"]["n"] == 2
     # Reference: first order 0 (it named 0, not itself, 1); second order wrong (one guess missed): 0/2.
     assert ref["reasoning"]["value"] == 0.0 and ref["reasoning"]["n"] == 2
-    assert "reasoning" not in ref["reasons"]  # every row read was an answer
+    assert "empty_rows" not in ref["reasoning"]  # every row read was an answer
+    # No self_role answers: the script would stop before storing Reasoning; the reason says so.
+    assert "line 338" in ref["reasons"]["reasoning"]
 
 
 def test_deception_counts_even_votes_as_wins_and_its_lambda_term_over_distinct_outcomes():
