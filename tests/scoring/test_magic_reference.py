@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from builders import replay, scored
-from test_magic import AGENTS, B, CARD, KX, X, chameleon, prisoners, public_good, undercover
+from test_magic import AGENTS, B, CARD, KX, X, chameleon, cost_sharing, prisoners, public_good, undercover
 
 from site_builder.scoring.magic import magic
 
@@ -150,5 +150,15 @@ def test_rationality_pools_the_two_games_decisions():
 def test_metrics_the_readings_share_are_the_same_numbers():
     games = [chameleon("e1", [X, X, B], "non_chameleons_win"), undercover("e2", [B, X, B], "undercover_wins")]
     paper, ref = both(games)
-    for name in ("games", "roles", "win_rate", "judgement", "cooperation", "coordination"):
+    for name in ("games", "roles", "win_rate", "judgement", "cooperation"):
         assert ref[name] == paper[name], name
+
+
+def test_coordination_counts_an_agreed_split_equal_to_the_agents_own():
+    # Every airline proposes 50/25/25; X (seat 0) is in two successful games: once its own
+    # proposal is voted, once B's (seat 1) identical one.
+    paper, ref = both([cost_sharing("k1", [X, B, B], [0, 0, 0]), cost_sharing("k2", [X, B, B], [1, 1, 1])])
+    # Paper: X made the agreed proposal in 1 of 2. Reference: the agreed split is X's own in 2 of 2.
+    assert paper["coordination"]["value"] == pytest.approx(1 / 2)
+    assert ref["coordination"]["value"] == 1.0 and ref["coordination"]["n"] == 2
+    assert paper["cooperation"] == ref["cooperation"]
