@@ -377,6 +377,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     key = ref.key
     agent = next(a for a in results["agents"] if a["key"] == key)
     magic = results["magic"]["agents"].get(key)
+    alternative = results["magic"]["alternative"]
+    readings = {"headline": READING_TITLES[results["magic"]["reading"]],
+                "other": READING_TITLES[alternative["reading"]], "other_entry": alternative["agents"].get(key)}
     per_game = []
     for name, title in ctx["games"].items():
         board = results["leaderboards"].get(name)
@@ -395,12 +398,18 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
               if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
-        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game, comparisons=comparisons,
+        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, readings=readings, per_game=per_game,
+        comparisons=comparisons,
         werewolf=werewolf, usage=results["usage"].get(key), others=others,
         default_compare=_default_comparison(key, results, ctx["refs"], others),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]))
+
+
+#: How the pages name the two readings of the MAgIC metrics (docs/metrics/magic.md, "Two readings").
+READING_TITLES = {"paper": "paper reading (003's formulas)",
+                  "reference": "reference-code reading (the MAgIC authors' script)"}
 
 
 #: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
