@@ -412,6 +412,10 @@ READING_TITLES = {"paper": "paper reading (003's formulas)",
                   "reference": "reference-code reading (the MAgIC authors' script)"}
 
 
+#: Their short names, in chart legends.
+READING_NAMES = {"paper": "paper reading", "reference": "reference-code reading"}
+
+
 #: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
 MIN_RADAR_AXES = 3
 
@@ -484,15 +488,21 @@ def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) ->
 
 
 def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored."""
+    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored, in
+    the headline reading and (`other`, drawn on request) in the other reading."""
     agents = {}
+    others = results["magic"]["alternative"]["agents"]
     for key, entry in results["magic"]["agents"].items():
         if key not in refs or not drawable(entry):
             continue
         radar = entry["radar"]
         agents[refs[key].slug] = {"label": refs[key].display, "values": radar["values"],
                                   "area": headline(radar["area"]), "relative_area": headline(radar["relative_area"])}
-    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents}
+        if others.get(key):
+            agents[refs[key].slug]["other"] = {"values": others[key]["radar"]["values"]}
+    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents,
+            "readings": {"headline": READING_NAMES[results["magic"]["reading"]],
+                         "other": READING_NAMES[results["magic"]["alternative"]["reading"]]}}
 
 
 def _label_of(key: str, labels: Mapping[str, str], refs: Mapping[str, AgentRef]) -> str:

@@ -401,3 +401,10 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
                                                if results["magic"]["alternative"]["agents"].get(k)).page]
     assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
     assert "MAgIC abilities, paper reading (003&#39;s formulas)" in page
+    # The radar file carries the other reading's values for the dashed trace drawn on request.
+    radar = pages.radar_data(results, refs)
+    assert radar["readings"] == {"headline": "paper reading", "other": "reference-code reading"}
+    for key, ref in refs.items():
+        if ref.slug in radar["agents"]:
+            other = results["magic"]["alternative"]["agents"][key]["radar"]["values"]
+            assert radar["agents"][ref.slug]["other"]["values"] == other
