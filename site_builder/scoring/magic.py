@@ -83,6 +83,9 @@ FIELDS = tuple(dict.fromkeys(
 #: The two readings of the MAgIC metrics: the paper's formulas (003) and its authors' script.
 READINGS = ("paper", "reference")
 COLUMN = {f: i for i, f in enumerate(FIELDS)}
+#: The paper reading's fields come first: its bootstrap resamples these columns only, so that the
+#: reference reading's extra counts do not split the distinct rows it draws from differently.
+PAPER_WIDTH = len(FIELDS) - len(reference.FIELDS)
 
 
 # -- per-game tallies ------------------------------------------------------------------------
@@ -323,6 +326,7 @@ def _bootstrap_ci(rows: np.ndarray, metrics: Sequence[Metric], statistic: Callab
     """
     if len(rows) == 0:
         return None
+    rows = rows[:, :PAPER_WIDTH]
     units = [COLUMN[f] for m in metrics for f in m.units]
     shape = rows[:, units].sum(axis=0) > 0
     totals = resampled_totals(rows, seed=seed)
