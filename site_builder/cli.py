@@ -24,7 +24,10 @@ DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 @click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
 @click.option("--seed", type=click.IntRange(0), default=2026, show_default=True,
               help="Seed of the bootstrap intervals.")
-def score(paths, out, csv_dir, cache, no_cache, seed):
+@click.option("--magic-reading", type=click.Choice(["paper", "reference"]), default="paper", show_default=True,
+              help="Which reading of the MAgIC metrics is the headline: the paper's formulas or the "
+                   "authors' reference script (the other is kept beside it in the results).")
+def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
     """Score replays: every metric, bound and rating, recomputed from the replays alone.
 
     Each replay is validated and re-simulated with the rules engines; claimed results are never
@@ -45,7 +48,8 @@ def score(paths, out, csv_dir, cache, no_cache, seed):
             click.echo(f"left out: {problem}", err=True)
     for dup in corpus.duplicates:
         click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
-    results = assemble(corpus, seed=seed, kept=None if no_cache else beside(cache))
+    results = assemble(corpus, seed=seed, magic_reading=magic_reading,
+                       kept=None if no_cache else beside(cache))
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "
@@ -173,3 +177,29 @@ def _default_replays() -> Path:
         raise click.ClickException("no replay folder given and ./replays does not exist: "
                                    "pass REPLAY_DIR (e.g. gamenight build path/to/replays)")
     return folder
+
+
+@click.group("export")
+def export():
+    """Write games in other projects' formats."""
+
+
+@export.command("magic")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+def export_magic(out, paths):
+    """Write 3-player MAgIC games (default: the replays/ folder) into OUT as the per-game result
+    files of the MAgIC reference script (cathyxl/MAgIC, metrics_release.py), one folder tree per
+    agent, with OUT/manifest.json naming the agents and the games left out."""
+    from site_builder.export_magic import export as write_export
+    from site_builder.scoring.corpus import full_games, load
+
+    if out.exists() and any(out.iterdir()):
+        raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
+    corpus = load(paths or (_default_replays(),))
+    for bad in corpus.invalid_replays:
+        for problem in bad["problems"]:
+            click.echo(f"left out: {problem}", err=True)
+    done = write_export(full_games(corpus), corpus.agents, out)
+    click.echo(f"wrote {done.files} file(s) for {len(done.agents)} agent(s) into {out}; "
+               f"{len(done.skipped)} game(s) or seat(s) left out (see {out / 'manifest.json'})")

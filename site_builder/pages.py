@@ -377,6 +377,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     key = ref.key
     agent = next(a for a in results["agents"] if a["key"] == key)
     magic = results["magic"]["agents"].get(key)
+    alternative = results["magic"]["alternative"]
+    readings = {"headline": READING_TITLES[results["magic"]["reading"]],
+                "other": READING_TITLES[alternative["reading"]], "other_entry": alternative["agents"].get(key)}
     per_game = []
     for name, title in ctx["games"].items():
         board = results["leaderboards"].get(name)
@@ -395,12 +398,22 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
               if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
-        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game, comparisons=comparisons,
+        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, readings=readings, per_game=per_game,
+        comparisons=comparisons,
         werewolf=werewolf, usage=results["usage"].get(key), others=others,
         default_compare=_default_comparison(key, results, ctx["refs"], others),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]))
+
+
+#: How the pages name the two readings of the MAgIC metrics (docs/metrics/magic.md, "Two readings").
+READING_TITLES = {"paper": "paper reading (003's formulas)",
+                  "reference": "reference-code reading (the MAgIC authors' script)"}
+
+
+#: Their short names, in chart legends.
+READING_NAMES = {"paper": "paper reading", "reference": "reference-code reading"}
 
 
 #: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
@@ -475,15 +488,21 @@ def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) ->
 
 
 def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored."""
+    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored, in
+    the headline reading and (`other`, drawn on request) in the other reading."""
     agents = {}
+    others = results["magic"]["alternative"]["agents"]
     for key, entry in results["magic"]["agents"].items():
         if key not in refs or not drawable(entry):
             continue
         radar = entry["radar"]
         agents[refs[key].slug] = {"label": refs[key].display, "values": radar["values"],
                                   "area": headline(radar["area"]), "relative_area": headline(radar["relative_area"])}
-    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents}
+        if others.get(key):
+            agents[refs[key].slug]["other"] = {"values": others[key]["radar"]["values"]}
+    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents,
+            "readings": {"headline": READING_NAMES[results["magic"]["reading"]],
+                         "other": READING_NAMES[results["magic"]["alternative"]["reading"]]}}
 
 
 def _label_of(key: str, labels: Mapping[str, str], refs: Mapping[str, AgentRef]) -> str:

@@ -248,6 +248,19 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
     return _assemble(entries, files, files_read, resimulated)
 
 
+def full_games(corpus: Corpus) -> list[ScoredGame]:
+    """The corpus's games with their events and probes (a loaded game keeps only its digest):
+    each file read and re-simulated again. For exports, which write per-move data."""
+    out = []
+    for game in corpus.games:
+        path = corpus.paths[game.game_id]
+        raw = Path(path).read_bytes()
+        checked = check_bytes(path, raw)
+        if checked.ok:  # it was when loaded; a file changed since is left out
+            out.append(scored_game(checked, hashlib.sha256(raw).hexdigest()))
+    return out
+
+
 #: Replays checked per batch of work: bounds what waits in memory during a cold run of a large corpus.
 BATCH = 512
 

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.stats import ttest_ind
 
 from runner import games
+from site_builder.scoring import magic_reference as reference
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
 from site_builder.scoring.stats import percentile_interval, rate, resampled_totals
 
@@ -78,8 +79,13 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 )}
 FIELDS = tuple(dict.fromkeys(
     [f for m in (WIN_RATE, *METRICS.values()) for p in m.parts for f in (p.ok, p.n)]
-    + ["strict_prisoners_dilemma", "strict_public_good"]))
+    + ["strict_prisoners_dilemma", "strict_public_good"] + list(reference.FIELDS)))
+#: The two readings of the MAgIC metrics: the paper's formulas (003) and its authors' script.
+READINGS = ("paper", "reference")
 COLUMN = {f: i for i, f in enumerate(FIELDS)}
+#: The paper reading's fields come first: its bootstrap resamples these columns only, so that the
+#: reference reading's extra counts do not split the distinct rows it draws from differently.
+PAPER_WIDTH = len(FIELDS) - len(reference.FIELDS)
 
 
 # -- per-game tallies ------------------------------------------------------------------------
@@ -164,6 +170,7 @@ def _hidden_role(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], h
             t["deceive"] += 1
             t["deceive_ok"] += s.won
     _reasoning(game, seats, t, side, target)
+    reference.add_tally(game, seats, t)
 
 
 def well_posed(game: ScoredGame, probe: Mapping[str, Any]) -> bool:
@@ -178,8 +185,13 @@ def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], sid
     First-order: a non-chameleon's or civilian's suspect, and the chameleon's guess of the secret
     word (its first-order deduction in 003's PGM prompt); the undercover's suspect cannot name
     itself, so it is not counted either.
+
+    One rule for both orders: an answer its seat was not asked (the chameleon's "who is the
+    chameleon" in replays of earlier runners) is never read, so it is no yardstick for the
+    others' guesses about that seat either; those guesses are left out, as when it is absent.
     """
-    suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes if p["probe"] == "suspect"}
+    suspects = {(p["after"], p["seat"]): p["answer"]["seat"] for p in game.probes
+                if p["probe"] == "suspect" and well_posed(game, p)}
     mine = {s.seat for s in seats}
     for p in game.probes:
         if p["seat"] not in mine or not well_posed(game, p):
@@ -213,6 +225,7 @@ def _cost_sharing(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) 
     if success:
         t["successes"] += 1
         t["proposed"] += game.result["agreed_proposer"] in {s.seat for s in seats}
+    reference.add_cost_sharing(game, seats, t)
 
 
 def _prisoners_dilemma(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) -> None:
@@ -313,6 +326,7 @@ def _bootstrap_ci(rows: np.ndarray, metrics: Sequence[Metric], statistic: Callab
     """
     if len(rows) == 0:
         return None
+    rows = rows[:, :PAPER_WIDTH]
     units = [COLUMN[f] for m in metrics for f in m.units]
     shape = rows[:, units].sum(axis=0) > 0
     totals = resampled_totals(rows, seed=seed)
@@ -403,6 +417,33 @@ def _radar(rows: np.ndarray, t: Mapping[str, float], seed: int) -> dict[str, Any
     return out
 
 
+def _reference_radar(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The radar of a reference-reading entry: its seven values (Deception scaled by 1 + lambda);
+    no interval (the script's Deception is no sum of per-game tallies to resample)."""
+    radii = [None if entry[a] is None else entry[a]["scaled"] if "scaled" in entry[a] else entry[a]["value"]
+             for a in AXES]
+    out: dict[str, Any] = {"axes": list(AXES), "values": radii, "full_area": FULL_AREA,
+                           "area": None, "relative_area": None}
+    if all(v is not None for v in radii):
+        area = radar_area(radii)  # type: ignore[arg-type]
+        out["area"] = {"value": area, "ci": None, "n": None}
+        out["relative_area"] = {"value": area / FULL_AREA, "ci": None, "n": None}
+    return out
+
+
+def _games_with(rows: np.ndarray, fields: Sequence[str]) -> int:
+    return int((rows[:, [COLUMN[f] for f in fields]].sum(axis=1) > 0).sum()) if len(rows) else 0
+
+
+def reference_report(rows: np.ndarray, paper: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference-code reading of one agent (magic_reference.py), beside its paper reading."""
+    t = _totals(rows.sum(axis=0) if len(rows) else np.zeros(len(FIELDS)))
+    games = {"reasoning": _games_with(rows, ["ref_gold"]),
+             "self_awareness": _games_with(rows, ["ref_self_c", "ref_self_u"]),
+             "rationality": _games_with(rows, ["pd_rounds", "pg_rounds"])}
+    return reference.report(t, games, paper, _reference_radar)
+
+
 def agent_report(rows: np.ndarray, forfeits: int, left_out: int, seed: int) -> dict[str, Any]:
     """Every MAgIC number of one agent from its tally rows (one per counted game, game_id order):
     its complete games and those it forfeited; `left_out` games another agent forfeited."""
@@ -478,8 +519,16 @@ def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Map
 
 # -- entry point -----------------------------------------------------------------------------
 
-def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
-    """Every MAgIC metric per agent, and the vanilla-vs-enhanced comparisons."""
+def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+          reading: str = "paper") -> dict[str, Any]:
+    """Every MAgIC metric per agent in both readings, and the vanilla-vs-enhanced comparisons.
+
+    `agents` holds the headline reading (`reading`), `alternative` the other one; the
+    comparisons are of the paper reading (per-game values of the script's Deception are not
+    defined: its lambda term is over the distinct outcomes of all games).
+    """
+    if reading not in READINGS:
+        raise ValueError(f"unknown MAgIC reading {reading!r}: expected one of {', '.join(READINGS)}")
     ordered = sorted((g for g in games if g.game in MAGIC_GAMES), key=lambda g: g.game_id)
     mine = games_by_agent(ordered)
     keys = sorted(mine)
@@ -489,4 +538,8 @@ def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
         rows[key] = np.array([tally_row(g, key) for g in counted]).reshape(len(counted), len(FIELDS))
         forfeits = sum(1 for g in counted if not g.valid)
         reports[key] = agent_report(rows[key], forfeits, len(mine[key]) - len(counted), seed)
-    return {"agents": reports, "comparisons": _comparisons(keys, agents, rows, reports)}
+    by_reading = {"paper": reports, "reference": {key: reference_report(rows[key], reports[key]) for key in keys}}
+    other = next(r for r in READINGS if r != reading)
+    return {"reading": reading, "agents": by_reading[reading],
+            "alternative": {"reading": other, "agents": by_reading[other]},
+            "comparisons": _comparisons(keys, agents, rows, reports)}

@@ -5,8 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from runner import __version__ as runner_version
 from runner import games as registry
 from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, ratings, theory, werewolf
 from site_builder.scoring.corpus import Corpus
-from site_builder.scoring.model import AgentInfo, ScoredGame, games_by_agent
+from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import Sections
 
 #: The field holding the number an entry stands for, first found wins: a composite's scaled value,
@@ -22,12 +21,17 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 2  # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
+RESULTS_VERSION = 3  # 3: magic has both readings (reading, agents, alternative)
+# 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 DEFAULT_SEED = 2026
 
 
-def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, kept: Path | None = None) -> dict[str, Any]:
+def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper",
+             kept: Path | None = None) -> dict[str, Any]:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set).
+
+    `magic_reading` is the MAgIC reading the leaderboards headline ("paper" or "reference"); the
+    other is kept beside it (docs/metrics/magic.md, "Two readings").
 
     With `kept` (a file of sections from earlier scorings, `scoring.sections`), a section whose
     games, agents and seed are unchanged is read back instead of recomputed: the results are
@@ -69,7 +73,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, kept: Path | None = No
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
                              for name in registry.GAME_MODULES if by_game.get(name)},
-            "magic": section("magic", everything, lambda: magic.magic(games, agents, seed=seed)),
+            "magic": section(f"magic/{magic_reading}", everything,
+                             lambda: magic.magic(games, agents, seed=seed, reading=magic_reading)),
             "chameleon": {
                 "matchups": section("chameleon/matchups", chameleons,
                                     lambda: chameleon.matchups(chameleons, agents, seed=seed)),
@@ -159,9 +164,12 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
                                "forfeit_rate", "reask_rate"], rows)
     metrics = ["win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation",
                "coordination", "rationality"]
-    write("magic.csv", ["agent", *metrics, "radar_area"],
-          [[labels.get(key, key), *[entry.get(m) for m in metrics], (entry.get("radar") or {}).get("area")]
-           for key, entry in results["magic"]["agents"].items()])
+    # The headline reading first, then the other one: one row per agent and reading.
+    readings = [(results["magic"]["reading"], results["magic"]["agents"]),
+                (results["magic"]["alternative"]["reading"], results["magic"]["alternative"]["agents"])]
+    write("magic.csv", ["agent", "reading", *metrics, "radar_area"],
+          [[labels.get(key, key), reading, *[entry.get(m) for m in metrics], (entry.get("radar") or {}).get("area")]
+           for reading, entries in readings for key, entry in entries.items()])
     write("chameleon_matchups.csv",
           ["players", "words", "clue", "ties", "chameleon", "non_chameleon", "games", "valid_ratio",
            "identification", "non_chameleon_win", "second_chance"],

@@ -247,7 +247,7 @@ def test_reasoning_first_and_second_order():
         (2, "suspect", {"seat": 0}),  # X as the chameleon: not counted
         (0, "suspect_of", {"of": 1, "seat": 0}),  # B did suspect 0: right
         (2, "suspect_of", {"of": 1, "seat": 2}),  # B did not suspect 2: wrong
-        (0, "suspect_of", {"of": 2, "seat": 1}),  # seat 2 suspected 0: wrong
+        (0, "suspect_of", {"of": 2, "seat": 1}),  # seat 2's answer is left out: not counted
     ]
     game1 = chameleon("r1", [X, B, X], "chameleon_wins", probes)
     game2 = undercover("r2", [X, B, B], "civilians_win", [
@@ -255,11 +255,25 @@ def test_reasoning_first_and_second_order():
         (0, "suspect_of", {"of": 2, "seat": 1}),  # seat 2 answered nothing: not counted
     ])
     report = of([game1, game2])["reasoning"]
-    assert report["value"] == pytest.approx((1 + 1) / (2 + 3))
-    assert report["n"] == 5 and report["games"] == 2
+    assert report["value"] == pytest.approx((1 + 1) / (2 + 2))
+    assert report["n"] == 4 and report["games"] == 2
     assert report["parts"]["gold"]["value"] == pytest.approx(1 / 2)
-    assert report["parts"]["inter"]["value"] == pytest.approx(1 / 3)
-    assert report["parts"]["inter"]["n"] == 3
+    assert report["parts"]["inter"]["value"] == pytest.approx(1 / 2)
+    assert report["parts"]["inter"]["n"] == 2
+
+
+def test_guesses_about_the_chameleons_own_suspect_are_left_out_with_it():
+    # The chameleon (seat 2, agent B) was asked who the chameleon is by an earlier runner and
+    # answered seat 0. That answer is not read, so X's guesses about it count nowhere, whether
+    # they match it (seat 0) or not (seat 1); X's guess about seat 1 (B answered seat 2) counts.
+    probes = [(0, "suspect", {"seat": 2}), (1, "suspect", {"seat": 2}), (2, "suspect", {"seat": 0}),
+              (0, "suspect_of", {"of": 2, "seat": 0}),  # matches the unread answer: not counted
+              (1, "suspect_of", {"of": 2, "seat": 1}),  # differs from it: not counted either
+              (0, "suspect_of", {"of": 1, "seat": 2})]  # right
+    report = of([chameleon("i1", [X, X, B], "non_chameleons_win", probes)])["reasoning"]
+    # gold: seats 0 and 1 both name the chameleon, 2/2; inter: 1/1. Reasoning = 3/3.
+    assert report["parts"]["inter"]["n"] == 1 and report["parts"]["inter"]["value"] == 1.0
+    assert report["value"] == 1.0 and report["n"] == 3
 
 
 def test_deception_blending_and_wrong_guesses():

@@ -133,8 +133,26 @@ def test_score_command_writes_results_and_csv(sample, tmp_path):
 def test_csv_tables_have_one_row_per_agent(sample_results):
     results = sample_results
     tables = csv_tables(results)
-    magic_rows = tables["magic.csv"].strip().splitlines()
-    assert len(magic_rows) == 1 + len(results["magic"]["agents"])
+    magic_rows = list(csv.reader(io.StringIO(tables["magic.csv"])))
+    # One row per agent and MAgIC reading, the headline (paper) reading first.
+    assert len(magic_rows) == 1 + 2 * len(results["magic"]["agents"])
+    readings = [row[1] for row in magic_rows[1:]]
+    assert readings == ["paper"] * len(results["magic"]["agents"]) + ["reference"] * len(results["magic"]["agents"])
+
+
+def test_score_can_headline_the_reference_reading(sample, sample_results, tmp_path):
+    out = tmp_path / "results.json"
+    result = CliRunner().invoke(main, ["score", str(sample), "--out", str(out), "--no-cache",
+                                       "--magic-reading", "reference"])
+    assert result.exit_code == 0, result.output
+    swapped = json.loads(out.read_text(encoding="utf-8"))["magic"]
+    paper = json.loads(dumps(sample_results))["magic"]
+    assert (paper["reading"], paper["alternative"]["reading"]) == ("paper", "reference")
+    assert (swapped["reading"], swapped["alternative"]["reading"]) == ("reference", "paper")
+    assert swapped["agents"] == paper["alternative"]["agents"]
+    assert swapped["alternative"]["agents"] == paper["agents"]
+    bad = CliRunner().invoke(main, ["score", str(sample), "--out", str(out), "--magic-reading", "code"])
+    assert bad.exit_code == 2 and "--magic-reading" in bad.output
 
 
 @pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2", "@SUM(A1)", "\tTAB"])

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import markupsafe
 import pytest
 from click.testing import CliRunner
 
@@ -371,3 +372,39 @@ def test_the_game_chart_reads_the_leaderboards_entries(results):
             entry = rows[bar["label"]]["win_rate"]
             assert (bar["value"], bar["ci"], bar["n"]) == (entry["value"], entry["ci"], entry["n"])
     assert 'data-gn-chart="wins"' in pages.render(results).markdown["games/chameleon.md"]
+
+
+def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(results):
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+    shown = 0
+    for key, ref in refs.items():
+        page = site.markdown[ref.page]
+        other = results["magic"]["alternative"]["agents"].get(key)
+        if other is None:
+            assert 'id="other-reading"' not in page
+            continue
+        shown += 1
+        assert "<strong>paper reading (003&#39;s formulas)</strong>" in page
+        assert '<details class="gn-reading" id="other-reading">' in page
+        assert "MAgIC abilities, reference-code reading (the MAgIC authors&#39; script)" in page
+        for name, why in other["reasons"].items():  # every reason the reading gives is on the page
+            assert str(markupsafe.escape(why)) in page, name
+    assert shown
+    # With the reference reading as the headline, the labels swap.
+    swapped = copy.deepcopy(results)
+    magic = swapped["magic"]
+    magic["agents"], magic["alternative"] = magic["alternative"]["agents"], {"reading": "paper",
+                                                                             "agents": magic["agents"]}
+    magic["reading"] = "reference"
+    page = pages.render(swapped).markdown[next(r for k, r in refs.items()
+                                               if results["magic"]["alternative"]["agents"].get(k)).page]
+    assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
+    assert "MAgIC abilities, paper reading (003&#39;s formulas)" in page
+    # The radar file carries the other reading's values for the dashed trace drawn on request.
+    radar = pages.radar_data(results, refs)
+    assert radar["readings"] == {"headline": "paper reading", "other": "reference-code reading"}
+    for key, ref in refs.items():
+        if ref.slug in radar["agents"]:
+            other = results["magic"]["alternative"]["agents"][key]["radar"]["values"]
+            assert radar["agents"][ref.slug]["other"]["values"] == other

@@ -194,16 +194,16 @@
 
   function closeLoop(values) { return values.concat(values.slice(0, 1)); }
 
-  function radarTrace(agent, axes) {
-    var values = agent.values;  // an axis not measured stays null: a gap, not a 0
-    var text = agent.values.map(function (v) { return v === null ? "not measured" : v.toFixed(3); });
+  function radarTrace(agent, axes, values, name) {
+    values = values || agent.values;  // an axis not measured stays null: a gap, not a 0
+    var text = values.map(function (v) { return v === null ? "not measured" : v.toFixed(3); });
     return {
       // A filled shape only when every axis is measured: a fill across a gap would draw an area
       // that was never measured.
       type: "scatterpolar", mode: "lines+markers", opacity: 0.85, connectgaps: false,
       fill: values.indexOf(null) >= 0 ? "none" : "toself",
       r: closeLoop(values), theta: closeLoop(axes.map(esc)), text: closeLoop(text),
-      name: esc(agent.label), hovertemplate: "%{theta}: %{text}<extra>%{fullData.name}</extra>"
+      name: esc(name || agent.label), hovertemplate: "%{theta}: %{text}<extra>%{fullData.name}</extra>"
     };
   }
 
@@ -213,6 +213,15 @@
       var picks = [el.getAttribute("data-agent"), select ? select.value : ""];
       var traces = picks.filter(function (slug, i) { return slug && data.agents[slug] && picks.indexOf(slug) === i; })
         .map(function (slug) { return radarTrace(data.agents[slug], data.axes); });
+      // The agent in the other MAgIC reading, on request, dashed and labelled with the reading.
+      var toggle = document.querySelector("input[data-gn-reading='" + el.id + "']");
+      var own = data.agents[picks[0]];
+      if (toggle && toggle.checked && own && own.other && data.readings) {
+        var trace = radarTrace(own, data.axes, own.other.values, own.label + " (" + data.readings.other + ")");
+        trace.line = { dash: "dash" };
+        trace.fill = "none";
+        traces.push(trace);
+      }
       return { data: traces, layout: { showlegend: true, margin: { t: 32, r: 72, b: 64, l: 72 } } };
     },
     wins: function (el, data) {
@@ -388,9 +397,9 @@
       });
     }, { rootMargin: "300px 0px" });
     Array.prototype.forEach.call(charts, function (el) { chartObserver.observe(el); });
-    Array.prototype.forEach.call(document.querySelectorAll("select[data-gn-compare]"), function (select) {
-      select.addEventListener("change", function () {
-        var chart = document.getElementById(select.getAttribute("data-gn-compare"));
+    Array.prototype.forEach.call(document.querySelectorAll("select[data-gn-compare], input[data-gn-reading]"), function (input) {
+      input.addEventListener("change", function () {
+        var chart = document.getElementById(input.getAttribute("data-gn-compare") || input.getAttribute("data-gn-reading"));
         if (chart && chart.hasAttribute("data-gn-rendered")) draw(chart);
       });
     });
