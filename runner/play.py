@@ -74,7 +74,7 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         # Legal actions first, then a forfeit: the forfeit ends the game, and the others' moves
         # (and the model calls behind them) must not be lost with it.
         decided = sorted(zip(seats, results), key=lambda item: item[1][0] is None)
-        for seat, (action, attempts, evidence) in decided:
+        for seat, (action, attempts, evidence, took_ms) in decided:
             start = len(state.events)
             if action is None:
                 state.forfeit(seat, f"no legal action after {max_attempts} attempts")
@@ -86,6 +86,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
                 first["attempts"] = attempts
             if evidence:
                 first["evidence"] = evidence
+            if took_ms is not None:  # a person's seat: the time it took, and nothing else about them
+                first["took_ms"] = took_ms
             body.extend(records)
             if action is None:
                 break
@@ -140,14 +142,15 @@ def _event_records(state: State, start: int, n0: int) -> list[dict[str, Any]]:
 async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
                   observation: Mapping[str, Any], legal: Mapping[str, Any], max_attempts: int,
                   names: tuple[str, ...] = ()
-                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None]:
+                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None, int | None]:
     """Ask until the rules accept the action or the attempts run out.
 
-    Returns the accepted action (None if none was), the refused attempts, and the evidence of
-    the accepted one (LLM exchanges) merged over all attempts.
+    Returns the accepted action (None if none was), the refused attempts, the evidence of the
+    accepted one (LLM exchanges) merged over all attempts, and a person's time over it (or None).
     """
     attempts: list[dict[str, Any]] = []
     calls: list[Any] = []
+    took_ms: int | None = None
     notes: dict[str, Any] | None = None  # what an agent design computed (made on the first attempt)
     errors: tuple[str, ...] = ()
 
@@ -158,17 +161,19 @@ async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
 
     for _ in range(max_attempts):
         request = Request(game.name, seat, phase, observation, legal, errors, names,
-                          sample=lambda rng: state.random_action(seat, rng))
+                          sample=lambda rng: state.random_action(seat, rng),
+                          check=lambda action: _check_without_applying(state, seat, action))
         decision: Decision = await agent.act(request)
+        took_ms = decision.took_ms
         if decision.evidence:
             calls.extend(decision.evidence.get("calls", []))
             notes = decision.evidence.get("notes", notes)
         error = decision.error or _check_without_applying(state, seat, decision.action)
         if error is None:
-            return decision.action, attempts, evidence()
+            return decision.action, attempts, evidence(), took_ms
         attempts.append({"action": _jsonable(decision.action), "raw": decision.raw, "error": error})
         errors = errors + (error,)
-    return None, attempts, evidence()
+    return None, attempts, evidence(), took_ms
 
 
 def _check_without_applying(state: State, seat: int, action: Any) -> str | None:
@@ -205,7 +210,8 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
     for seat in range(len(agents)):
         observation = state.observe(seat)
         for kind, about in probe_questions(game, state, seat):
-            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names)
+            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names,
+                                   check=lambda answer, s=seat, k=kind, a=about: _probe_problem(state, s, k, a, answer))
             decision = await agents[seat].probe(request)
             if decision is not None:
                 records.append(probe_record(state, seat, kind, about, decision))
@@ -243,6 +249,8 @@ def probe_record(state: State, seat: int, kind: str, about: int | None, decision
         record["error"] = error[:2000]
     if decision.evidence:
         record["evidence"] = decision.evidence
+    if decision.took_ms is not None:
+        record["took_ms"] = decision.took_ms
     return record
 
 
