@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -31,8 +31,12 @@ class Seating:
 
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
                *, seed: int, tournament: str, created: str, game_id: str | None = None, matchup: str | None = None,
-               max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True) -> list[dict[str, Any]]:
+               max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True,
+               watch: Callable[[State], None] | None = None) -> list[dict[str, Any]]:
     """Play to the end and return the replay records: header, events and probes, outcome.
+
+    `watch`, if given, is called with the state at the start and after every change of it (the
+    play server shows each person what their seat now sees as it happens).
 
     A planned game passes its id and matchup (runner/tournament.py); a game played on its own is
     named as the one game of a lineup of its seats, so its id follows from it like any other.
@@ -55,6 +59,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     body: list[dict[str, Any]] = []
     chance_rng = rng_for(seed, "chance")
     probed_at: set[int] = set()
+    if watch is not None:
+        watch(state)
     while (pending := state.pending()) is not None:
         if probes and state.probes() and len(state.events) not in probed_at:
             probed_at.add(len(state.events))
@@ -63,6 +69,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             start = len(state.events)
             state.chance(chance_rng.choice(pending.options))
             body.extend(_event_records(state, start, _count_events(body)))
+            if watch is not None:
+                watch(state)
             continue
         seats = pending.seats if pending.simultaneous else pending.seats[:1]
         # Simultaneous seats all decide from the same observation, before any of them acts.
@@ -89,6 +97,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             if took_ms is not None:  # a person's seat: the time it took, and nothing else about them
                 first["took_ms"] = took_ms
             body.extend(records)
+            if watch is not None:
+                watch(state)
             if action is None:
                 break
     outcome = {"type": "outcome", **state.outcome()}

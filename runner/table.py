@@ -18,7 +18,7 @@ from typing import Any
 from runner import games
 from runner.agents.base import Agent
 from runner.agents.human import Channel, HumanAgent, check_name
-from runner.games.base import Game, SetupError
+from runner.games.base import Game, SetupError, State
 from runner.play import DEFAULT_MAX_ATTEMPTS, Seating, play
 from runner.replay.format import encode, write_atomic
 from runner.run import Seats
@@ -131,12 +131,14 @@ def seat_agents(table: Table, channel_for: Callable[[int], Channel], seats: Seat
 
 
 async def play_table(table: Table, agents: Sequence[Agent], *, probes: bool = True,
-                     max_attempts: int = DEFAULT_MAX_ATTEMPTS, created: str | None = None) -> list[dict[str, Any]]:
-    """Play the table to the end; its replay records (named as a lineup of its seats)."""
+                     max_attempts: int = DEFAULT_MAX_ATTEMPTS, created: str | None = None,
+                     watch: Callable[[State], None] | None = None) -> list[dict[str, Any]]:
+    """Play the table to the end; its replay records (named as a lineup of its seats). `watch` is
+    called with the state after every change (see runner.play.play)."""
     created = created or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     seating = Seating(agents, table.names, table.roles)
     return await play(table.game, table.params, table.setup, seating, seed=table.seed, tournament=TOURNAMENT,
-                      created=created, max_attempts=max_attempts, probes=probes)
+                      created=created, max_attempts=max_attempts, probes=probes, watch=watch)
 
 
 def write_replay(records: Sequence[Mapping[str, Any]], out: Path) -> Path:
