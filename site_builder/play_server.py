@@ -345,7 +345,10 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in _HEADERS.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the page went away (reloaded, closed) while its poll waited: nothing to tell it
 
 
 def _json(value: Any) -> bytes:

@@ -59,6 +59,7 @@
       renderAsk(view);
       root.dataset.version = String(data.version);
       root.dataset.state = data.outcome ? "over" : data.failure ? "failed" : data.question ? "asked" : "waiting";
+      root.dataset.question = data.question ? String(data.question.id) : "";
     }
 
     function renderHistory(view) {
