@@ -138,3 +138,26 @@ def test_two_people_play_one_game_in_two_browser_contexts(browser, tmp_path):
         context.close()
     path = finished_replay(tmp_path, "werewolf")
     assert '"kind":"human"' in path.read_text().split("\n")[0].replace(" ", "")
+
+
+def test_a_whole_game_is_played_with_the_keyboard_alone(browser, tmp_path):
+    """Each new question takes the focus; typing, Tab and Enter play it (here Cost Sharing: numbers, then votes)."""
+    table = deal("cost_sharing", {"rounds": 2}, 2, [Person("Ann", seat=1)])
+    context = browser.new_context()
+    tab = context.new_page()
+    with playing(table, tmp_path, probes=False) as (session, links):
+        tab.goto(links[1])
+        acted = ""
+        while wait_for_turn(tab, acted) == "asked":
+            acted = tab.locator("[data-gn-play]").get_attribute("data-question")
+            if tab.locator(".gn-ask input[type=number]").count():
+                for share in ("20", "30", "50"):  # the focus starts in the first box
+                    tab.keyboard.press("Control+A")
+                    tab.keyboard.type(share)
+                    tab.keyboard.press("Tab")
+                tab.keyboard.press("Enter")  # on the Propose button
+            else:
+                tab.keyboard.press("Enter")  # the first proposal's button has the focus
+    context.close()
+    records = [line for line in finished_replay(tmp_path, "cost_sharing").read_text().splitlines() if '"seat":1' in line]
+    assert any('"split":[20,30,50]' in line.replace(" ", "") for line in records)

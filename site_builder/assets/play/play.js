@@ -13,6 +13,9 @@
   var el = R.el, fill = R.fill, words = R.words;
   var VIEW_VERSION = 1;
   var SUSPECTED_ROLE = { chameleon: "the chameleon", undercover: "the undercover", werewolf: "the Werewolf" };
+  // What a choice between the rules' options asks, by the move's field.
+  var CHOOSE = { vote: "Vote for:", accuse: "Accuse one of the tied players:", proposal: "Vote for a proposal:",
+    choice: "Choose:", guess: "Guess the secret word:" };
 
   R.onEachPage("[data-gn-play]", start);
 
@@ -161,7 +164,7 @@
         return [heading(title, q), form];
       }
       if (Array.isArray(legal.options)) {
-        form.appendChild(el("fieldset", { class: "gn-choices" }, el("legend", { text: words(field) + ":" }),
+        form.appendChild(el("fieldset", { class: "gn-choices" }, el("legend", { text: CHOOSE[field] || words(field) + ":" }),
           legal.options.map(function (o) {
             return el("button", { type: "button", on: { click: function () { send(q, one(field, o), form); } } },
               optionLabel(view, legal, o));
