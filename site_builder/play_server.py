@@ -71,12 +71,17 @@ class PersonChannel:
         finally:
             self.session.clear_question(self.seat, future)
 
+    def accepted(self, question: Question, answer: Any) -> None:
+        """A belief the rules took: it joins the person's own history (a refused one never does)."""
+        if question.kind == "probe":
+            self.session.own_belief(self.seat, question.probe, answer)
+
 
 class Session:
     """One table being played: its seats' views, questions and tokens, shared by the game thread
     and the server's request threads (under `changed`, a condition notified on every change)."""
 
-    def __init__(self, table: Table, out: Path, *, probes: bool = True, agents_for: Any = None):
+    def __init__(self, table: Table, out: Path, *, probes: bool = True):
         self.table = table
         self.out = out
         self.probes = probes
@@ -91,7 +96,6 @@ class Session:
         self.replay: Path | None = None
         self.failure: str | None = None
         self.done = threading.Event()
-        self.agents_for = agents_for  # (table, channel_for) -> agents; default runner.table.seat_agents
 
     # -- the game thread --------------------------------------------------------------------
     def run_game(self) -> None:
@@ -107,8 +111,7 @@ class Session:
 
     async def _play(self) -> None:
         self.loop = asyncio.get_running_loop()
-        make = self.agents_for or _seat_agents
-        async with make(self.table, lambda seat: PersonChannel(self, seat)) as agents:
+        async with SeatedAgents(self.table, lambda seat: PersonChannel(self, seat)) as agents:
             records = await play_table(self.table, agents, probes=self.probes, watch=self.watch)
         path = write_replay(records, self.out)
         with self.changed:
@@ -149,12 +152,13 @@ class Session:
             current = self.questions.get(seat)
             if current is not None and current[2] is future:
                 del self.questions[seat]
-                if future.done() and not future.cancelled() and current[1]["kind"] == "probe":
-                    answer = future.result()
-                    if answer is not None:  # the person's own belief, shown in their history
-                        steps = self.views[seat]["steps"]
-                        steps.append({"n": len(steps), "k": "probe", "p": current[1]["probe"], "s": seat,
-                                      "d": copy.deepcopy(answer), "v": [seat]})
+            self._bump()
+
+    def own_belief(self, seat: int, probe: str | None, answer: Any) -> None:
+        with self.changed:
+            steps = self.views[seat]["steps"]
+            steps.append({"n": len(steps), "k": "probe", "p": probe, "s": seat, "d": copy.deepcopy(answer),
+                          "v": [seat]})
             self._bump()
 
     def _bump(self) -> None:
@@ -231,7 +235,7 @@ class Session:
         }
 
 
-class _seat_agents:
+class SeatedAgents:
     """The agents of a table, with the language-model connections opened and closed around the game."""
 
     def __init__(self, table: Table, channel_for: Any):

@@ -51,7 +51,11 @@ class Question:
 
 
 class Channel(Protocol):
-    """Where a person's questions go and answers come from (the play server, a test's script)."""
+    """Where a person's questions go and answers come from (the play server, a test's script).
+
+    A channel may also have `accepted(question, answer)`, called with each answer the rules took
+    (the play server shows a person's own beliefs in their history, never a refused one).
+    """
 
     async def ask(self, question: Question) -> Any:
         """The person's answer: an action object for a move; a belief object, or None to skip, for a probe."""
@@ -80,15 +84,21 @@ class HumanAgent(Agent):
         started = time.monotonic()
         refused: tuple[str, ...] = ()
         while True:
-            answer = await self.channel.ask(Question("probe", request.seat, request.kind, request.observation,
-                                                     probe=request.kind, about=request.about, roles=request.roles,
-                                                     refused=refused))
+            question = Question("probe", request.seat, request.kind, request.observation, probe=request.kind,
+                                about=request.about, roles=request.roles, refused=refused)
+            answer = await self.channel.ask(question)
             if answer is None:
                 return None  # skipped: no line, as for an agent without beliefs
             error = request.check(answer) if request.check is not None else None
             if error is None:
+                self._accepted(question, answer)
                 return Decision(dict(answer), took_ms=_ms_since(started))
             refused = refused + (error,)
+
+    def _accepted(self, question: Question, answer: Any) -> None:
+        accepted = getattr(self.channel, "accepted", None)
+        if accepted is not None:
+            accepted(question, answer)
 
 
 def _ms_since(started: float) -> int:

@@ -23,6 +23,10 @@ class Person_:
         self.bad_first = bad_first
         self.refusals: list[tuple[str, ...]] = []
         self.probes = 0
+        self.beliefs: list[Any] = []  # the beliefs the rules took, as the channel is told them
+
+    def accepted(self, question: Question, answer: Any) -> None:
+        self.beliefs.append(answer)
 
     async def ask(self, question: Question) -> Any:
         if question.kind == "probe":
@@ -58,6 +62,8 @@ def test_a_person_plays_a_whole_game_and_the_replay_validates(game):
                         if r["type"] == "probe" or r["kind"] == "action")
     assert not any("attempts" in r or "evidence" in r for r in mine)
     assert records[-1]["status"] == "complete"
+    recorded = [r["answer"] for r in records if r["type"] == "probe" and r["seat"] == 0]
+    assert person.beliefs == recorded and {"nonsense": True} not in recorded  # a refused belief is never told
     checked = check_bytes("replays/play/x.jsonl", encode(records))
     assert checked.ok, checked.problems
 
