@@ -128,3 +128,19 @@ def test_the_command_refuses_a_bad_table_with_a_clear_message():
     assert result.exit_code == 1 and "--role 'king'" in result.output
     result = CliRunner().invoke(play, ["--game", "chameleon", "--no-open"])
     assert result.exit_code == 1 and "nobody to play" in result.output
+
+
+def test_a_model_that_cannot_be_reached_stops_the_game_and_writes_nothing(tmp_path):
+    table = deal("prisoners_dilemma", {"rounds": 1}, 1, [Person("Ann", seat=0)],
+                 against=["openai_compatible:nothing@http://127.0.0.1:9/v1"])
+    with playing(table, tmp_path) as (session, links):
+        version = None
+        while True:
+            view = json.loads(request(links[0] + "/view" + ("" if version is None else f"?since={version}"))[1])
+            version = view["version"]
+            if view["failure"] or view["outcome"]:
+                break
+            if view["question"]:
+                request(links[0] + "/answer", {"id": view["question"]["id"], "answer": {"choice": "cooperate"}})
+    assert "cannot connect" in view["failure"] and view["outcome"] is None
+    assert not any(tmp_path.iterdir())
