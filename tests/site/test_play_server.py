@@ -144,3 +144,43 @@ def test_a_model_that_cannot_be_reached_stops_the_game_and_writes_nothing(tmp_pa
                 request(links[0] + "/answer", {"id": view["question"]["id"], "answer": {"choice": "cooperate"}})
     assert "cannot connect" in view["failure"] and view["outcome"] is None
     assert not any(tmp_path.iterdir())
+
+
+def _start_command(tmp_path, *args):
+    import re
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "runner", "play", "--no-open", "--out", str(tmp_path), *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [process.stdout.readline() for _ in range(2)]
+    link = re.search(r"http://127\.0\.0\.1:\d+/seat/\S+", lines[1])
+    assert link, lines
+    return process, link[0]
+
+
+def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
+    process, link = _start_command(tmp_path, "--game", "public_good", "--seat", "2", "--name", "Ann", "--seed", "8",
+                                   "--rule", "rounds=2")
+    try:
+        play_seat(link)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    [replay] = list(tmp_path.glob("*.jsonl"))
+    assert f"wrote {replay}" in out and check_file(str(replay)).ok
+
+
+def test_ctrl_c_mid_game_writes_nothing(tmp_path):
+    import signal
+
+    process, link = _start_command(tmp_path, "--game", "chameleon", "--seat", "0")
+    try:
+        assert request(link + "/view")[0] == 200
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "no replay is written" in err
+    assert not list(tmp_path.iterdir())
