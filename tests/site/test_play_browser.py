@@ -34,6 +34,8 @@ def wait_for_turn(tab, acted: str) -> str:
 def take_turn(tab, game: str, turn: int) -> None:
     """Answer the question on the page as a person would: type, tick, click."""
     ask = tab.locator(".gn-ask")
+    form = ask.locator("form")
+    form.wait_for(timeout=15000)  # the question's form, drawn (a failure shows what the panel held)
     if ask.locator("textarea").count():
         ask.locator("textarea").fill(CLUES[game])
         ask.locator("button.gn-primary").click()
