@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -31,8 +31,12 @@ class Seating:
 
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
                *, seed: int, tournament: str, created: str, game_id: str | None = None, matchup: str | None = None,
-               max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True) -> list[dict[str, Any]]:
+               max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True,
+               watch: Callable[[State], None] | None = None) -> list[dict[str, Any]]:
     """Play to the end and return the replay records: header, events and probes, outcome.
+
+    `watch`, if given, is called with the state at the start and after every change of it (the
+    play server shows each person what their seat now sees as it happens).
 
     A planned game passes its id and matchup (runner/tournament.py); a game played on its own is
     named as the one game of a lineup of its seats, so its id follows from it like any other.
@@ -55,6 +59,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     body: list[dict[str, Any]] = []
     chance_rng = rng_for(seed, "chance")
     probed_at: set[int] = set()
+    if watch is not None:
+        watch(state)
     while (pending := state.pending()) is not None:
         if probes and state.probes() and len(state.events) not in probed_at:
             probed_at.add(len(state.events))
@@ -63,6 +69,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
             start = len(state.events)
             state.chance(chance_rng.choice(pending.options))
             body.extend(_event_records(state, start, _count_events(body)))
+            if watch is not None:
+                watch(state)
             continue
         seats = pending.seats if pending.simultaneous else pending.seats[:1]
         # Simultaneous seats all decide from the same observation, before any of them acts.
@@ -74,7 +82,7 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         # Legal actions first, then a forfeit: the forfeit ends the game, and the others' moves
         # (and the model calls behind them) must not be lost with it.
         decided = sorted(zip(seats, results), key=lambda item: item[1][0] is None)
-        for seat, (action, attempts, evidence) in decided:
+        for seat, (action, attempts, evidence, took_ms) in decided:
             start = len(state.events)
             if action is None:
                 state.forfeit(seat, f"no legal action after {max_attempts} attempts")
@@ -86,7 +94,11 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
                 first["attempts"] = attempts
             if evidence:
                 first["evidence"] = evidence
+            if took_ms is not None:  # a person's seat: the time it took, and nothing else about them
+                first["took_ms"] = took_ms
             body.extend(records)
+            if watch is not None:
+                watch(state)
             if action is None:
                 break
     outcome = {"type": "outcome", **state.outcome()}
@@ -140,14 +152,15 @@ def _event_records(state: State, start: int, n0: int) -> list[dict[str, Any]]:
 async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
                   observation: Mapping[str, Any], legal: Mapping[str, Any], max_attempts: int,
                   names: tuple[str, ...] = ()
-                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None]:
+                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, Any] | None, int | None]:
     """Ask until the rules accept the action or the attempts run out.
 
-    Returns the accepted action (None if none was), the refused attempts, and the evidence of
-    the accepted one (LLM exchanges) merged over all attempts.
+    Returns the accepted action (None if none was), the refused attempts, the evidence of the
+    accepted one (LLM exchanges) merged over all attempts, and a person's time over it (or None).
     """
     attempts: list[dict[str, Any]] = []
     calls: list[Any] = []
+    took_ms: int | None = None
     notes: dict[str, Any] | None = None  # what an agent design computed (made on the first attempt)
     errors: tuple[str, ...] = ()
 
@@ -158,17 +171,19 @@ async def _decide(game: Game, state: State, agent: Agent, seat: int, phase: str,
 
     for _ in range(max_attempts):
         request = Request(game.name, seat, phase, observation, legal, errors, names,
-                          sample=lambda rng: state.random_action(seat, rng))
+                          sample=lambda rng: state.random_action(seat, rng),
+                          check=lambda action: _check_without_applying(state, seat, action))
         decision: Decision = await agent.act(request)
+        took_ms = decision.took_ms
         if decision.evidence:
             calls.extend(decision.evidence.get("calls", []))
             notes = decision.evidence.get("notes", notes)
         error = decision.error or _check_without_applying(state, seat, decision.action)
         if error is None:
-            return decision.action, attempts, evidence()
+            return decision.action, attempts, evidence(), took_ms
         attempts.append({"action": _jsonable(decision.action), "raw": decision.raw, "error": error})
         errors = errors + (error,)
-    return None, attempts, evidence()
+    return None, attempts, evidence(), took_ms
 
 
 def _check_without_applying(state: State, seat: int, action: Any) -> str | None:
@@ -205,7 +220,8 @@ async def _ask_probes(game: Game, state: State, agents: Sequence[Agent],
     for seat in range(len(agents)):
         observation = state.observe(seat)
         for kind, about in probe_questions(game, state, seat):
-            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names)
+            request = ProbeRequest(game.name, seat, kind, observation, game.roles, about, names=names,
+                                   check=lambda answer, s=seat, k=kind, a=about: _probe_problem(state, s, k, a, answer))
             decision = await agents[seat].probe(request)
             if decision is not None:
                 records.append(probe_record(state, seat, kind, about, decision))
@@ -243,6 +259,8 @@ def probe_record(state: State, seat: int, kind: str, about: int | None, decision
         record["error"] = error[:2000]
     if decision.evidence:
         record["evidence"] = decision.evidence
+    if decision.took_ms is not None:
+        record["took_ms"] = decision.took_ms
     return record
 
 

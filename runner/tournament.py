@@ -563,8 +563,28 @@ def resolve_agent(ref: Any, agents: Mapping[str, AgentSpec], where: str) -> Agen
         return agents[ref]
     if ref in strategies():
         return AgentSpec(ref, {"builtin": ref, "params": {}})
+    if ref.partition(":")[0] in PROVIDERS:
+        return compact_model(ref, where)
     raise PlanError(f"{where}: {ref!r} is neither an agent of this tournament "
-                    f"({', '.join(sorted(agents)) or 'none defined'}) nor a built-in strategy")
+                    f"({', '.join(sorted(agents)) or 'none defined'}), a built-in strategy nor a model "
+                    "written provider:model[@base_url]")
+
+
+def compact_model(ref: str, where: str) -> AgentSpec:
+    """A language model named on the command line as `provider:model[@base_url]` (e.g.
+    `openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1`), with every other setting at its
+    default; the agent is named after the model."""
+    provider, _, rest = ref.partition(":")
+    model, at, base_url = rest.partition("@")
+    if not model.strip():
+        raise PlanError(f"{where}: {ref!r}: name the model after the provider, e.g. {provider}:gpt-4o-mini")
+    if at and not base_url.strip():
+        raise PlanError(f"{where}: {ref!r}: give the server's base URL after '@', or leave the '@' out")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", model.strip()).strip("-.") or "model"
+    spec: dict[str, Any] = {"provider": provider, "model": model.strip()}
+    if at:
+        spec["base_url"] = base_url.strip()
+    return _llm_agent(name[:60], spec, f"{where}: {ref}")
 
 
 def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:

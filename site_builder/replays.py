@@ -447,7 +447,9 @@ def _call(call: Mapping[str, Any], texts: _Texts) -> dict[str, Any]:
 def _player(player: Mapping[str, Any], key: str, labels: Mapping[str, str]) -> dict[str, Any]:
     """A seat: display name, role, agent label (as on the leaderboard) and what the agent is."""
     agent = player["agent"]
-    if agent.get("kind") == "llm":
+    if agent.get("kind") == "human":
+        about = "a person"
+    elif agent.get("kind") == "llm":
         about = f"{agent.get('provider', '')}/{agent.get('model', '')}".strip("/")
         if agent.get("design"):
             about += f" ({agent['design']})"

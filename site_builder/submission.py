@@ -40,6 +40,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_SUBMISSION_BYTES = 100 * 1024 * 1024
 #: Most files one pull request may add or change.
 MAX_SUBMISSION_FILES = 10_000
+#: Agent kinds that make a game a submission: a model or a person played a seat (not bots alone).
+NON_BOT_KINDS = frozenset(("llm", "human"))
 REPLAYS = "replays/"
 _SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}"
 #: replays/<tournament>/<game_id>.jsonl: both parts are slugs, as in the replay header.
@@ -574,13 +576,19 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
         check.refuse(f"is the same game as {seen.by_play[fingerprint]} in this submission (same deal, seed, moves "
                      "and beliefs) under other labels: a game counts once")
     seen.by_play.setdefault(fingerprint, check.path)
-    if not any(isinstance(p.get("agent"), dict) and p["agent"].get("kind") == "llm" for p in header["players"]):
-        check.refuse("no seat of this game is a language model: a submission brings games of models; the bots "
-                     "play in the maintainers' built-in tournament", 1, "players")
+    if not has_non_bot_seat(header):
+        check.refuse("no seat of this game is a language model or a person: a submission brings games of models "
+                     "or people; the bots play in the maintainers' built-in tournament", 1, "players")
     check.problems.extend(game_problems(plan, check.path, header))
     check.problems.extend(provenance_problems(check.path, header, checked.records))
     if check.ok:
         check.header = header
+
+
+def has_non_bot_seat(header: Mapping[str, Any]) -> bool:
+    """Whether a language model or a person played a seat of this game (what makes it a submission)."""
+    return any(isinstance(p, Mapping) and isinstance(p.get("agent"), Mapping)
+               and p["agent"].get("kind") in NON_BOT_KINDS for p in header.get("players") or ())
 
 
 def _check_agents(submission: Submission) -> None:

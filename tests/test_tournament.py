@@ -289,3 +289,15 @@ def test_the_plan_file_plans_the_same_games_and_holds_nothing_of_the_machine(pat
     body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
     for word in ("api_key_env", "timeout_s", "[providers", "[prices"):
         assert word not in body
+
+
+def test_a_model_written_compactly_on_the_command_line_is_a_language_model_agent():
+    from runner.tournament import from_flags
+
+    tournament = from_flags("t", "public_good", [], "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1,random,random",
+                            {}, 1, 0)
+    model = tournament.matchups[0].lineup[0]
+    assert model.name == "gemma-3-270m" and model.is_llm
+    assert model.spec["provider"] == "openai_compatible" and model.spec["base_url"] == "http://127.0.0.1:8000/v1"
+    with pytest.raises(PlanError, match="name the model"):
+        from_flags("t", "public_good", ["*=openai:"], None, {}, 1, 0)

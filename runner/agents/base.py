@@ -27,6 +27,9 @@ class Request:
     errors: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     sample: Callable[[random.Random], dict[str, Any]] | None = field(default=None, compare=False)
+    #: The rules' refusal message for an action, or None if they accept it (the state unchanged);
+    #: a person's seat uses it to ask again at once rather than spend one of the game's attempts.
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class ProbeRequest:
     about: int | None = None
     errors: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    #: Why an answer is not a usable belief, or None (as `Request.check`, for a person's seat).
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -59,6 +64,8 @@ class Decision:
     raw: str | None = None
     evidence: dict[str, Any] | None = None
     error: str | None = None
+    #: How long a person took over this decision, in milliseconds (recorded for human seats only).
+    took_ms: int | None = None
 
 
 class ProviderError(Exception):

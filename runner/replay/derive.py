@@ -12,7 +12,7 @@ the replies are taken as recorded, everything the agent made of them is derived 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
@@ -44,6 +44,7 @@ class Derivation:
         self.max_attempts = header["max_attempts"]
         self.agents: dict[int, ScriptedAgent] = {}
         self.models: dict[int, ModelSeat] = {}
+        self.humans: set[int] = set()  # seats played by people: their moves and beliefs are inputs
         self.unknown: dict[int, Difference] = {}  # seats that cannot be made again: (field, why)
         #: Built-in seats' beliefs already worked out, by (events so far, seat, probe, about).
         self._answered: dict[tuple[int, int, str, int | None], Any] = {}
@@ -57,6 +58,9 @@ class Derivation:
                     self.models[seat] = ModelSeat(game, seat, agent, self.seed)
                 except Replayed as exc:
                     self.unknown[seat] = (f"{where}.{exc.field}", exc.message)
+                continue
+            if agent.get("kind") == "human":
+                self.humans.add(seat)
                 continue
             if agent.get("kind") != "builtin":
                 continue
@@ -170,19 +174,23 @@ class Derivation:
         return ("answer", f"seat {seat} plays the built-in {agent.strategy}, which answers {show(expected)} "
                           f"here; the replay says {show(record['answer'])}")
 
-    def questions(self, state: State) -> list[tuple[int, str, int | None]]:
+    def questions(self, state: State, answered: Sequence[tuple[Any, ...]] = ()
+                  ) -> list[tuple[int, str, int | None]]:
         """The probes the runner asks here, in its order, that get an answer: (seat, kind, about).
 
         Every seat is asked what its role does not already answer (`Game.asks`); a model seat
-        answers everything, a built-in one what its strategy has a belief about.
+        answers everything, a built-in one what its strategy has a belief about, and a person
+        what they chose to answer of it (a person may skip any probe: those in `answered`).
         """
         found = []
         for seat in range(len(self.names)):
-            if seat not in self.models and seat not in self.agents:
+            if seat not in self.models and seat not in self.agents and seat not in self.humans:
                 continue
             observation = state.observe(seat)
             for kind, about in probe_questions(self.game, state, seat):
                 if seat in self.agents and self._belief(state, seat, kind, about, observation) is None:
+                    continue
+                if seat in self.humans and (seat, kind, about) not in answered:
                     continue
                 found.append((seat, kind, about))
         return found

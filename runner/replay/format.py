@@ -20,8 +20,8 @@ import orjson
 FORMAT_NAME = "gamenight.replay"
 #: The newest format version. A writer records the lowest version whose fields the replay uses,
 #: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 2
-FORMAT_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+FORMAT_VERSIONS = (1, 2, 3)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
@@ -29,6 +29,9 @@ V2_PROBE_KINDS = frozenset(("secret", "suspected"))  # questions a role can be w
 V2_CALL_FIELDS = frozenset(("reasoning", "structured", "reasoning_tokens", "cached_input_tokens", "cached"))
 V2_AGENT_FIELDS = frozenset(("top_p", "stop", "reasoning_effort", "thinking_budget", "structured_output",
                              "structured_reasoning", "extra_body", "system_role"))
+#: What version 3 added: seats played by people (agent kind "human") and the time each of their
+#: decisions took (`took_ms` on their events and probes).
+V3_RECORD_FIELDS = frozenset(("took_ms",))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.
@@ -652,6 +655,21 @@ def version_2_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
                     yield i, f"evidence.calls[{c}].{key}", f"the call field {key!r}"
 
 
+def version_3_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-3 field in a replay's records."""
+    for i, data in enumerate(records):
+        if data.get("type") == "header":
+            for p, player in enumerate(data.get("players") or ()):
+                agent = player.get("agent") if isinstance(player, Mapping) else None
+                if isinstance(agent, Mapping) and agent.get("kind") == "human":
+                    yield i, f"players[{p}].agent.kind", "a seat played by a person (agent kind 'human')"
+        for key in sorted(V3_RECORD_FIELDS & data.keys()):
+            yield i, key, f"the field {key!r}"
+
+
 def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
     """The lowest format version that can hold these records."""
+    records = list(records)
+    if next(version_3_uses(records), None) is not None:
+        return 3
     return 2 if next(version_2_uses(records), None) is not None else 1

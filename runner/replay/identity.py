@@ -132,6 +132,8 @@ def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:
         defaults = known.defaults if known is not None else {}
         return [{"builtin": agent.get("strategy"), "params": params}
                 for params in _written(agent.get("params") or {}, defaults)]
+    if agent.get("kind") == "human":
+        return [{"human": True}]  # a person is known by the name they chose, nothing else
     if agent.get("kind") != "llm":
         return []
     from runner.agents.llm.designs import DESIGNS

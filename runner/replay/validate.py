@@ -17,11 +17,12 @@ from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
-                                  read_file, schema_problems, show, version_2_uses)
+                                  read_file, schema_problems, show, version_2_uses,
+                                  version_3_uses)
 from runner.tournament import PlannedGame
 
 #: Fields of event records that the runner adds and the rules do not produce.
-RUNNER_FIELDS = ("type", "n", "attempts", "evidence")
+RUNNER_FIELDS = ("type", "n", "attempts", "evidence", "took_ms")
 _MISSING = object()
 
 
@@ -95,10 +96,17 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         checked.problems = limit_problems(path, checked.problems)
         return checked
     checked.problems.extend(_structure(path, records))
-    if not checked.problems and records[0].data["version"] == 1:
+    version = records[0].data["version"] if not checked.problems else None
+    if version == 1:
         checked.problems.extend(
             Problem(path, records[i].line, f"{what} needs replay format version 2; this file says version 1",
                     field) for i, field, what in version_2_uses(r.data for r in records))
+    if version in (1, 2):
+        checked.problems.extend(
+            Problem(path, records[i].line, f"{what} needs replay format version 3; this file says version {version}",
+                    field) for i, field, what in version_3_uses(r.data for r in records))
+    if not checked.problems:
+        checked.problems.extend(_human_fields(path, records))
     if checked.problems:
         return checked
     cursor = _Cursor()
@@ -264,7 +272,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
             # `derive`, the draw or built-in move the seed gives).
             if probes_on and not batch:  # where the runner asks its probes, before the next input
                 assert derivation is not None
-                diff = _probes_difference(derivation.questions(state), asked)
+                diff = _probes_difference(derivation.questions(state, answered=asked), asked)
                 if diff:
                     problems.append(Problem(path, record.line, diff[1], diff[0]))
                     return None
@@ -378,6 +386,25 @@ def _batch_after(state: State, data: Mapping[str, Any], batch: set[int]) -> set[
     if data["kind"] in ("action", "forfeit") and pending is not None and pending.kind == "act" and pending.simultaneous:
         return set(pending.seats) - {data["seat"]}
     return set()
+
+
+def _human_fields(path: str, records: Sequence[Record]) -> list[Problem]:
+    """A person's time is recorded on their own decisions only, and nothing of a model's evidence is."""
+    players = records[0].data["players"]
+    humans = {p["seat"] for p in players if p["agent"]["kind"] == "human"}
+    problems = []
+    for record in records[1:]:
+        data = record.data
+        if data["type"] not in ("event", "probe"):
+            continue
+        human = data.get("seat") in humans
+        if "took_ms" in data and not (human and (data["type"] == "probe" or data["kind"] in ("action", "forfeit"))):
+            problems.append(Problem(path, record.line, "only the decisions of a seat played by a person (agent kind "
+                                    "'human') record the time they took", "took_ms"))
+        if human and "evidence" in data:
+            problems.append(Problem(path, record.line, "a seat played by a person has no model calls or design notes",
+                                    "evidence"))
+    return problems
 
 
 def _probes_difference(expected: list[tuple[int, str, int | None]],

@@ -22,6 +22,10 @@ def agent_key(description: Mapping[str, Any]) -> str:
     and design. Design parameters drawn at random per game (listed in `design_params.drawn`,
     e.g. Big Five trait levels) are the same design playing, so they are left out too.
     """
+    if description.get("kind") == "human":
+        # A person is known only by the name they chose: each name is its own row.
+        return json.dumps({"kind": "human", "name": description.get("name")}, sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"))
     identity = {k: v for k, v in description.items() if k not in NOT_IDENTITY}
     params = identity.get("design_params")
     if isinstance(params, Mapping) and isinstance(params.get("drawn"), list):
@@ -143,8 +147,10 @@ class AgentInfo:
 
     @property
     def provider(self) -> str:
-        """"builtin" for scripted agents, else the LLM provider."""
-        return "builtin" if self.kind == "builtin" else str(self.description.get("provider", ""))
+        """"builtin" for scripted agents, "human" for people, else the LLM provider."""
+        if self.kind in ("builtin", "human"):
+            return self.kind
+        return str(self.description.get("provider", ""))
 
     @property
     def design(self) -> str:

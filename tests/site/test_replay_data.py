@@ -286,8 +286,8 @@ def test_pages_link_relatively_and_carry_no_replay_text(directory_urls, index_as
 
 def test_assets_are_the_files_the_pages_load():
     shipped = {rel: Path(source) for source, rel in replays.assets()}
-    assert sorted(shipped) == ["assets/viewer/common.js", "assets/viewer/index.js", "assets/viewer/viewer.css",
-                               "assets/viewer/viewer.js"]
+    assert sorted(shipped) == ["assets/viewer/common.js", "assets/viewer/index.js", "assets/viewer/pov.js",
+                               "assets/viewer/viewer.css", "assets/viewer/viewer.js"]
     loaded = set()
     for text in replays.pages({}).values():
         loaded |= {m.split("assets/viewer/")[1] for m in re.findall(r'(?:src|href)="([^"]+)"', text) if "assets/" in m}

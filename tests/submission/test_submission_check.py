@@ -658,12 +658,12 @@ def test_the_layout_patterns():
 def test_report_lists_problems_as_file_line_field_message(repo, played):
     files = dict(played["newcomer"])
     path, raw = first_game(files)
-    files[path] = edit(raw, lambda lines: lines[0].update(version=3))
+    files[path] = edit(raw, lambda lines: lines[0].update(version=4))
     repo.write_all(files)
     repo.commit()
     result, summary = repo.check(author="bob")
     assert result.exit_code == 1
-    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2; got 3" in summary
+    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2, 3; got 4" in summary
     assert json.loads(json.dumps(summary))  # plain text, no binary
 
 
@@ -686,3 +686,22 @@ def test_credentials_are_recognised_and_prose_is_not(line):
     assert [p.line for p in problems] == ([2] if what else [])
     if what:
         assert what in problems[0].message
+
+
+
+def test_a_game_a_person_played_counts_as_one_with_a_non_bot_seat(repo):
+    """A person's seat makes a game a submission like a model's; but `gamenight play` writes no plan
+    (tournament.toml) beside its games yet, so a pull request of them is refused for that."""
+    import asyncio
+
+    from runner.replay.format import encode
+    from runner.table import Person, deal, play_table, seat_agents
+    from tests.agents.test_human import Person_
+
+    table = deal("prisoners_dilemma", {}, 3, [Person("Dana", seat=0)])
+    records = asyncio.run(play_table(table, seat_agents(table, lambda seat: Person_(None)), created="2026-11-20"))
+    assert submission.has_non_bot_seat(records[0])
+    bots = {**records[0], "players": [p for p in records[0]["players"] if p["agent"]["kind"] == "builtin"]}
+    assert not submission.has_non_bot_seat(bots)
+    repo.write(f"replays/play/{records[0]['game_id']}.jsonl", encode(records).decode())
+    refused(repo, "replays/play/ has no tournament.toml", author="dana")

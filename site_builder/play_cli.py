@@ -1,0 +1,86 @@
+"""`gamenight play`: take a seat of a game in the browser (site_builder/play_server.py)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import webbrowser
+from pathlib import Path
+
+import click
+
+#: After the game, how long the server stays up for the pages to show the result.
+LINGER_SECONDS = 120
+
+
+@click.command("play")
+@click.option("--game", "game_name", required=True, help="The game: chameleon, undercover, cost_sharing, "
+              "prisoners_dilemma, public_good or werewolf.")
+@click.option("--rule", "rules", multiple=True, metavar="KEY=VALUE", help="A rule parameter (as `run --rule`).")
+@click.option("--seat", "seats", multiple=True, type=click.IntRange(0), metavar="N",
+              help="A person takes seat N (0 is the first). Repeatable: several people, each with their own link.")
+@click.option("--role", "roles", multiple=True, metavar="ROLE",
+              help="A person takes a seat dealt this role (e.g. chameleon, seer). Repeatable.")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="The name each person plays under, in the order of --seat then --role (default: guest, guest-2...).")
+@click.option("--against", "against", multiple=True, metavar="AGENT",
+              help="The agents of the other seats, in seat order and repeated as needed: a built-in strategy "
+                   "(`gamenight agents`) or a model as provider:model[@base_url], e.g. "
+                   "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1. Default: a built-in player of the game.")
+@click.option("--seed", type=click.IntRange(0), help="The game seed (default: a random one).")
+@click.option("--no-probes", is_flag=True, help="Ask nobody the belief probes.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; only another address than 127.0.0.1 lets other machines in.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("replays") / "play",
+              show_default=True, help="Folder the finished game's replay is written to.")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the first person's link in a browser.")
+def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, port, out, open_browser):
+    """Play a game in the browser: people take seats, built-in agents or models the others.
+
+    Prints one secret link per person (anyone with a link plays that seat). Only a finished game is
+    written, as a normal replay; Ctrl-C writes nothing. Reopening a link resumes the game.
+    """
+    from runner.cli import _parse_rules
+    from runner.table import Person, deal
+    from runner.tournament import PlanError
+    from site_builder.play_server import Session, links, start_server
+
+    people = [Person("", seat=s) for s in seats] + [Person("", role=r) for r in roles]
+    if len(names) > len(people):
+        raise click.ClickException(f"--name: {len(names)} names for {len(people)} people (give --seat or --role per person)")
+    people = [Person(names[i] if i < len(names) else ("guest" if i == 0 else f"guest-{i + 1}"), p.seat, p.role)
+              for i, p in enumerate(people)]
+    try:
+        table = deal(game_name, _parse_rules(rules), seed, people, list(against))
+    except PlanError as exc:
+        raise click.ClickException(str(exc)) from None
+    session = Session(table, out, probes=not no_probes)
+    try:
+        server = start_server(session, host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    game = threading.Thread(target=session.run_game, daemon=True)
+    game.start()
+    click.echo(f"{table.game.title}, seed {table.seed}: {table.players} seats")
+    seat_links = links(session, server, host)
+    for seat, link in seat_links.items():
+        click.echo(f"  {table.names[seat]} ({table.people[seat]}): {link}")
+    if open_browser:
+        webbrowser.open(next(iter(seat_links.values())))
+    try:
+        while not session.done.wait(0.5):
+            pass
+        if session.failure:
+            raise click.ClickException(f"the game stopped: {session.failure}; no replay written")
+        click.echo(f"wrote {session.replay}")
+        deadline = time.monotonic() + LINGER_SECONDS
+        while time.monotonic() < deadline and not session.all_seen():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        click.echo("stopped: the game was not finished, so no replay is written", err=True)
+        sys.exit(130)
+    finally:
+        server.shutdown()
