@@ -351,6 +351,16 @@ def require(condition: bool, field: str, message: str) -> None:
         raise SetupError(field, message)
 
 
+def probe_schedule(raw: Mapping[str, Any], allowed: Sequence[str]) -> dict[str, str]:
+    """The `probe_schedule` rule parameter, checked: {} for the default (the first of `allowed`),
+    which is left out of the normal form so that replays written before the option existed keep
+    their exact `variant`; {"probe_schedule": value} otherwise."""
+    value = raw.get("probe_schedule", allowed[0])
+    require(isinstance(value, str) and value in allowed, "params.probe_schedule",
+            f"must be one of {list(allowed)}")
+    return {} if value == allowed[0] else {"probe_schedule": value}
+
+
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
