@@ -273,6 +273,9 @@ class Game(ABC):
     #: already answer (the Chameleon knows it is one, so it is not asked who the chameleon is).
     #: A role left out is asked every probe of the point; see `asks`.
     probe_roles: ClassVar[Mapping[str, frozenset[str]]] = {}
+    #: Rule options whose default is left out of the normal form (added after replays were
+    #: shipped): option -> its values, the default first. Listed by `gamenight games`.
+    options: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def asks(self, role: str, kind: str) -> bool:
         """Whether a seat of `role` is asked probe `kind` (a question it can be wrong about)."""

@@ -370,6 +370,7 @@ class Chameleon(Game):
     # and is asked instead which word is the secret (which the others know).
     probe_roles = {"chameleon": frozenset({"suspect_of", "secret"}),
                    "non_chameleon": frozenset({"suspect", "suspect_of"})}
+    options = {"probe_schedule": PROBE_SCHEDULES}
 
     def __init__(self, cards: Sequence[Mapping[str, Any]] | None = None):
         # Explicit cards (tests, other decks) or, by default, the shipped deck read on first use.

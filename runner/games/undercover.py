@@ -213,6 +213,7 @@ class Undercover(Game):
     title = "Undercover"
     roles = ROLES
     reveal_phases = frozenset({"vote_result"})
+    options = {"probe_schedule": PROBE_SCHEDULES}
 
     def __init__(self, pairs: Sequence[Mapping[str, Any]] | None = None):
         self._pairs = None if pairs is None else [dict(p) for p in pairs]
