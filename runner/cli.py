@@ -422,6 +422,9 @@ def games_command():
         click.echo(f"{name:<20}{game.title}")
         click.echo(f"{'':<20}roles: {', '.join(game.roles)}")
         click.echo(f"{'':<20}rules: {json.dumps(game.params({}))}")
+        for option, values in game.options.items():
+            click.echo(f"{'':<20}option {option}: {' | '.join(values)} (default {values[0]}, not written "
+                       "into the variant)")
 
 
 @main.command("agents")

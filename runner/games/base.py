@@ -273,6 +273,9 @@ class Game(ABC):
     #: already answer (the Chameleon knows it is one, so it is not asked who the chameleon is).
     #: A role left out is asked every probe of the point; see `asks`.
     probe_roles: ClassVar[Mapping[str, frozenset[str]]] = {}
+    #: Rule options whose default is left out of the normal form (added after replays were
+    #: shipped): option -> its values, the default first. Listed by `gamenight games`.
+    options: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def asks(self, role: str, kind: str) -> bool:
         """Whether a seat of `role` is asked probe `kind` (a question it can be wrong about)."""
@@ -349,6 +352,16 @@ def require(condition: bool, field: str, message: str) -> None:
     """Raise SetupError(field, message) unless `condition` holds."""
     if not condition:
         raise SetupError(field, message)
+
+
+def probe_schedule(raw: Mapping[str, Any], allowed: Sequence[str]) -> dict[str, str]:
+    """The `probe_schedule` rule parameter, checked: {} for the default (the first of `allowed`),
+    which is left out of the normal form so that replays written before the option existed keep
+    their exact `variant`; {"probe_schedule": value} otherwise."""
+    value = raw.get("probe_schedule", allowed[0])
+    require(isinstance(value, str) and value in allowed, "params.probe_schedule",
+            f"must be one of {list(allowed)}")
+    return {} if value == allowed[0] else {"probe_schedule": value}
 
 
 def is_int(value: Any) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
-                               action_fields, check_keys, is_int, majority, require)
+                               action_fields, check_keys, is_int, majority, probe_schedule, require)
 
 CLUE_MODES = ("word", "sentence", "subset")
 #: How a tied vote is settled: "random" draws the accused uniformly among the tied (recorded chance);
@@ -30,6 +30,9 @@ SENTENCE_WORDS, SENTENCE_CHARS = 30, 300
 #: Characters a one-word clue may hold besides letters and digits.
 WORD_JOINERS = "-'’"
 MAGIC_OUTCOMES = ("non_chameleons_win", "chameleon_wins", "even_vote", "chameleon_guessed")
+#: When the belief probes are asked: once, when every clue is in and before the vote (the default),
+#: or after every clue, as the MAgIC reference code does (docs/games/chameleon.md, "Probes").
+PROBE_SCHEDULES = ("before_vote", "every_clue")
 
 
 def fold(text: str) -> str:
@@ -281,10 +284,14 @@ class ChameleonState(State):
         }
 
     def probes(self) -> tuple[str, ...]:
-        # Beliefs are asked once, when every clue is in and before anyone votes. Each role is asked
-        # only what it can be wrong about (Chameleon.probe_roles); `self_role` stays allowed so that
-        # replays of earlier runners, which asked it, remain valid (the scorer ignores it).
-        if self.turn == self.n and not self.votes and self.pending() is not None:
+        # Beliefs are asked when every clue is in and before anyone votes, and under "every_clue"
+        # also after each earlier clue. Each role is asked only what it can be wrong about
+        # (Chameleon.probe_roles); `self_role` stays allowed so that replays of earlier runners,
+        # which asked it, remain valid (the scorer ignores it).
+        if self.votes or self.pending() is None:
+            return ()
+        every_clue = self.params.get("probe_schedule") == "every_clue"
+        if self.turn == self.n or (every_clue and self.turn > 0):
             return ("suspect", "suspect_of", "self_role", "secret")
         return ()
 
@@ -363,6 +370,7 @@ class Chameleon(Game):
     # and is asked instead which word is the secret (which the others know).
     probe_roles = {"chameleon": frozenset({"suspect_of", "secret"}),
                    "non_chameleon": frozenset({"suspect", "suspect_of"})}
+    options = {"probe_schedule": PROBE_SCHEDULES}
 
     def __init__(self, cards: Sequence[Mapping[str, Any]] | None = None):
         # Explicit cards (tests, other decks) or, by default, the shipped deck read on first use.
@@ -375,7 +383,7 @@ class Chameleon(Game):
         return self._cards
 
     def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(raw, [], "params", optional=["players", "words", "clue", "ties"])
+        check_keys(raw, [], "params", optional=["players", "words", "clue", "ties", "probe_schedule"])
         players = raw.get("players", 4)
         require(is_int(players) and MIN_PLAYERS <= players <= MAX_PLAYERS, "params.players",
                 f"must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
@@ -386,7 +394,8 @@ class Chameleon(Game):
         require(clue in CLUE_MODES, "params.clue", f"must be one of {list(CLUE_MODES)}")
         ties = raw.get("ties", "random")
         require(ties in TIE_RULES, "params.ties", f"must be one of {list(TIE_RULES)}")
-        return {"players": players, "words": words, "clue": clue, "ties": ties}
+        out = {"players": players, "words": words, "clue": clue, "ties": ties}
+        return {**out, **probe_schedule(raw, PROBE_SCHEDULES)}
 
     def players(self, params: Mapping[str, Any]) -> int:
         return params["players"]

@@ -29,6 +29,10 @@ SEAT_NAMES = ("Airline A", "Airline B", "Airline C")
 PROFILE_KEYS = ("id", "flights_per_month", "passengers_per_month", "avg_flight_hours", "aircraft")
 WHOLE = 10_000  # 100 percent, in hundredths of a percent
 MAX_FEE = 10**12
+#: When a vote ends the game in agreement: all three votes for one airline's proposal (the default),
+#: or all three for proposals with equal splits, whoever made them (MAgIC's code, airportfee_pgm.py
+#: lines 252-263; docs/games/cost_sharing.md).
+AGREEMENTS = ("same_proposer", "same_split")
 
 
 def to_cents(split: Any) -> list[int]:
@@ -82,10 +86,21 @@ class CostSharingState(State):
         self.current: dict[Seat, Any] = {}
         self.proposals: list[list[list[int | float]]] = []  # per round, per proposer
         self.votes: list[list[Seat]] = []  # per round, per voter
-        self.agreed: Seat | None = None
+        self.agreed_split: list[int | float] | None = None
+        self.agreed_proposers: list[Seat] = []  # whose proposals the agreeing votes named
+
+    @property
+    def same_split(self) -> bool:
+        return self.params.get("agreement") == "same_split"
+
+    @property
+    def agreed(self) -> Seat | None:
+        """The one airline whose proposal all three voted for, or None (also when equal splits of
+        several airlines were agreed under "same_split")."""
+        return self.agreed_proposers[0] if len(self.agreed_proposers) == 1 else None
 
     def _pending(self) -> Pending | None:
-        if self.agreed is not None or self.round > self.params["rounds"]:
+        if self.agreed_split is not None or self.round > self.params["rounds"]:
             return None
         waiting = tuple(s for s in range(PLAYERS) if s not in self.current)
         return Pending("act", self.phase, waiting, simultaneous=True)
@@ -122,17 +137,24 @@ class CostSharingState(State):
             self.phase = "vote"
             return
         self.votes.append(gathered)
-        # Unanimity means the same proposer's proposal: equal splits from two airlines stay distinct.
-        unanimous = gathered.count(gathered[0]) == PLAYERS
-        data: dict[str, Any] = {"round": self.round, "votes": gathered,
-                                "agreed_proposer": gathered[0] if unanimous else None}
-        if unanimous:
-            self.agreed = gathered[0]
-            split = self.proposals[-1][self.agreed]
-            data["agreed_split"] = split
-            data["costs"] = costs(self.setup["fee"], split)
+        named = self.proposals[-1]
+        if self.same_split:
+            # Splits are normalised, so equal shares compare equal whoever proposed them.
+            agreed = all(named[v] == named[gathered[0]] for v in gathered)
+        else:
+            # The same proposer's proposal: equal splits from two airlines stay distinct.
+            agreed = gathered.count(gathered[0]) == PLAYERS
+        if agreed:
+            self.agreed_split = named[gathered[0]]
+            self.agreed_proposers = sorted(set(gathered))
+        data: dict[str, Any] = {"round": self.round, "votes": gathered, "agreed_proposer": self.agreed}
+        if self.same_split:
+            data["agreed_proposers"] = list(self.agreed_proposers)
+        if agreed:
+            data["agreed_split"] = self.agreed_split
+            data["costs"] = costs(self.setup["fee"], self.agreed_split)
         self._emit("info", "vote_result", None, data, "all")
-        if not unanimous:
+        if not agreed:
             self.round += 1
             self.phase = "propose"
 
@@ -140,17 +162,22 @@ class CostSharingState(State):
         return {}
 
     def public(self) -> dict[str, Any]:
-        return {"rounds": self.params["rounds"], "fee": self.setup["fee"],
-                "airlines": [dict(a) for a in self.setup["airlines"]], "seat_names": list(SEAT_NAMES)}
+        out = {"rounds": self.params["rounds"], "fee": self.setup["fee"],
+               "airlines": [dict(a) for a in self.setup["airlines"]], "seat_names": list(SEAT_NAMES)}
+        if self.same_split:  # only then, so that observations under the default rule stay as they were
+            out["agreement"] = "same_split"
+        return out
 
     def _result(self) -> tuple[list[Seat], dict[str, Any]]:
-        success = self.agreed is not None
-        split = list(self.proposals[-1][self.agreed]) if success else None
+        success = self.agreed_split is not None
+        split = list(self.agreed_split) if self.agreed_split is not None else None
         result = {"success": success, "round": self.round if success else None,
                   "rounds_played": len(self.votes), "agreed_proposer": self.agreed,
-                  "agreed_split": split, "costs": costs(self.setup["fee"], split) if success else None,
+                  "agreed_split": split, "costs": costs(self.setup["fee"], split) if split is not None else None,
                   "fee": self.setup["fee"], "proposals": copy.deepcopy(self.proposals),
                   "votes": copy.deepcopy(self.votes)}
+        if self.same_split:
+            result["agreed_proposers"] = list(self.agreed_proposers)
         return (list(range(PLAYERS)) if success else []), result
 
     def random_action(self, seat: Seat, rng: random.Random) -> Action:
@@ -192,6 +219,7 @@ class CostSharing(RoundsGame):
     name = "cost_sharing"
     title = "Cost Sharing"
     roles = ("airline",)
+    options = {"agreement": AGREEMENTS}
 
     def __init__(self, fees: list[int] | None = None, airlines: list[Mapping[str, Any]] | None = None):
         self._fees = None if fees is None else list(fees)
@@ -224,6 +252,16 @@ class CostSharing(RoundsGame):
         ids = [a["id"] for a in airlines]
         for i, ident in enumerate(ids):
             require(ident not in ids[:i], f"setup.airlines[{i}].id", f"{ident!r} is dealt twice")
+
+    def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        check_keys(raw, [], "params", optional=["rounds", "agreement"])
+        out = super().params({k: v for k, v in raw.items() if k != "agreement"})
+        agreement = raw.get("agreement", AGREEMENTS[0])
+        require(isinstance(agreement, str) and agreement in AGREEMENTS, "params.agreement",
+                f"must be one of {list(AGREEMENTS)}")
+        # The default is left out of the normal form: replays written before the option existed
+        # keep their exact `variant`.
+        return out if agreement == AGREEMENTS[0] else {**out, "agreement": agreement}
 
     def start(self, params: Mapping[str, Any], setup: Mapping[str, Any]) -> State:
         return CostSharingState(self, params, setup)

@@ -11,10 +11,13 @@ from typing import Any
 
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
-                               action_fields, check_keys, is_int, majority, require)
+                               action_fields, check_keys, is_int, majority, probe_schedule, require)
 
 ROLES = ("undercover", "civilian")
 CLUE_MODES = ("word", "sentence")
+#: When the belief probes are asked: once, before the vote (the default); also at the end of each
+#: round of clues, as the MAgIC reference code does; or after every clue (docs/games/undercover.md).
+PROBE_SCHEDULES = ("before_vote", "every_round", "every_clue")
 MIN_PLAYERS, MAX_PLAYERS = 3, 12
 MAX_WORD_CHARS = 40
 MAX_SENTENCE_WORDS = 30
@@ -135,9 +138,14 @@ class UndercoverState(State):
         self._emit("info", "vote_result", None, self.result, "all")
 
     def probes(self) -> tuple[str, ...]:
-        # Beliefs are asked once: when every clue is in and nobody has voted yet.
-        pending = self.pending()
-        if pending is not None and pending.phase == "vote" and not self.votes:
+        # Beliefs are asked when every clue is in and nobody has voted yet; under "every_round" also
+        # at the end of each earlier round of clues, under "every_clue" after each clue.
+        if self.votes or self.clues_given == 0 or self.pending() is None:
+            return ()
+        schedule = self.params.get("probe_schedule", PROBE_SCHEDULES[0])
+        last = self.clues_given == self.n * self.params["rounds"]
+        if (last or schedule == "every_clue"
+                or (schedule == "every_round" and self.clues_given % self.n == 0)):
             return ("suspect", "suspect_of", "self_role")
         return ()
 
@@ -205,6 +213,7 @@ class Undercover(Game):
     title = "Undercover"
     roles = ROLES
     reveal_phases = frozenset({"vote_result"})
+    options = {"probe_schedule": PROBE_SCHEDULES}
 
     def __init__(self, pairs: Sequence[Mapping[str, Any]] | None = None):
         self._pairs = None if pairs is None else [dict(p) for p in pairs]
@@ -216,7 +225,7 @@ class Undercover(Game):
         return self._pairs
 
     def params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(raw, [], "params", optional=["players", "rounds", "clue"])
+        check_keys(raw, [], "params", optional=["players", "rounds", "clue", "probe_schedule"])
         players = raw.get("players", 4)
         require(is_int(players) and MIN_PLAYERS <= players <= MAX_PLAYERS, "params.players",
                 f"must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
@@ -224,7 +233,7 @@ class Undercover(Game):
         require(is_int(rounds) and 1 <= rounds <= 10, "params.rounds", "must be an integer from 1 to 10")
         clue = raw.get("clue", "sentence")
         require(clue in CLUE_MODES, "params.clue", f"must be one of {list(CLUE_MODES)}")
-        return {"players": players, "rounds": rounds, "clue": clue}
+        return {"players": players, "rounds": rounds, "clue": clue, **probe_schedule(raw, PROBE_SCHEDULES)}
 
     def players(self, params: Mapping[str, Any]) -> int:
         return params["players"]

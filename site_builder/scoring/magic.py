@@ -224,7 +224,10 @@ def _cost_sharing(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float]) 
     t["cs_success"] += success
     if success:
         t["successes"] += 1
-        t["proposed"] += game.result["agreed_proposer"] in {s.seat for s in seats}
+        # Under `agreement = "same_split"` equal splits of several airlines may be agreed: each of
+        # them made the agreed proposal.
+        proposers = game.result.get("agreed_proposers", [game.result["agreed_proposer"]])
+        t["proposed"] += any(s.seat in proposers for s in seats)
     reference.add_cost_sharing(game, seats, t)
 
 

@@ -68,6 +68,10 @@ def test_games_and_agents_are_listed():
     assert games.exit_code == 0 and "prisoners_dilemma" in games.output and '"rounds": 5' in games.output
     agents = invoke("agents")
     assert agents.exit_code == 0 and "prisoners_dilemma/tit_for_tat" in agents.output and "random" in agents.output
+    # The options whose default the variant leaves out are listed with their values.
+    assert "option probe_schedule: before_vote | every_clue (default before_vote" in games.output
+    assert "option probe_schedule: before_vote | every_round | every_clue" in games.output
+    assert "option agreement: same_proposer | same_split (default same_proposer" in games.output
 
 
 def test_dry_run_plays_nothing_and_counts_no_calls_for_scripted_agents(tmp_path):

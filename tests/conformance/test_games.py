@@ -11,7 +11,7 @@ import pytest
 
 from runner import games
 from runner.agents.builtin import make
-from runner.games import IllegalAction
+from runner.games import IllegalAction, SetupError
 from runner.games.base import Game, State
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
@@ -339,3 +339,16 @@ def _clone(game: Game, state: State) -> State:
         elif ev["kind"] == "chance":
             copy.chance(ev["data"]["outcome"])
     return copy
+
+
+@pytest.mark.parametrize("name", [n for n in games.available() if games.get(n).options])
+def test_an_option_left_out_at_its_default_is_written_otherwise(name):
+    """`Game.options` lists the rule options added after replays were shipped: their default is not
+    written into the normal form (older replays keep their variant), every other value is."""
+    game = games.get(name)
+    for option, values in game.options.items():
+        assert game.params({option: values[0]}) == game.params({}) and option not in game.params({})
+        for value in values[1:]:
+            assert game.params({option: value})[option] == value
+        with pytest.raises(SetupError, match=f"params.{option}"):
+            game.params({option: "no-such-value"})

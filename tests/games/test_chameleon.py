@@ -484,3 +484,30 @@ def test_played_replays_validate_and_are_reproducible(ties):
         assert tie_breaks, "random voters should have produced a tie-break among these seeds"
     if ties == "pick":
         assert picks, "random voters should have produced a tie picked by a drawn player among these seeds"
+
+
+@pytest.mark.parametrize("schedule, asked", [
+    (None, [False] * 4 + [True] + [False] * 4),  # the default: once, before the vote
+    ("before_vote", [False] * 4 + [True] + [False] * 4),
+    ("every_clue", [False] + [True] * 4 + [False] * 4),  # after each clue, the last one included
+])
+def test_probe_schedule_says_when_beliefs_are_asked(schedule, asked):
+    rules = {"words": 8} if schedule is None else {"words": 8, "probe_schedule": schedule}
+    state = GAME.start(GAME.params(rules), SETUP)
+    seen = []
+    while state.pending() is not None:
+        seen.append(bool(state.probes()))
+        pending = state.pending()
+        seat = pending.seats[0]
+        action = {"clue": "sweet"} if pending.phase == "clue" else {"vote": 3 if seat != 3 else 0}
+        state.act(seat, {"guess": "pear"} if pending.phase == "guess" else action)
+    assert seen == asked
+
+
+def test_probe_schedule_default_is_left_out_of_the_variant_and_others_are_refused():
+    assert GAME.params({"probe_schedule": "before_vote"}) == GAME.params({})
+    assert "probe_schedule" not in GAME.params({})
+    assert GAME.params({"probe_schedule": "every_clue"})["probe_schedule"] == "every_clue"
+    for bad in ("every_round", "EVERY_CLUE", 1, None):
+        with pytest.raises(SetupError, match="probe_schedule"):
+            GAME.params({"probe_schedule": bad})

@@ -75,6 +75,48 @@ def test_negotiation_outcomes(rounds, play, success, round_, proposer, split, pa
     assert result["fee"] == 1000000
 
 
+# -- the agreement rule: the same proposer (default) or equal splits (MAgIC's code) ------------------
+AGREEMENT_CASES = [
+    # (id, agreement, [(proposals, votes)...], success, round, proposer, proposers, split)
+    ("same-proposer: equal splits of two airlines stay apart", "same_proposer",
+     [([A, A, B], [0, 1, 0]), ([A, A, B], [1, 1, 1])], True, 2, 1, None, A),
+    ("same-split: equal splits of two airlines agree", "same_split",
+     [([A, A, B], [0, 1, 0])], True, 1, None, [0, 1], A),
+    ("same-split: equal splits of all three airlines agree", "same_split",
+     [([C, C, C], [2, 0, 1])], True, 1, None, [0, 1, 2], C),
+    ("same-split: one proposer is still an agreement", "same_split",
+     [([A, B, C], [1, 1, 1])], True, 1, 1, [1], B),
+    ("same-split: 33.33 is not 33.34", "same_split",
+     [([C, [33.33, 33.34, 33.33], B], [0, 1, 0]), ([B, B, A], [0, 1, 0])], True, 2, None, [0, 1], B),
+    ("same-split: different splits fail", "same_split",
+     [([A, A, B], [0, 2, 1])], False, None, None, [], None),
+]
+
+
+@pytest.mark.parametrize("agreement,play,success,round_,proposer,proposers,split",
+                         [c[1:] for c in AGREEMENT_CASES], ids=[c[0] for c in AGREEMENT_CASES])
+def test_agreement_rule(agreement, play, success, round_, proposer, proposers, split):
+    params = GAME.params({"rounds": len(play), "agreement": agreement})
+    assert ("agreement" in params) == (agreement == "same_split")  # the default is not written out
+    state = GAME.start(params, SETUP)
+    result = play_rounds(state, play)["result"]
+    assert (result["success"], result["round"], result["agreed_proposer"]) == (success, round_, proposer)
+    assert result.get("agreed_proposers") == proposers
+    assert result["agreed_split"] == split
+    assert result["costs"] == (costs(1000000, split) if split else None)
+    last = [ev["data"] for ev in state.events if ev["phase"] == "vote_result"][-1]
+    assert last.get("agreed_proposers") == proposers and last["agreed_proposer"] == proposer
+    assert ("agreed_split" in last) == success
+    assert state.public().get("agreement") == (None if agreement == "same_proposer" else "same_split")
+
+
+def test_agreement_rule_values_are_checked():
+    for bad in ("equal", "", None, 1):
+        with pytest.raises(SetupError, match="params.agreement"):
+            GAME.params({"agreement": bad})
+    assert GAME.params({"agreement": "same_proposer"}) == GAME.params({}) == {"rounds": 5}
+
+
 def test_agreement_ends_the_game_before_the_last_round():
     state = start(rounds=5)
     play_rounds(state, [([A, B, C], [1, 1, 1])])

@@ -369,3 +369,28 @@ def test_a_played_replay_validates_and_a_forged_outcome_is_caught():
     forged[-1]["result"]["magic_outcome"] = "even_vote" if real != "even_vote" else "civilians_win"
     checked = check_bytes("uc.jsonl", encode(forged), derive=False)
     assert not checked.ok and "magic_outcome" in str(checked.problems[0])
+
+
+@pytest.mark.parametrize("schedule, asked", [
+    (None, [False] * 6 + [True, False, False]),  # the default: once, before the vote
+    ("before_vote", [False] * 6 + [True, False, False]),
+    ("every_round", [False, False, False, True, False, False, True, False, False]),  # MAgIC's code
+    ("every_clue", [False] + [True] * 6 + [False, False]),
+])
+def test_probe_schedule_says_when_beliefs_are_asked(schedule, asked):
+    rules = {"players": 3, "rounds": 2} if schedule is None else {"players": 3, "rounds": 2, "probe_schedule": schedule}
+    state = GAME.start(GAME.params(rules), {"pair": dict(WIG_HAT), "undercover": 1})
+    seen = []
+    while state.pending() is not None:
+        seen.append(bool(state.probes()))
+        seat = state.pending().seats[0]
+        state.act(seat, state.random_action(seat, random.Random(seat)))
+    assert seen == asked
+
+
+def test_probe_schedule_default_is_left_out_of_the_variant_and_others_are_refused():
+    assert GAME.params({"probe_schedule": "before_vote"}) == GAME.params({})
+    assert "probe_schedule" not in GAME.params({})
+    for bad in ("after_vote", "", 2):
+        with pytest.raises(SetupError, match="probe_schedule"):
+            GAME.params({"probe_schedule": bad})

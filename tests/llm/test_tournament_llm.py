@@ -339,7 +339,8 @@ def test_one_connections_registry_per_run_closed_at_the_end(tmp_path, monkeypatc
 
 # -- the shipped tournament files and the dry run -------------------------------------------
 
-SHIPPED = ["chameleon-002.toml", "magic-003.toml", "local-openai-compatible.toml", "local-cpu.toml"]
+SHIPPED = ["chameleon-002.toml", "magic-003.toml", "magic-003-reference.toml", "local-openai-compatible.toml",
+           "local-cpu.toml"]
 
 
 def shipped(name: str) -> Path:
@@ -387,6 +388,19 @@ def test_magic_003_is_the_papers_design():
     assert all(a.spec["temperature"] == 0.0 for a in tournament.llm_agents())
 
 
+def test_magic_003_follows_the_paper_and_its_reference_twin_the_authors_code():
+    paper, code = load(shipped("magic-003.toml")), load(shipped("magic-003-reference.toml"))
+    # The paper's protocol is gamenight's defaults, which the variant does not record.
+    assert all("probe_schedule" not in m.rules and "agreement" not in m.rules for m in paper.matchups)
+    expected = {"chameleon": {"probe_schedule": "every_clue"}, "undercover": {"probe_schedule": "every_round"},
+                "cost_sharing": {"agreement": "same_split"}, "prisoners_dilemma": {}, "public_good": {}}
+    assert len(code.matchups) == len(paper.matchups)
+    for mine, theirs in zip(code.matchups, paper.matchups):
+        assert mine.rules == {**theirs.rules, **expected[mine.game]}
+        assert (mine.games, mine.roles, mine.lineup) == (theirs.games, theirs.roles, theirs.lineup)
+    assert code.agents == paper.agents and code.seed == paper.seed and code.name == "magic-003-reference"
+
+
 def test_local_tournament_points_at_a_local_server():
     tournament = load(shipped("local-openai-compatible.toml"))
     assert {a.spec["base_url"] for a in tournament.llm_agents()} == {"http://127.0.0.1:8000/v1"}
@@ -410,6 +424,9 @@ def test_dry_run_counts_follow_the_rules():
     # suspect_of x 3 and secret (nobody is asked the role it was told): 4 x 4 per game.
     probed = estimate_of({}, CHAMELEON_4)
     assert probed.total().calls == pytest.approx(quiet.total().calls + 4 * 4 * 10)
+    # probe_schedule = "every_clue": the same questions after each of the 4 clues.
+    each = estimate_of({}, {**CHAMELEON_4, "rules": {"probe_schedule": "every_clue"}})
+    assert each.total().calls == pytest.approx(quiet.total().calls + 4 * 4 * 4 * 10)
     # Prisoner's Dilemma: 5 rounds x 1 choice, for the one LLM seat of 3; no probes in this game.
     pd = estimate_of({}, {"game": "prisoners_dilemma", "games": 21, "lineup": ["m", "random", "random"]})
     assert pd.total().calls == 5 * 21 and pd.games == 21

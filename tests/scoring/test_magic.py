@@ -509,3 +509,24 @@ def test_every_value_is_in_the_unit_interval(cham, pd, pg, cs):
         area = report["radar"]["relative_area"]
         if area is not None:
             _in_unit(area)
+
+
+def test_an_equal_split_agreement_credits_every_airline_that_proposed_it():
+    # agreement = "same_split": X (seat 0) and B (seat 1) propose 40/30/30, B (seat 2) 50/25/25;
+    # the votes name 0, 1, 0: equal splits, so the game ends in agreement although two airlines'
+    # proposals were named. Cooperation 1/1; Coordination (paper: X made the agreed proposal) 1/1;
+    # under the default rule the same votes are no agreement and the game fails: 0/1, no Coordination.
+    def game(gid, agreement):
+        inputs = [("act", s, {"split": split}) for s, split in enumerate([[40, 30, 30], [40, 30, 30], [50, 25, 25]])]
+        inputs += [("act", s, {"proposal": v}) for s, v in enumerate([0, 1, 0])]
+        return scored(replay("cost_sharing", {"fee": 900, "airlines": AIRLINES}, [X, B, B], inputs, game_id=gid,
+                             rules={"rounds": 1, "agreement": agreement}))
+
+    equal = game("eq", "same_split")
+    assert equal.result["success"] and equal.result["agreed_proposers"] == [0, 1]
+    assert equal.result["agreed_proposer"] is None
+    out = magic([equal], AGENTS, seed=1)
+    for reading in (out["agents"][KX], out["alternative"]["agents"][KX]):
+        assert (reading["cooperation"]["value"], reading["coordination"]["value"]) == (1.0, 1.0)
+    strict = magic([game("st", "same_proposer")], AGENTS, seed=1)["agents"][KX]
+    assert strict["cooperation"]["value"] == 0.0 and strict["coordination"] is None

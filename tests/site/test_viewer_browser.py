@@ -523,3 +523,24 @@ def test_the_history_follows_the_step_to_the_outcome(browser, site):
         assert history.evaluate("h => h.scrollTop") == 0
     finally:
         page.close()
+
+
+def test_an_equal_split_agreement_names_every_airline_whose_proposal_was_agreed(browser, site):
+    # Cost Sharing under agreement = "same_split": the last vote named the equal proposals of two
+    # airlines; the step says so and the board says the game was agreed (not "No agreement.").
+    game_id = SAMPLES["cost_sharing"]
+
+    def change(data):
+        data["variant"]["agreement"] = "same_split"
+        last = [s for s in data["steps"] if s["p"] == "vote_result"][-1]
+        last["d"].update(votes=[0, 1, 0], agreed_proposer=None, agreed_proposers=[0, 1],
+                         agreed_split=[40, 30, 30], costs=[40, 30, 30])
+
+    with edited_replay(browser, site, game_id, change) as page:
+        data = data_of(site, game_id)
+        names = [p["name"] for p in data["players"]]
+        step = [i for i, s in enumerate(data["steps"], 1) if s["p"] == "vote_result"][-1]
+        open_viewer(page, site, game_id, step=step)
+        says = page.locator(".gn-step .gn-says").inner_text()
+        assert f"Agreed on the equal proposals of {names[0]} and {names[1]}: {names[0]} pays 40" in says
+        assert "No agreement" not in says

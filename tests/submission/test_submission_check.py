@@ -24,6 +24,7 @@ from markdown_it import MarkdownIt
 from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_request, records, shipped_sample,
                               tournament_file)
 
+from runner.agents.llm import PROMPT_VERSION
 from runner.tournament import from_dict
 from site_builder import submission
 from tests.llm.fakes import FakeOpenAI
@@ -221,13 +222,13 @@ def test_a_path_main_deleted_is_never_taken_again(repo, played):
 def test_a_model_of_the_maintainers_cannot_gain_a_strangers_games(repo, played):
     """The maintainers' model table copied verbatim, played against a fake server, in one's own tournament."""
     repo.write_all(played["intruder"])
-    refused(repo, "the agent 'house-model' (openai_compatible, house-llm, prompts 2) belongs to the maintainers, "
+    refused(repo, f"the agent 'house-model' (openai_compatible, house-llm, prompts {PROMPT_VERSION}) belongs to the maintainers, "
                   "who first added games for it (the maintainers); this submission is by @bob")
 
 
 def test_a_contributors_model_takes_games_only_from_her(repo, played):
     repo.write_all(played["contrib-two"])
-    refused(repo, "the agent 'my-model' (openai_compatible, my-model, prompts 2) belongs to @alice, who first added "
+    refused(repo, f"the agent 'my-model' (openai_compatible, my-model, prompts {PROMPT_VERSION}) belongs to @alice, who first added "
                   "games for it (pull request #5 by @alice); this submission is by @bob")
 
 

@@ -272,7 +272,9 @@ class Ambiguity(ChameleonAgent):
         r = self.responses(obs)
         c = play_order(obs).index(seat) + 1
         later = r[c + 1:]
-        if all(x is None for x in later):
+        # Before its own turn (a belief asked after an earlier clue), only the narrowest set said so
+        # far is known: the else branch.
+        if c < len(r) and all(x is None for x in later):
             # Identified although the rest stayed silent: the secret is among the words it dropped.
             before, mine = r[c - 1], r[c]
             pool = [w for w in before if mine is None or w not in mine] if before is not None else []
@@ -355,8 +357,12 @@ class Associative(ChameleonAgent):
             def fit(clue: Any) -> float:
                 return self.table.p_text(clue, secret)
 
-        # The least fitting clue; the earliest speaker on a tie.
-        return min((s for s in order if s != voter), key=lambda s: (fit(clues.get(s)), order.index(s)))
+        # The least fitting clue; the earliest speaker on a tie. Asked for a belief before every
+        # clue is in (probe_schedule "every_clue"), it weighs only the clues said so far.
+        spoken = [s for s in order if s != voter and s in clues]
+        if not spoken:
+            return first_other(order, voter)
+        return min(spoken, key=lambda s: (fit(clues[s]), order.index(s)))
 
     def guess(self, obs: Obs, seat: int) -> str:
         self._mode(obs)

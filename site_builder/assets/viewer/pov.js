@@ -19,7 +19,7 @@
 
   // Fields whose numbers are seats, shown as the seats' names.
   var SEAT_FIELDS = ["order", "chameleon", "undercover", "fellow_mason", "accused", "voted_out", "agreed_proposer",
-    "strict_winner", "winners", "top", "look", "looked", "votes", "vote", "proposal", "seat", "of", "outcome", "options"];
+    "agreed_proposers", "strict_winner", "winners", "top", "look", "looked", "votes", "vote", "proposal", "seat", "of", "outcome", "options"];
   var MAX_DEPTH = 6;
 
   R.pointOfView = function (data, at) {
@@ -105,7 +105,11 @@
         vote: function (d, s) { return [name(s.s), " votes for the proposal of ", name(d.proposal)]; },
         vote_result: function (d) {
           return ["Round " + d.round + " votes: ", votes(d.votes), ". ",
-            d.agreed_proposer === null ? "No agreement." : ["Agreed on the proposal of ", name(d.agreed_proposer),
+            !d.costs ? "No agreement." : [
+              // agreement = "same_split": equal proposals of several airlines may be agreed.
+              d.agreed_proposer === null
+                ? "Agreed on the equal proposals of " + d.agreed_proposers.map(name).join(" and ")
+                : ["Agreed on the proposal of ", name(d.agreed_proposer)],
               ": ", d.costs.map(function (c, seat) { return name(seat) + " pays " + c; }).join(", "), "."]];
         }
       },
@@ -244,7 +248,7 @@
             s.d.votes.forEach(function (t, seat) { b.rows[seat][1] = name(t); });
             if (s.d.costs) s.d.costs.forEach(function (c, seat) { b.rows[seat][2] = String(c); });
             round = s.d.round + 1;
-            if (s.d.agreed_proposer !== null) agreed = s.d.round;
+            if (s.d.costs) agreed = s.d.round;
           }
         });
         var progress = agreed === null

@@ -36,3 +36,31 @@ def test_only_released_sets_prompt_an_agent():
     agent = make_llm_agent({"provider": "openai", "model": "m"}, model=None, game="chameleon", seat=0,  # type: ignore[arg-type]
                            rng=random.Random(0), name="m")
     assert agent.description["prompt_version"] == PROMPT_VERSION and agent.prompts.version == PROMPT_VERSION
+
+
+def _cost_sharing_prompts(version: str, rules: dict) -> list[str]:
+    """The system prompt, the vote question, and the observation after a vote on equal splits of
+    seats 0 and 1, as set `version` renders them for seat 0."""
+    from runner.agents.llm.render import Scene, observation, system_prompt
+    from runner.games import get
+
+    game = get("cost_sharing")
+    params = game.params(rules)
+    state = game.start(params, game.deal(params, random.Random(3)))
+    for seat, split in enumerate([[40, 30, 30], [40, 30, 30], [50, 25, 25]]):
+        state.act(seat, {"split": split})
+    names = tuple(game.seat_names(params, state.setup))
+    ask = Scene("cost_sharing", 0, names, state.observe(0), prompt_set(version))
+    prompts = [system_prompt(ask, None), ask.render("ask/cost_sharing_vote.j2", legal=state.legal(0))]
+    for seat, target in enumerate([0, 1, 0]):
+        state.act(seat, {"proposal": target})
+    return prompts + [observation(Scene("cost_sharing", 0, names, state.observe(0), prompt_set(version)))]
+
+
+def test_set_3_renders_the_default_rules_as_set_2_and_states_the_equal_split_rule():
+    assert _cost_sharing_prompts("3", {}) == _cost_sharing_prompts("2", {})
+    rules, ask, seen = _cost_sharing_prompts("3", {"agreement": "same_split"})
+    assert "equal proposals of different airlines" in rules
+    assert "even of different airlines" in ask
+    assert "Agreement on the equal proposals of Airline A (you) and Airline B." in seen
+    assert "No agreement." in _cost_sharing_prompts("3", {})[2]
