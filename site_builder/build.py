@@ -68,6 +68,7 @@ class BuildReport:
     markdown_pages: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # phase -> seconds
     replay_files_written: int = 0  # of those, made by this build (the others were kept from the last)
+    replay_games_rendered: int = 0  # games whose viewer data this build made (the others' was copied)
 
 
 def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
@@ -316,6 +317,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                                   previous=previous, manifest=manifest)
         phases["replay data"] = time.perf_counter() - tick
     return BuildReport(pages=len(markdown), replay_files=data.files, replay_files_written=data.written,
+                       replay_games_rendered=data.rendered,
                        site_bytes=folder_size(site),
                        seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
                        games=len(corpus.games), invalid_replays=corpus.invalid_replays,

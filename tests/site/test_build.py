@@ -106,7 +106,7 @@ def test_strict_build_report(built):
     report, site, replays = built
     assert report.pages == len(report.markdown_pages) > 40
     assert report.games == len(list(replays.glob("*.jsonl")))
-    assert report.replay_files >= report.games
+    assert report.replay_games_rendered == report.games and report.replay_files == report.replay_files_written
     assert report.site_bytes > 1_000_000 and report.seconds > 0
     results = json.loads(report.results.read_text(encoding="utf-8"))
     assert results["corpus"]["games"] == report.games
