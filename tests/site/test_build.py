@@ -189,7 +189,7 @@ def test_more_replays_of_the_same_agents_give_the_same_pages(built, tmp_path):
     done = CliRunner().invoke(cli.build, [str(bigger), "--site", str(tmp_path / "site"), "--no-cache", "--seed", "3"])
     assert done.exit_code == 0, done.output
     summary = re.search(r"built (\d+) page\(s\) and (\d+) replay data file\(s\) from (\d+) game\(s\): "
-                        r"[\d.]+ MB in [\d.]+s", done.output)
+                        r"[\d.]+ MB in [\d,]+ files \(largest \S+, [\d.]+ MB\) in [\d.]+s", done.output)
     assert summary, done.output
     pages_built, replay_files, games = map(int, summary.groups())
     assert "left out:" in done.output and "broken.jsonl:1:" in done.output
