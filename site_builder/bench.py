@@ -8,7 +8,13 @@ every matchup scaled up; `--games`, e.g. 10000 or 100000), measures in one run:
 - "add ten replays": ten more games join the corpus, then a warm rebuild (and a warm re-score);
 - the peak memory of each step (each runs in its own process; its worker processes included);
 - whether a cold build and the warm incremental build of the same corpus give the same site,
-  file for file, and the same results file byte for byte.
+  file for file, and the same results file byte for byte;
+- what the cold-built site publishes (`site_figures`): bytes and files, bytes per game by kind,
+  the largest file, and the bytes a visitor transfers to open one game and its model exchanges.
+
+The synthetic corpus is half model games by default (`--no-model-games` for bots only): see
+`with_model_games` for how they are made without a model, and why they are scored with the
+re-derivation check off. `--skip-score` times the site builds only.
 
 Times are printed as seconds and as ratios to the floor measured in the same run (the machine
 is shared: ratios compare across runs, seconds do not). docs/benchmarks.md records a run.

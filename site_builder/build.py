@@ -3,7 +3,8 @@
 The MkDocs project is generated into a work folder: mkdocs.yml, Markdown pages from Jinja2
 templates, JSON files for the charts, the results downloads, the theme override (a CSP meta tag)
 and the scripts. The number of Markdown pages depends on the games and agents only; each replay
-becomes one small JSON file written straight into the built site by the replay viewer's module.
+joins a compressed data shard of many games, written straight into the built site by the replay
+viewer's module.
 """
 
 from __future__ import annotations

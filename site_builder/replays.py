@@ -2,8 +2,9 @@
 
 The site build (`site_builder.build`) asks this module for two Markdown pages, for the scripts
 and styles those pages load, and, once MkDocs has built the site, to write the data the pages
-fetch: one compact JSON file per replay, a sidecar with the language-model exchanges of each
-replay that has any, and a sharded index of every replay for the list page.
+fetch: every replay's compact JSON and the language-model exchanges of those that have any,
+packed into gzip shards found by a hash of the game id, and a sharded index of every replay for
+the list page.
 
 Nothing from a replay is ever written into a page. The pages carry only our own markup; the
 browser fetches the JSON files and inserts replay text as text (`textContent`).
