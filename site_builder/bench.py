@@ -8,7 +8,13 @@ every matchup scaled up; `--games`, e.g. 10000 or 100000), measures in one run:
 - "add ten replays": ten more games join the corpus, then a warm rebuild (and a warm re-score);
 - the peak memory of each step (each runs in its own process; its worker processes included);
 - whether a cold build and the warm incremental build of the same corpus give the same site,
-  file for file, and the same results file byte for byte.
+  file for file, and the same results file byte for byte;
+- what the cold-built site publishes (`site_figures`): bytes and files, bytes per game by kind,
+  the largest file, and the bytes a visitor transfers to open one game and its model exchanges.
+
+The synthetic corpus is half model games by default (`--no-model-games` for bots only): see
+`with_model_games` for how they are made without a model, and why they are scored with the
+re-derivation check off. `--skip-score` times the site builds only.
 
 Times are printed as seconds and as ratios to the floor measured in the same run (the machine
 is shared: ratios compare across runs, seconds do not). docs/benchmarks.md records a run.
@@ -33,7 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 BUILTIN_TOURNAMENT = REPO / "runner" / "tournaments" / "builtin.toml"
 SHIPPED = REPO / "replays"
-#: Above this many games a site build is skipped unless asked for (100,000 data files).
+#: Above this many games a site build is skipped unless asked for.
 BUILD_UP_TO = 20_000
 
 
@@ -87,17 +93,107 @@ def floor_seconds(folders: list[Path], runs: int = 3) -> float:
     return best
 
 
+# -- model games without a model -------------------------------------------------------------
+# A site's size is mostly model exchanges, so a benchmark of publishing needs model games. None
+# can be played at this scale on 2 cores, so bot games are turned into model games: one seat of
+# every other game is given a model agent (20 of them), and each of that seat's moves gets the
+# exchanges of a real model decision of the same game (replays/local-cpu*), rewritten with this
+# game's deal (its card words, topic, secret...) and ending with this move as the answer. Such a
+# game does not follow from its seed with the model re-asked (its calls were not made by it),
+# so a corpus of them is scored with the re-derivation check off (`derive=False`).
+
+MODEL_TEMPLATES = [SHIPPED / "local-cpu", SHIPPED / "local-cpu-pgm", SHIPPED / "local-cpu-strategy"]
+MODEL_AGENTS = 20
+
+
+def _strings(value: Any, path: str = "") -> dict[str, str]:
+    """Every string in a JSON value by its path."""
+    if isinstance(value, str):
+        return {path: value}
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    out: dict[str, str] = {}
+    for key, item in items:
+        out.update(_strings(item, f"{path}/{key}"))
+    return out
+
+
+def model_templates(folders: list[Path] = MODEL_TEMPLATES) -> dict[str, list[dict[str, Any]]]:
+    """Per game: the real model games' agents, deals and decisions' exchanges (lists of calls)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")):
+            records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+            header = records[0]
+            agent = next(p["agent"] for p in header["players"] if p["agent"].get("kind") == "llm")
+            decisions = [r["evidence"]["calls"] for r in records[1:]
+                         if isinstance(r.get("evidence"), dict) and r["evidence"].get("calls")]
+            if decisions:
+                out.setdefault(header["game"], []).append({"agent": agent, "setup": header["setup"],
+                                                           "decisions": decisions})
+    return out
+
+
+def _rewrite(text: str, swap: dict[str, str], pattern: re.Pattern[str] | None) -> str:
+    return pattern.sub(lambda m: swap[m.group()], text) if pattern else text
+
+
+def as_model_game(lines: list[str], templates: list[dict[str, Any]], number: int) -> list[str]:
+    """A bot game with one seat handed to model agent `number % MODEL_AGENTS`, its moves carrying
+    a real model game's exchanges rewritten with this game's deal."""
+    records = [json.loads(line) for line in lines]
+    header = records[0]
+    template = templates[number % len(templates)]
+    seat = number % len(header["players"])
+    agent = {**template["agent"], "name": f"synthetic-model-{number % MODEL_AGENTS:02d}",
+             "model": f"synthetic-model-{number % MODEL_AGENTS:02d}"}
+    header["players"][seat]["agent"] = agent
+    header["version"] = max(header["version"], 2)  # model agents' fields need format 2
+    theirs, ours = _strings(template["setup"]), _strings(header["setup"])
+    swap = {theirs[k]: ours[k] for k in theirs.keys() & ours.keys() if len(theirs[k]) >= 3 and theirs[k] != ours[k]}
+    pattern = re.compile("|".join(map(re.escape, sorted(swap, key=len, reverse=True)))) if swap else None
+    decisions = template["decisions"]
+    used = 0
+    for record in records[1:]:
+        if record.get("type") != "event" or record.get("seat") != seat or record.get("kind") != "action":
+            continue
+        calls = []
+        for call in decisions[(number + used) % len(decisions)]:
+            made = dict(call)
+            made["messages"] = [{**m, "content": _rewrite(m["content"], swap, pattern)} for m in call["messages"]]
+            reply = _rewrite(call["reply"] or "", swap, pattern).rsplit("\n", 1)[0]
+            made["reply"] = f"{reply}\nANSWER: {json.dumps(record['data'], ensure_ascii=False)}"
+            calls.append(made)
+        record["evidence"] = {"calls": calls}
+        used += 1
+    return [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
+
+
+def with_model_games(bots: Path, out: Path) -> int:
+    """Copy a corpus of bot games into `out`, every other game made a model game; how many were."""
+    templates = model_templates()
+    out.mkdir(parents=True, exist_ok=True)
+    made = 0
+    for number, path in enumerate(sorted(bots.glob("*.jsonl"))):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        game = json.loads(lines[0])["game"]
+        if number % 2 and game in templates:
+            lines = as_model_game(lines, templates[game], number // 2)
+            made += 1
+        (out / path.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return made
+
+
 # -- one step in its own process ------------------------------------------------------------
 
-def step(kind: str, folders: list[Path], cache: Path, out: Path) -> dict[str, Any]:
+def step(kind: str, folders: list[Path], cache: Path, out: Path, derive: bool = True) -> dict[str, Any]:
     """Run `score` or `build` in a fresh process: its seconds, phases and peak memory (MB)."""
     command = [sys.executable, "-m", "site_builder.bench", "--step", kind, "--cache", str(cache), "--out", str(out),
-               *map(str, folders)]
+               *([] if derive else ["--underived"]), *map(str, folders)]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _run_step(kind: str, folders: list[str], cache: Path, out: Path) -> dict[str, Any]:
+def _run_step(kind: str, folders: list[str], cache: Path, out: Path, derive: bool = True) -> dict[str, Any]:
     started = time.perf_counter()
     phases: dict[str, float] = {}
     if kind == "score":
@@ -105,7 +201,7 @@ def _run_step(kind: str, folders: list[str], cache: Path, out: Path) -> dict[str
         from site_builder.scoring.results import assemble, write
         from site_builder.scoring.sections import beside
 
-        corpus = load(folders, cache)
+        corpus = load(folders, cache, derive=derive)
         phases["load and re-simulate"] = time.perf_counter() - started
         tick = time.perf_counter()
         write(assemble(corpus, kept=beside(cache)), out)
@@ -114,7 +210,7 @@ def _run_step(kind: str, folders: list[str], cache: Path, out: Path) -> dict[str
     else:
         from site_builder.build import build_site
 
-        report = build_site(folders, out, cache_path=cache)
+        report = build_site(folders, out, cache_path=cache, derive=derive)
         phases = dict(report.phases)
         games = report.games
     seconds = time.perf_counter() - started
@@ -133,8 +229,59 @@ def same_tree(a: Path, b: Path) -> bool:
     return files(a) == files(b)
 
 
-def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int) -> list[dict[str, Any]]:
-    """Every step on one corpus; rows of (step, seconds, ratio, peak MB, games, note)."""
+def site_figures(site: Path) -> dict[str, Any]:
+    """What a built site publishes and what a visitor transfers to open one game.
+
+    Transfers are as GitHub Pages serves them: text files (HTML, scripts, styles, the JSON
+    manifest) gzip-compressed over the wire (level 6 here), the shards as they are (already gzip).
+    The page shell is the viewer page's HTML and every script and style it loads; a browser keeps
+    it after the first page, but it is counted, as a first visit pays it.
+    """
+    from site_builder import hosting, replays
+
+    figures = hosting.measure(site)
+    games, model_games = len(replays.packed_ids(site)), len(replays.packed_ids(site, calls=True))
+    sizes = {folder: sorted(p.stat().st_size for p in (site / folder).glob(f"*{replays.SHARD_SUFFIX}"))
+             for folder in (replays.DATA_DIR, replays.CALLS_DIR)}
+    list_bytes = sum(p.stat().st_size for p in (site / replays.LIST_DIR).glob("*.json"))
+    viewer = site / "replays" / "viewer" / "index.html"
+    html = viewer.read_text(encoding="utf-8")
+    shell = {"replays/viewer/index.html": _wire(viewer)}
+    for ref in re.findall(r'<(?:script[^>]*\ssrc|link[^>]*rel="stylesheet"[^>]*\shref)="([^"]+)"', html):
+        target = (viewer.parent / ref.split("?")[0]).resolve()
+        shell[str(target.relative_to(site.resolve()))] = _wire(target)
+    manifest = _wire(site / replays.MANIFEST)
+
+    def median(values: list[int]) -> int:
+        return values[len(values) // 2] if values else 0
+
+    data, calls = sizes[replays.DATA_DIR], sizes[replays.CALLS_DIR]
+    return {
+        "games": games, "model games": model_games, "site bytes": figures.bytes, "files": figures.files,
+        "largest file": f"{figures.largest} ({figures.largest_bytes:,} B)",
+        "data shards": f"{len(data):,} files, {sum(data):,} B: {sum(data) / max(games, 1):.0f} B per game",
+        "exchange shards": f"{len(calls):,} files, {sum(calls):,} B: {sum(calls) / max(model_games, 1):.0f} B per model game",
+        "replay list": f"{list_bytes:,} B: {list_bytes / max(games, 1):.0f} B per game",
+        "everything else (pages, assets, downloads)": f"{figures.bytes - sum(data) - sum(calls) - list_bytes:,} B",
+        "page shell over the wire": f"{sum(shell.values()):,} B ({len(shell)} files: " +
+                                    ", ".join(f"{Path(k).name} {v:,}" for k, v in shell.items()) + ")",
+        "open one game: manifest + data shard (median / largest)":
+            f"{manifest + median(data):,} / {manifest + (data[-1] if data else 0):,} B",
+        "its model exchanges: exchange shard (median / largest)": f"{median(calls):,} / {calls[-1] if calls else 0:,} B",
+    }
+
+
+def _wire(path: Path) -> int:
+    """Bytes of a text file as a server gzips it on the way (level 6)."""
+    import gzip
+
+    return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
+
+
+def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int,
+                 derive: bool = True, score: bool = True) -> list[dict[str, Any]]:
+    """Every step on one corpus; rows of (step, seconds, ratio, peak MB, games, note).
+    `score=False` leaves out the `score` steps (builds only)."""
     shutil.rmtree(scratch, ignore_errors=True)  # every cache and site of an earlier run: "cold" means cold
     scratch.mkdir(parents=True)
     rows: list[dict[str, Any]] = []
@@ -142,26 +289,31 @@ def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int
     rows.append({"step": "floor: read + orjson-parse every line (best of 3)", "seconds": floor, "peak_mb": None, "note": ""})
     cache = scratch / "cache.sqlite"
     for name, kind, out in [("score, cold cache", "score", scratch / "results.json"),
-                            ("score, warm cache (nothing changed)", "score", scratch / "results.json")]:
-        rows.append({"step": name, **step(kind, [corpus], cache, out)})
+                            ("score, warm cache (nothing changed)", "score", scratch / "results.json")][:2 * score]:
+        rows.append({"step": name, **step(kind, [corpus], cache, out, derive)})
     if build:
         site = scratch / "site"
-        rows.append({"step": "build, cold cache", **step("build", [corpus], scratch / "build-cache.sqlite", site)})
+        rows.append({"step": "build, cold cache", **step("build", [corpus], scratch / "build-cache.sqlite", site, derive)})
+        print(f"{label}: the site as published")
+        for name, value in site_figures(site).items():
+            print(f"  {name}: {value:,}" if isinstance(value, int) else f"  {name}: {value}")
         rows.append({"step": "build, warm (nothing changed)",
-                     **step("build", [corpus], scratch / "build-cache.sqlite", site)})
+                     **step("build", [corpus], scratch / "build-cache.sqlite", site, derive)})
     added = scratch / "added"
     add_ten(added, seed)
-    rows.append({"step": "add 10 replays: score, warm cache", **step("score", [corpus, added], cache,
-                                                                    scratch / "results-added.json")})
-    cold_results = scratch / "results-added-cold.json"
-    step("score", [corpus, added], scratch / "cold-cache.sqlite", cold_results)
-    identical = cold_results.read_bytes() == (scratch / "results-added.json").read_bytes()
-    rows[-1]["note"] = "results = cold re-score's, byte for byte" if identical else "RESULTS DIFFER from a cold re-score"
+    if score:
+        rows.append({"step": "add 10 replays: score, warm cache", **step("score", [corpus, added], cache,
+                                                                        scratch / "results-added.json", derive)})
+        cold_results = scratch / "results-added-cold.json"
+        step("score", [corpus, added], scratch / "cold-cache.sqlite", cold_results, derive)
+        identical = cold_results.read_bytes() == (scratch / "results-added.json").read_bytes()
+        rows[-1]["note"] = ("results = cold re-score's, byte for byte" if identical
+                            else "RESULTS DIFFER from a cold re-score")
     if build:
         rows.append({"step": "add 10 replays: build, warm cache",
-                     **step("build", [corpus, added], scratch / "build-cache.sqlite", site)})
+                     **step("build", [corpus, added], scratch / "build-cache.sqlite", site, derive)})
         cold_site = scratch / "site-cold"
-        step("build", [corpus, added], scratch / "cold-build-cache.sqlite", cold_site)
+        step("build", [corpus, added], scratch / "cold-build-cache.sqlite", cold_site, derive)
         rows[-1]["note"] = ("site = cold build's, file for file" if same_tree(site, cold_site)
                             else "SITE DIFFERS from a cold build")
     for row in rows:
@@ -191,13 +343,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="keep the corpora, caches and sites in this folder")
     parser.add_argument("--skip-shipped", action="store_true", help="only the synthetic corpus")
     parser.add_argument("--skip-synthetic", action="store_true", help="only the shipped corpus")
+    parser.add_argument("--model-games", action=argparse.BooleanOptionalAction, default=True,
+                        help="make every other synthetic game a model game (calls modelled on replays/local-cpu*; "
+                             "such a corpus is scored without the re-derivation check)")
+    parser.add_argument("--skip-score", action="store_true", help="only the site builds (no `score` steps)")
     parser.add_argument("--step", choices=["score", "build"], help=argparse.SUPPRESS)
+    parser.add_argument("--underived", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("folders", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step:  # one timed step, in the process the parent started for it
-        print(json.dumps(_run_step(args.step, args.folders, args.cache, args.out)))
+        print(json.dumps(_run_step(args.step, args.folders, args.cache, args.out, derive=not args.underived)))
         return 0
 
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}")
@@ -211,12 +368,21 @@ def main(argv: list[str] | None = None) -> int:
             corpus = args.corpus
             if corpus is None:
                 corpus = root / f"synthetic-{args.games}"
-                seconds = play_synthetic(args.games, corpus, args.parallel)
-                print(f"played {sum(1 for _ in corpus.glob('*.jsonl')):,} synthetic games in {seconds:.0f}s")
+                if not corpus.is_dir():
+                    seconds = play_synthetic(args.games, corpus, args.parallel)
+                    print(f"played {sum(1 for _ in corpus.glob('*.jsonl')):,} synthetic games in {seconds:.0f}s")
+            if args.model_games:
+                modelled = root / f"{corpus.name}-half-model"
+                if not modelled.is_dir():
+                    started = time.perf_counter()
+                    made = with_model_games(corpus, modelled)
+                    print(f"made {made:,} of them model games in {time.perf_counter() - started:.0f}s")
+                corpus = modelled
             games = sum(1 for _ in corpus.rglob("*.jsonl"))
             build = args.build if args.build is not None else games <= BUILD_UP_TO
-            rows += bench_corpus(f"synthetic, {games:,} files", corpus, root / f"work-{corpus.name}", build=build,
-                                 seed=911)
+            rows += bench_corpus(f"synthetic, {games:,} files" + (", half model" if args.model_games else ""),
+                                 corpus, root / f"work-{corpus.name}", build=build, seed=911,
+                                 derive=not args.model_games, score=not args.skip_score)
     print(table(rows))
     return 0
 

@@ -3,7 +3,8 @@
 The MkDocs project is generated into a work folder: mkdocs.yml, Markdown pages from Jinja2
 templates, JSON files for the charts, the results downloads, the theme override (a CSP meta tag)
 and the scripts. The number of Markdown pages depends on the games and agents only; each replay
-becomes one small JSON file written straight into the built site by the replay viewer's module.
+joins a compressed data shard of many games, written straight into the built site by the replay
+viewer's module.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 import yaml
 
 from runner.replay.format import iter_replay_files
-from site_builder import pages, replays, sources
+from site_builder import hosting, pages, replays, sources
 from site_builder.scoring import digest, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
@@ -69,6 +70,10 @@ class BuildReport:
     markdown_pages: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # phase -> seconds
     replay_files_written: int = 0  # of those, made by this build (the others were kept from the last)
+    replay_games_rendered: int = 0  # games whose viewer data this build made (the others' was copied)
+    site_files: int = 0        # files in the built site
+    largest_file: str = ""     # its largest file (relative path) and that file's bytes
+    largest_file_bytes: int = 0
 
 
 def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
@@ -316,8 +321,15 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         data = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
                                   previous=previous, manifest=manifest)
         phases["replay data"] = time.perf_counter() - tick
+    figures = hosting.measure(site)
+    try:
+        hosting.check(figures)
+    except hosting.SiteTooBig as err:
+        raise BuildError(f"{err}; the site was left in {site} to look into, and must not be deployed") from None
     return BuildReport(pages=len(markdown), replay_files=data.files, replay_files_written=data.written,
-                       site_bytes=folder_size(site),
+                       replay_games_rendered=data.rendered, site_files=figures.files,
+                       largest_file=figures.largest, largest_file_bytes=figures.largest_bytes,
+                       site_bytes=figures.bytes,
                        seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
                        games=len(corpus.games), invalid_replays=corpus.invalid_replays,
                        duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases)

@@ -63,7 +63,8 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
 def _summary(report) -> str:
     """One line on what a build produced."""
     return (f"built {report.pages} page(s) and {report.replay_files} replay data file(s) from "
-            f"{report.games} game(s): {report.site_bytes / 1e6:.1f} MB in {report.seconds:.1f}s")
+            f"{report.games} game(s): {report.site_bytes / 1e6:.1f} MB in {report.site_files:,} files "
+            f"(largest {report.largest_file}, {report.largest_file_bytes / 1e6:.2f} MB) in {report.seconds:.1f}s")
 
 
 def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None):
@@ -115,16 +116,38 @@ def site_options(command):
 @click.option("--site-url", metavar="URL",
               help="Where the site will be published (e.g. https://you.github.io/gamenight/): enables "
                    "instant page changes, canonical links and a correct sitemap there.")
-def build(paths, site, cache, no_cache, seed, submissions, repo_url, site_url):
+@click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append the site's size, or why it was refused, to this Markdown file (a CI job summary).")
+def build(paths, site, cache, no_cache, seed, submissions, repo_url, site_url, summary):
     """Build the static leaderboard site from replays (default: the replays/ folder).
 
     Scores every replay (validated and re-simulated), renders the pages and charts, runs
-    `mkdocs build --strict` and writes one data file per replay for the viewer.
+    `mkdocs build --strict` and packs the viewer's data into compressed shards. Fails, naming the
+    limit, if the site would not fit GitHub Pages (site_builder/hosting.py).
     """
     if site_url and not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", site_url):
         raise click.BadParameter("expected an http(s) URL such as https://example.org/gamenight/",
                                  param_hint="--site-url")
-    _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url)
+    try:
+        _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url)
+    except click.ClickException as err:
+        if summary:
+            _append(summary, f"### Site not built\n\n{_markdown_text(err.message)}\n")
+        raise
+    if summary:
+        from site_builder import hosting
+
+        _append(summary, "### Site artifact\n\n" + hosting.summary_markdown(hosting.measure(site)) + "\n")
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as out:
+        out.write(text)
+
+
+def _markdown_text(text: str) -> str:
+    """Plain text for a Markdown summary: no markup from file names or messages."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~])", r"\\\1", text)
 
 
 @click.command("serve")

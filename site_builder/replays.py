@@ -2,8 +2,9 @@
 
 The site build (`site_builder.build`) asks this module for two Markdown pages, for the scripts
 and styles those pages load, and, once MkDocs has built the site, to write the data the pages
-fetch: one compact JSON file per replay, a sidecar with the language-model exchanges of each
-replay that has any, and a sharded index of every replay for the list page.
+fetch: every replay's compact JSON and the language-model exchanges of those that have any,
+packed into gzip shards found by a hash of the game id, and a sharded index of every replay for
+the list page.
 
 Nothing from a replay is ever written into a page. The pages carry only our own markup; the
 browser fetches the JSON files and inserts replay text as text (`textContent`).
@@ -11,6 +12,7 @@ browser fetches the JSON files and inserts replay text as text (`textContent`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -33,7 +35,7 @@ from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
 #: Version of the data files below; the viewer refuses versions it does not know.
-DATA_VERSION = 1
+DATA_VERSION = 2
 #: The Markdown pages this module renders, relative to the MkDocs docs_dir.
 INDEX_PAGE = "replays/index.md"
 VIEWER_PAGE = "replays/viewer.md"
@@ -143,23 +145,102 @@ def _environment() -> jinja2.Environment:
 
 
 # -- data files -------------------------------------------------------------------------------
+# A game's viewer data and its model exchanges are packed with other games' into gzip shards.
+# The shard is found from the game id alone: shard_hash(id) modulo a power-of-two bucket count
+# written to a tiny manifest (MANIFEST) the viewer fetches first; common.js computes the same
+# hash. A shard is text lines "<id>\t<json>\n" sorted by id, gzip-compressed with no time stamp,
+# so a shard's bytes depend on its games only.
 
-def data_name(game_id: str) -> str:
-    """The file name (without .json) of a replay's data: its id, capitals escaped as ~x.
+#: The manifest of the shards: bucket counts of the data and calls shards.
+MANIFEST = f"{DATA_DIR}/index.json"
+SHARD_SUFFIX = ".jsonl.gz"
+#: At most this many games per shard on average (the bucket count is the smallest power of two
+#: that keeps to it): packed, a game's data is ~0.3 KB and a model game's exchanges ~0.8 KB
+#: compressed, so shards stay near 10 KB, well under the transfer a visitor should wait for.
+GAMES_PER_DATA_SHARD = 32
+GAMES_PER_CALLS_SHARD = 16
+GZIP_LEVEL = 9
 
-    Two ids that differ only in case must not share a file on a case-insensitive disk.
-    """
+
+def shard_hash(game_id: str) -> int:
+    """FNV-1a (32 bits) over the id's UTF-8 bytes, then murmur3's finaliser so the low bits used
+    as the bucket depend on every byte; common.js computes the same."""
     if not GAME_ID.match(game_id):
         raise ReplayDataError(f"game id {game_id!r} is not a slug of letters, digits, '.', '_' or '-'")
-    return re.sub("[A-Z]", lambda m: "~" + m.group().lower(), game_id)
+    h = 0x811C9DC5
+    for byte in game_id.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def bucket_count(games: int, per_shard: int) -> int:
+    """The smallest power of two of buckets holding `games` at most `per_shard` to a bucket on average."""
+    buckets = 1
+    while games > buckets * per_shard:
+        buckets *= 2
+    return buckets
+
+
+def shard_name(bucket: int) -> str:
+    return f"{bucket:x}{SHARD_SUFFIX}"
+
+
+def pack(lines: Mapping[str, str]) -> bytes:
+    """A shard: the lines of its games by id, gzip-compressed with no time stamp."""
+    text = "".join(f"{game_id}\t{lines[game_id]}\n" for game_id in sorted(lines))
+    return gzip.compress(text.encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def unpack(raw: bytes) -> dict[str, str]:
+    """The lines of a shard by game id."""
+    out = {}
+    for line in gzip.decompress(raw).decode("utf-8").splitlines():
+        game_id, _, text = line.partition("\t")
+        out[game_id] = text
+    return out
+
+
+def read_packed(site: str | os.PathLike[str], game_id: str, calls: bool = False) -> dict[str, Any] | None:
+    """A game's viewer data (or its exchanges) as the viewer finds it in a built site; None if absent."""
+    site = Path(site)
+    counts = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    folder, buckets = (CALLS_DIR, counts["calls"]) if calls else (DATA_DIR, counts["data"])
+    path = site / folder / shard_name(shard_hash(game_id) % buckets)
+    text = unpack(path.read_bytes()).get(game_id) if path.is_file() else None
+    return json.loads(text) if text is not None else None
+
+
+def packed_ids(site: str | os.PathLike[str], calls: bool = False) -> list[str]:
+    """The ids of every game in a built site's data (or exchange) shards, sorted."""
+    folder = Path(site) / (CALLS_DIR if calls else DATA_DIR)
+    return sorted(game_id for path in folder.glob(f"*{SHARD_SUFFIX}") for game_id in unpack(path.read_bytes()))
 
 
 @dataclass
 class DataWritten:
-    """What `write_data` did: files in the site's replay folders, and how many it (re)wrote."""
+    """What `write_data` did: files in the site's replay folders, how many it (re)wrote, and how
+    many games it made data for (the others were taken from the last build's shards)."""
 
     files: int
     written: int
+    rendered: int = 0
+
+
+@dataclass
+class _Entry:
+    """A game to be packed: what it is made of, and whether the last build's lines may be reused."""
+
+    game: ScoredGame
+    path: str
+    source: Mapping[str, Any] | None
+    key: str
+    hash: int
+    reuse: bool
+    old_calls: bool
 
 
 def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
@@ -167,97 +248,193 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
                previous: Path | None = None, manifest: Path | None = None) -> DataWritten:
     """Write the viewer data of every valid replay of `corpus` into the built site.
 
-    Writes `replays/data/<id>.json` per
-    replay, `replays/calls/<id>.json` per replay with LLM exchanges, and the list's index and
-    shards under `replays/list/`. With `previous` (the data and calls folders of the last
-    build, moved aside) and `manifest` (what each of those files was made from), a file whose
-    replay, agent labels and source are unchanged is kept instead of made again.
+    Writes the data shards under `replays/data/` with their manifest, the exchange shards under
+    `replays/calls/`, and the list's index and shards under `replays/list/`. With `previous`
+    (the data and calls folders of the last build, moved aside) and `manifest` (what each game's
+    lines were made from, and the bucket counts), a shard whose games are all unchanged is kept
+    as it was, and an unchanged game's lines are copied from the old shards instead of made again.
     """
     site = Path(site_dir)
     for folder in (DATA_DIR, CALLS_DIR, LIST_DIR):
         shutil.rmtree(site / folder, ignore_errors=True)
-    old_keys = _read_manifest(manifest, site) if previous is not None else {}
+        (site / folder).mkdir(parents=True)
+    old = _read_manifest(manifest, site) if previous is not None else {}
+    old_games: dict[str, dict[str, Any]] = old.get("games", {})
     labels = {key: info.label for key, info in corpus.agents.items()}
-    keys: dict[str, dict[str, Any]] = {}
-    todo: list[tuple[ScoredGame, str, Mapping[str, Any] | None]] = []
-    kept = 0
+    entries: list[_Entry] = []
     for game in corpus.games:
-        name = data_name(game.game_id)
         source = sources.get(game.game_id) if sources else None
         key = _data_key(game, labels, source)
-        old = old_keys.get(name)
-        if previous is not None and old is not None and old["key"] == key and _keep(previous, name, old["calls"]):
-            keys[name] = old
-            kept += 1 + old["calls"]
-        else:
-            todo.append((game, corpus.paths[game.game_id], source))
-            keys[name] = {"key": key, "calls": False}
-    for folder in (DATA_DIR, CALLS_DIR):  # what was kept is in place; the rest of the old folder goes
-        if previous is not None and (previous / Path(folder).name).is_dir():
-            (site / folder).parent.mkdir(parents=True, exist_ok=True)
-            (previous / Path(folder).name).rename(site / folder)
-        (site / folder).mkdir(parents=True, exist_ok=True)
-    wanted = {f"{name}.json" for name in keys}
-    for folder in (DATA_DIR, CALLS_DIR):
-        for stale in [p for p in (site / folder).iterdir() if p.name not in wanted
-                      or (folder == CALLS_DIR and not keys[p.name[:-5]]["calls"])]:
-            stale.unlink()
-    written = 0
-    for name, has_calls in _render_all(todo, labels, site):
-        keys[name]["calls"] = has_calls
-        written += 1 + has_calls
-    (site / LIST_DIR).mkdir(parents=True)
+        was = old_games.get(game.game_id)
+        reuse = was is not None and was["key"] == key
+        entries.append(_Entry(game, corpus.paths[game.game_id], source, key, shard_hash(game.game_id), reuse,
+                              bool(was and was["calls"])))
+    data_buckets = bucket_count(len(entries), GAMES_PER_DATA_SHARD)
+    calls_buckets = bucket_count(sum(_plays_a_model(e.game) for e in entries), GAMES_PER_CALLS_SHARD)
+    kept = _unchanged_shards(entries, old, old_games, data_buckets, calls_buckets, previous)
+    # A job is the coarser of the two bucketings: every game of a calls shard and of a data shard
+    # is in the same job (the counts are powers of two), so workers never share a shard.
+    jobs_count = min(data_buckets, calls_buckets)
+    jobs: dict[int, list[_Entry]] = {}
+    for entry in entries:
+        jobs.setdefault(entry.hash % jobs_count, []).append(entry)
+    todo = []
+    for job, members in sorted(jobs.items()):
+        shards = {(DATA_DIR, e.hash % data_buckets) for e in members} | \
+                 {(CALLS_DIR, e.hash % calls_buckets) for e in members}
+        if not shards <= kept:
+            todo.append(_Job(members, {s for s in shards if s not in kept}, data_buckets, calls_buckets,
+                             old.get("data"), old.get("calls"), str(previous) if previous else None,
+                             {s.agent: labels.get(s.agent, s.agent) for e in members for s in e.game.seats},
+                             str(site)))
+    calls_of: dict[str, bool] = {e.game.game_id: e.old_calls for e in entries}
+    written = rendered = 0
+    for done in map_on_cores(_pack_job, todo, chunksize=4):
+        calls_of.update(done.calls)
+        written += done.written
+        rendered += done.rendered
+    moved = 0
+    for folder, bucket in sorted(kept):  # kept shards move over once no job reads the old ones
+        old_file = previous / Path(folder).name / shard_name(bucket) if previous else None
+        if old_file is not None and old_file.is_file():  # (a kept calls bucket may have no games with calls)
+            old_file.rename(site / folder / shard_name(bucket))
+            moved += 1
+    written += _write_json(site / MANIFEST, {"v": DATA_VERSION, "hash": "fnv1a32-fmix32",
+                                             "data": data_buckets, "calls": calls_buckets})
     for relative, content in replay_index(corpus.games, corpus.agents).items():
         written += _write_json(site / LIST_DIR / relative, content)
     if manifest is not None:
         manifest.parent.mkdir(parents=True, exist_ok=True)
-        manifest.write_text(json.dumps({"version": DATA_VERSION, "site": str(site.resolve()), "files": keys},
-                                       sort_keys=True), encoding="utf-8")
-    return DataWritten(files=kept + written, written=written)
+        games = {e.game.game_id: {"key": e.key, "calls": calls_of[e.game.game_id]} for e in entries}
+        manifest.write_text(json.dumps({"version": DATA_VERSION, "site": str(site.resolve()), "data": data_buckets,
+                                        "calls": calls_buckets, "games": games}, sort_keys=True), encoding="utf-8")
+    return DataWritten(files=moved + written, written=written, rendered=rendered)
+
+
+def _plays_a_model(game: ScoredGame) -> bool:
+    """Whether a game has model exchanges (its seats' usage counts calls): sizes the calls buckets."""
+    return any((usage.get("calls") or 0) > 0 for usage in game.usage)
+
+
+def _unchanged_shards(entries: Sequence[_Entry], old: Mapping[str, Any], old_games: Mapping[str, Any],
+                      data_buckets: int, calls_buckets: int, previous: Path | None) -> set[tuple[str, int]]:
+    """The shards of the last build that can stay as they are: same bucket count, the very same
+    games, none changed, and the file there."""
+    if previous is None:
+        return set()
+    kept: set[tuple[str, int]] = set()
+    for folder, buckets, has in ((DATA_DIR, data_buckets, lambda g: True),
+                                 (CALLS_DIR, calls_buckets, lambda g: bool(old_games[g]["calls"]))):
+        if old.get("data" if folder == DATA_DIR else "calls") != buckets:
+            continue
+        now: dict[int, set[str]] = {}
+        changed: set[int] = set()
+        for e in entries:
+            bucket = e.hash % buckets
+            now.setdefault(bucket, set()).add(e.game.game_id)
+            if not e.reuse:
+                changed.add(bucket)
+        before: dict[int, set[str]] = {}
+        for game_id in old_games:
+            before.setdefault(shard_hash(game_id) % buckets, set()).add(game_id)
+        for bucket, ids in now.items():
+            if bucket in changed or before.get(bucket) != ids:
+                continue
+            if any(has(g) for g in ids):
+                if (previous / Path(folder).name / shard_name(bucket)).is_file():
+                    kept.add((folder, bucket))
+            else:
+                kept.add((folder, bucket))  # no file then, none now
+    return kept
+
+
+@dataclass
+class _Job:
+    """The games of one job, the shards of theirs to write, and where the last build's shards are."""
+
+    entries: list[_Entry]
+    shards: set[tuple[str, int]]
+    data_buckets: int
+    calls_buckets: int
+    old_data_buckets: int | None
+    old_calls_buckets: int | None
+    previous: str | None
+    labels: dict[str, str]
+    site: str
+
+
+@dataclass
+class _JobDone:
+    calls: dict[str, bool]
+    written: int
+    rendered: int
+
+
+def _pack_job(job: _Job) -> _JobDone:
+    """Make (or copy from the old shards) every line of the job's games and write its shards."""
+    old_shards: dict[tuple[str, int], dict[str, str]] = {}
+
+    def old_line(folder: str, buckets: int | None, entry: _Entry) -> str | None:
+        if buckets is None or job.previous is None:
+            return None
+        where = (folder, entry.hash % buckets)
+        if where not in old_shards:
+            path = Path(job.previous) / Path(folder).name / shard_name(where[1])
+            try:
+                old_shards[where] = unpack(path.read_bytes())
+            except (OSError, ValueError, EOFError):
+                old_shards[where] = {}
+        return old_shards[where].get(entry.game.game_id)
+
+    lines: dict[tuple[str, int], dict[str, str]] = {shard: {} for shard in job.shards}
+    calls_of: dict[str, bool] = {}
+    rendered = 0
+    for entry in job.entries:
+        game_id = entry.game.game_id
+        data_line = old_line(DATA_DIR, job.old_data_buckets, entry) if entry.reuse else None
+        calls_line = old_line(CALLS_DIR, job.old_calls_buckets, entry) if entry.reuse and entry.old_calls else None
+        if data_line is None or (entry.old_calls and calls_line is None):
+            data_line, calls_line = _game_lines(entry, job.labels)
+            rendered += 1
+        calls_of[game_id] = calls_line is not None
+        for folder, buckets, line in ((DATA_DIR, job.data_buckets, data_line),
+                                      (CALLS_DIR, job.calls_buckets, calls_line)):
+            shard = (folder, entry.hash % buckets)
+            if line is not None and shard in lines:
+                lines[shard][game_id] = line
+    written = 0
+    for (folder, bucket), members in sorted(lines.items()):
+        if members:
+            (Path(job.site) / folder / shard_name(bucket)).write_bytes(pack(members))
+            written += 1
+    return _JobDone(calls_of, written, rendered)
+
+
+def _game_lines(entry: _Entry, labels: Mapping[str, str]) -> tuple[str, str | None]:
+    """A game's viewer data and its exchanges (None if it has none) as JSON text."""
+    data, calls = replay_data(entry.game, read_records(entry.path, entry.game.content_hash), labels)
+    if entry.source is not None:
+        data["source"] = entry.source
+    return to_json(data), (to_json(calls) if calls is not None else None)
 
 
 def _data_key(game: ScoredGame, labels: Mapping[str, str], source: Mapping[str, Any] | None) -> str:
-    """What a replay's data file is made of: the replay, its agents' labels, its source, the format."""
+    """What a replay's data is made of: the replay, its agents' labels, its source, the format."""
     made_of = [DATA_VERSION, game.content_hash, [labels.get(s.agent, s.agent) for s in game.seats], source]
     return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
 
 
-def _read_manifest(path: Path | None, site: Path) -> dict[str, dict[str, Any]]:
-    """The previous build's data keys for this site folder; none (so everything is made again) if
-    unreadable, of another format or written for another site folder."""
+def _read_manifest(path: Path | None, site: Path) -> dict[str, Any]:
+    """The previous build's bucket counts and game keys for this site folder; none (so everything
+    is made again) if unreadable, of another format or written for another site folder."""
     try:
         data = json.loads(path.read_text(encoding="utf-8")) if path is not None else {}
         usable = data.get("version") == DATA_VERSION and data.get("site") == str(site.resolve()) \
-            and isinstance(data.get("files"), dict)
-        return data["files"] if usable else {}
+            and isinstance(data.get("games"), dict) and isinstance(data.get("data"), int) \
+            and isinstance(data.get("calls"), int)
+        return data if usable else {}
     except (OSError, ValueError, AttributeError):
         return {}
-
-
-def _keep(previous: Path, name: str, calls: bool) -> bool:
-    """Whether the previous build's files for this replay are all there."""
-    return (previous / Path(DATA_DIR).name / f"{name}.json").is_file() and \
-        (not calls or (previous / Path(CALLS_DIR).name / f"{name}.json").is_file())
-
-
-def _render_all(todo: Sequence[tuple[ScoredGame, str, Mapping[str, Any] | None]], labels: Mapping[str, str],
-                site: Path) -> list[tuple[str, bool]]:
-    """Make and write the data files of `todo`, on every core when there are many: (name, has calls)."""
-    jobs = [(game, path, source, {s.agent: labels.get(s.agent, s.agent) for s in game.seats}, str(site))
-            for game, path, source in todo]
-    return list(map_on_cores(_render, jobs, chunksize=32))
-
-
-def _render(job: tuple[ScoredGame, str, Mapping[str, Any] | None, Mapping[str, str], str]) -> tuple[str, bool]:
-    game, path, source, labels, site = job
-    data, calls = replay_data(game, read_records(path, game.content_hash), labels)
-    if source is not None:
-        data["source"] = source
-    name = data_name(game.game_id)
-    _write_json(Path(site) / DATA_DIR / f"{name}.json", data)
-    if calls is not None:
-        _write_json(Path(site) / CALLS_DIR / f"{name}.json", calls)
-    return name, calls is not None
 
 
 def read_records(path: str | Path, content_hash: str) -> list[dict[str, Any]]:
@@ -551,5 +728,6 @@ def to_json(value: Any) -> str:
 
 
 def _write_json(path: Path, value: Any) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(to_json(value), encoding="utf-8")
     return 1

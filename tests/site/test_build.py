@@ -106,7 +106,7 @@ def test_strict_build_report(built):
     report, site, replays = built
     assert report.pages == len(report.markdown_pages) > 40
     assert report.games == len(list(replays.glob("*.jsonl")))
-    assert report.replay_files >= report.games
+    assert report.replay_games_rendered == report.games and report.replay_files == report.replay_files_written
     assert report.site_bytes > 1_000_000 and report.seconds > 0
     results = json.loads(report.results.read_text(encoding="utf-8"))
     assert results["corpus"]["games"] == report.games
@@ -189,7 +189,7 @@ def test_more_replays_of_the_same_agents_give_the_same_pages(built, tmp_path):
     done = CliRunner().invoke(cli.build, [str(bigger), "--site", str(tmp_path / "site"), "--no-cache", "--seed", "3"])
     assert done.exit_code == 0, done.output
     summary = re.search(r"built (\d+) page\(s\) and (\d+) replay data file\(s\) from (\d+) game\(s\): "
-                        r"[\d.]+ MB in [\d.]+s", done.output)
+                        r"[\d.]+ MB in [\d,]+ files \(largest \S+, [\d.]+ MB\) in [\d.]+s", done.output)
     assert summary, done.output
     pages_built, replay_files, games = map(int, summary.groups())
     assert "left out:" in done.output and "broken.jsonl:1:" in done.output

@@ -41,13 +41,14 @@ def test_a_warm_rebuild_after_new_replays_equals_a_cold_build(corpora, tmp_path)
     warm = tmp_path / "warm"
     before = build_site([first], warm, cache_path=cache, seed=5)
     assert before.replay_files_written == before.replay_files  # nothing to keep the first time
+    assert before.replay_games_rendered == before.games
     again = build_site([first], warm, cache_path=cache, seed=5)
-    data_files = len(list((warm / replays.DATA_DIR).glob("*.json")))
     listed = len(list((warm / replays.LIST_DIR).glob("*.json")))
-    assert data_files == before.games and again.replay_files_written == listed  # only the list is made again
+    # only the list and the shards' manifest are made again
+    assert again.replay_games_rendered == 0 and again.replay_files_written == listed + 1
     added = build_site([first, more], warm, cache_path=cache, seed=5)
     new_games = added.games - before.games
-    assert new_games > 0 and added.replay_files_written == new_games + listed
+    assert new_games > 0 and added.replay_games_rendered == new_games  # the others are copied from old shards
     cold = build_site([first, more], tmp_path / "cold", seed=5)
     assert cold.replay_files_written == cold.replay_files
     assert tree(warm) == tree(tmp_path / "cold")
@@ -83,8 +84,8 @@ def test_a_changed_label_remakes_the_data_of_that_agents_games(corpora, tmp_path
     build_site([folder], site, cache_path=cache, seed=5)
     old_game = next(p for p in first.glob("*.jsonl") if '"name":"random"' in p.read_text(encoding="utf-8"))
     game_id = json.loads(old_game.read_text(encoding="utf-8").splitlines()[0])["game_id"]
-    data = (site / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8")
-    assert "Dice" in data and tree(site) == tree(build_site([folder], tmp_path / "cold", seed=5).results.parents[1])
+    data = replays.read_packed(site, game_id)
+    assert "Dice" in json.dumps(data) and tree(site) == tree(build_site([folder], tmp_path / "cold", seed=5).results.parents[1])
 
 
 def test_a_damaged_cache_is_rebuilt_not_trusted(corpora, tmp_path):
@@ -105,3 +106,34 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(corpora, tmp_path):
     db.commit()
     db.close()
     assert load([first], cache).resimulated == len(expected.games)  # another version's entries are not read
+
+
+def test_new_replays_rewrite_only_the_shards_they_fall_in(corpora, tmp_path, monkeypatch):
+    root, first, more = corpora
+    # Small shards, so that this small corpus spreads over many and most stay untouched.
+    monkeypatch.setattr(replays, "GAMES_PER_DATA_SHARD", 1)
+    monkeypatch.setattr(replays, "GAMES_PER_CALLS_SHARD", 1)
+    before_corpus, after_corpus = load([first, more]), load([first, more])
+    old_ids = {p.stem for p in first.glob("*.jsonl")}
+    keep_games = [g for g in before_corpus.games if g.game_id in old_ids]
+    # Same bucket count before and after: the "before" corpus is the full one less a few games.
+    dropped = keep_games[:3]
+    before_corpus.games = [g for g in before_corpus.games if g not in dropped]
+    site, previous, manifest = tmp_path / "site", tmp_path / "previous", tmp_path / "manifest.json"
+    replays.write_data(before_corpus, site, manifest=manifest)
+    buckets = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))["data"]
+    if buckets != replays.bucket_count(len(after_corpus.games), 1):
+        pytest.skip("the three games changed the bucket count")
+    old = {p.name: p.read_bytes() for p in (site / replays.DATA_DIR).iterdir()}
+    previous.mkdir()
+    (site / replays.DATA_DIR).rename(previous / "data")
+    (site / replays.CALLS_DIR).rename(previous / "calls")
+    done = replays.write_data(after_corpus, site, previous=previous, manifest=manifest)
+    touched = {replays.shard_name(replays.shard_hash(g.game_id) % buckets) for g in dropped}
+    assert done.rendered == len(dropped)
+    listed = len(list((site / replays.LIST_DIR).glob("*.json")))
+    assert done.written == len(touched) + listed + 1  # built-in games have no exchanges
+    now = {p.name: p.read_bytes() for p in (site / replays.DATA_DIR).iterdir()}
+    assert {name for name in now if now[name] != old.get(name)} <= touched | {"index.json"}
+    cold = replays.write_data(load([first, more]), tmp_path / "cold")
+    assert tree(site / "replays") == tree(tmp_path / "cold" / "replays") and cold.rendered == len(after_corpus.games)

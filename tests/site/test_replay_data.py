@@ -42,11 +42,19 @@ def built(tmp_path_factory):
 
 
 def data_of(site: Path, game_id: str) -> dict:
-    return json.loads((site / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+    return replays.read_packed(site, game_id)
 
 
 def calls_of(site: Path, game_id: str) -> dict:
-    return json.loads((site / replays.CALLS_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+    return replays.read_packed(site, game_id, calls=True)
+
+
+def shard_lines(site: Path, folder: str) -> dict[str, str]:
+    """Every game's line in the shards of a folder, by game id."""
+    lines: dict[str, str] = {}
+    for path in sorted((site / folder).glob(f"*{replays.SHARD_SUFFIX}")):
+        lines.update(replays.unpack(path.read_bytes()))
+    return lines
 
 
 def records_of(folder: Path, game_id: str) -> list[dict]:
@@ -60,12 +68,19 @@ def written_files(site: Path) -> list[Path]:
             for p in (site / folder).rglob("*") if p.is_file()]
 
 
-def test_one_data_file_per_valid_replay(built):
+def test_every_valid_replay_is_in_the_shard_its_id_names(built):
     corpus, site, count, _ = built
     assert len(corpus.games) == len(SAMPLES) + 3 and len(corpus.invalid_replays) == 1
+    manifest = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))
+    buckets = manifest["data"]
     names = sorted(p.name for p in (site / replays.DATA_DIR).iterdir())
-    assert names == sorted(f"{replays.data_name(g.game_id)}.json" for g in corpus.games)
-    assert "broken-game.json" not in names and "stale.json" not in names
+    assert names == sorted({replays.shard_name(replays.shard_hash(g.game_id) % buckets) for g in corpus.games}
+                           | {"index.json"})
+    for path in (site / replays.DATA_DIR).glob(f"*{replays.SHARD_SUFFIX}"):
+        for game_id in replays.unpack(path.read_bytes()):
+            assert path.name == replays.shard_name(replays.shard_hash(game_id) % buckets)
+    assert sorted(shard_lines(site, replays.DATA_DIR)) == sorted(g.game_id for g in corpus.games)
+    assert "stale.json" not in names
     assert count == len(written_files(site))
 
 
@@ -79,7 +94,7 @@ def test_a_game_that_ended_invalid_is_shown(built):
 
 def test_llm_exchanges_go_to_a_sidecar_only_for_replays_that_have_them(built):
     corpus, site, _, _ = built
-    with_calls = sorted(p.stem for p in (site / replays.CALLS_DIR).iterdir())
+    with_calls = sorted(shard_lines(site, replays.CALLS_DIR))
     assert with_calls == sorted([PAYLOAD_WEREWOLF, PAYLOAD_CHAMELEON, PAYLOAD_INVALID])
     for game in corpus.games:
         assert data_of(site, game.game_id)["llm"] is (game.game_id in with_calls)
@@ -110,7 +125,7 @@ def test_header_players_setup_and_outcome(built, game):
     header = records_of(folder, scored.game_id)[0]
     data = data_of(site, scored.game_id)
     assert (data["v"], data["id"], data["game"], data["variant"], data["setup"]) == (
-        1, scored.game_id, game, header["variant"], header["setup"])
+        replays.DATA_VERSION, scored.game_id, game, header["variant"], header["setup"])
     assert (data["tournament"], data["matchup"], data["created"], data["seed"]) == (
         "builtin", header["matchup"], header["provenance"]["created"], str(header["seed"]))
     assert [(p["name"], p["role"], p["agent"]) for p in data["players"]] == [
@@ -228,17 +243,22 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
 
 def test_data_files_are_small(built):
     _, site, _, _ = built
+    lines = shard_lines(site, replays.DATA_DIR)
     for game_id in SAMPLES.values():
-        raw = (site / replays.DATA_DIR / f"{game_id}.json").read_bytes()
+        raw = lines[game_id].encode("utf-8")
         assert len(raw) < 12_000 and len(gzip.compress(raw)) < 2_500, game_id
 
 
 def test_written_json_never_holds_markup_characters(built):
     _, site, _, _ = built
     for path in written_files(site):
-        text = path.read_text(encoding="utf-8")
-        assert not set("<>&") & set(text), path
-        json.loads(text)
+        if path.name.endswith(replays.SHARD_SUFFIX):
+            texts = list(replays.unpack(path.read_bytes()).values())
+        else:
+            texts = [path.read_text(encoding="utf-8")]
+        for text in texts:
+            assert not set("<>&") & set(text), path
+            json.loads(text)
     assert payloads.SHORT[1] in json.dumps(data_of(site, PAYLOAD_WEREWOLF), ensure_ascii=False)
 
 
@@ -251,18 +271,48 @@ def test_a_file_changed_after_scoring_is_refused(tmp_path):
         replays.write_data(corpus, tmp_path / "site")
 
 
-@pytest.mark.parametrize(("game_id", "name"), [
-    ("builtin-chameleon-0a35552f9541", "builtin-chameleon-0a35552f9541"),
-    ("My.Tour_1-x", "~my.~tour_1-x"),
-])
-def test_data_names_are_case_safe(game_id, name):
-    assert replays.data_name(game_id) == name
+def _reference_hash(game_id: str) -> int:
+    """FNV-1a 32 then murmur3's finaliser, written out from their definitions (common.js must agree:
+    tests/site/test_viewer_browser.py runs its shardHash over the shipped ids)."""
+    h = 2166136261
+    for byte in game_id.encode():
+        h = (h ^ byte) * 16777619 % 2**32
+    if game_id == "a":
+        assert h == 0xE40C292C  # FNV-1a's published value for "a"
+    for shift, factor in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
+        h = (h ^ (h >> shift)) * factor % 2**32
+    return h ^ (h >> 16)
+
+
+@pytest.mark.parametrize("game_id", ["a", "builtin-chameleon-0a35552f9541", "My.Tour_1-x", "my.tour_1-x"])
+def test_the_shard_hash_is_fnv1a_with_a_finaliser(game_id):
+    assert replays.shard_hash(game_id) == _reference_hash(game_id)
+    assert replays.shard_hash("My.Tour_1-x") != replays.shard_hash("my.tour_1-x")  # ids are case-sensitive
+
+
+def test_the_shard_hash_spreads_sequential_ids_evenly():
+    counts = [0] * 16
+    for i in range(16_000):
+        counts[replays.shard_hash(f"tour-chameleon-{i:06d}") % 16] += 1
+    assert max(counts) < 1_150 and min(counts) > 850
+
+
+@pytest.mark.parametrize(("games", "per_shard", "buckets"), [(0, 32, 1), (32, 32, 1), (33, 32, 2), (100_000, 32, 4096),
+                                                           (50_000, 16, 4096)])
+def test_bucket_counts_are_the_smallest_power_of_two_that_fits(games, per_shard, buckets):
+    assert replays.bucket_count(games, per_shard) == buckets
+
+
+def test_a_shard_is_the_same_bytes_for_the_same_games():
+    lines = {"b": '{"v":2}', "a": '{"v":2,"x":1}'}
+    assert replays.pack(lines) == replays.pack(dict(reversed(list(lines.items()))))
+    assert replays.unpack(replays.pack(lines)) == lines
 
 
 @pytest.mark.parametrize("game_id", ["", "../x", ".x", "a/b", "a b", "x" * 161, "a\\b", "é"])
 def test_ids_that_are_not_slugs_are_refused(game_id):
     with pytest.raises(replays.ReplayDataError, match="not a slug"):
-        replays.data_name(game_id)
+        replays.shard_hash(game_id)
 
 
 @pytest.mark.parametrize(("directory_urls", "index_assets", "viewer_assets", "viewer_link"), [

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from runner.cli import main as gamenight
 from site_builder import sources
 from site_builder.build import BuildError, build_site
-from site_builder.replays import data_name
+from site_builder.replays import read_packed
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -213,7 +213,7 @@ def built(history, tmp_path_factory):
 
 def viewer_data(site: Path, name: str) -> dict:
     game_id = Path(name).stem
-    return json.loads((site / "replays" / "data" / f"{data_name(game_id)}.json").read_text(encoding="utf-8"))
+    return read_packed(site, game_id)
 
 
 def test_the_viewer_data_names_each_games_source(built):

@@ -48,7 +48,7 @@ def page(warm_context):
 
 
 def data_of(site, game_id: str) -> dict:
-    return json.loads((site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+    return replays.read_packed(site[0], game_id)
 
 
 def open_viewer(page, site, game_id: str, **params) -> None:
@@ -358,10 +358,10 @@ def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
         "<!doctype html><meta charset=utf-8>" + replays.pages({})["replays/index.md"].split("# Replays", 1)[1],
         encoding="utf-8")
     agents = ["a", "b"]
-    shard = {"v": 1, "game": "undercover",
+    shard = {"v": replays.DATA_VERSION, "game": "undercover",
              "rows": [[f"g-{i:04d}", f"2026-01-{1 + i % 28:02d}", [i % 2, 1, 1], [1, 2], i % 2, 0, [0, 1, 1]]
                       for i in range(120)]}
-    index = {"v": 1, "total": 120, "agents": agents, "games": [
+    index = {"v": replays.DATA_VERSION, "total": 120, "agents": agents, "games": [
         {"game": "undercover", "title": "Undercover", "count": 120, "shards": ["undercover-0.json"],
          "outcomes": ["civilians win", "undercover wins"], "roles": ["undercover", "civilian"], "agents": [0, 1]}]}
     (site_dir / replays.LIST_DIR).mkdir(parents=True)
@@ -388,21 +388,23 @@ def edited_replay(browser, site, game_id: str, change):
     """A fresh browser page (its own cache: the data file changes between tests) on a site whose data
     file of `game_id` was passed through `change(data)`; the file is put back after, and the page
     must raise no error."""
-    path = site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json"
-    original = path.read_text(encoding="utf-8")
-    data = json.loads(original)
+    buckets = json.loads((site[0] / replays.MANIFEST).read_text(encoding="utf-8"))["data"]
+    path = site[0] / replays.DATA_DIR / replays.shard_name(replays.shard_hash(game_id) % buckets)
+    original = path.read_bytes()
+    lines = replays.unpack(original)
+    data = json.loads(lines[game_id])
     change(data)
     context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        path.write_text(json.dumps(data), encoding="utf-8")
+        path.write_bytes(replays.pack({**lines, game_id: json.dumps(data)}))
         yield page
         assert not errors, errors
     finally:
         context.close()
-        path.write_text(original, encoding="utf-8")
+        path.write_bytes(original)
 
 
 @pytest.mark.parametrize("url, linked", [("https://github.com/o/r/pull/7", True), ("javascript:alert(1)", False),

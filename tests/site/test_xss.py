@@ -218,4 +218,4 @@ def test_site_search_shows_payloads_as_text(page, site):
 
 
 def _data(site, game_id: str) -> dict:
-    return json.loads((site[0] / replays.DATA_DIR / f"{replays.data_name(game_id)}.json").read_text(encoding="utf-8"))
+    return replays.read_packed(site[0], game_id)

@@ -147,7 +147,7 @@ def test_pages_validates_builds_and_deploys_in_order():
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     runs = [step["run"] for step in build["steps"] if "run" in step]
-    assert runs == ["python -m pip install .", "gamenight validate --quiet replays", 'gamenight build replays --site site --site-url "$SITE_URL"']
+    assert runs == ["python -m pip install .", "gamenight validate --quiet replays", 'gamenight build replays --site site --site-url "$SITE_URL" --summary "$GITHUB_STEP_SUMMARY"']
     checkout = next(step for step in build["steps"] if "actions/checkout@" in step.get("uses", ""))
     assert checkout["with"]["fetch-depth"] == 0  # each game's source is read from the whole history
     upload = next(step for step in build["steps"] if "upload-pages-artifact@" in step.get("uses", ""))

@@ -8,7 +8,7 @@
   if (window.gamenightReplays) return; // Material re-runs page scripts on instant navigation
 
   var SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,159}$/;
-  var DATA_VERSION = 1;
+  var DATA_VERSION = 2;
   // Attributes el() may set; never event handlers, href or src (see link()).
   var SAFE_ATTRIBUTES =
     /^(class|id|type|title|role|scope|colspan|value|hidden|disabled|selected|open|tabindex|lang|dir|aria-[a-z]+|data-[a-z-]+)$/;
@@ -54,12 +54,6 @@
     return a;
   }
 
-  /** The data file name of a replay id: capitals escaped as ~x, as the builder writes them. */
-  function dataName(id) {
-    if (!SLUG.test(id)) throw new Error("not a replay id");
-    return id.replace(/[A-Z]/g, function (c) { return "~" + c.toLowerCase(); });
-  }
-
   /** Fetch a JSON data file of the site (relative to the page); checks the data version. */
   function fetchJSON(relative, signal) {
     var url = new URL(relative, window.location.href);
@@ -70,6 +64,86 @@
       if (!data || data.v !== DATA_VERSION) throw new Error("data of an unknown version");
       return data;
     });
+  }
+
+  // -- packed replay data ---------------------------------------------------------------------
+  // A game's data and its model exchanges sit in gzip shards of many games (site_builder/replays.py):
+  // the shard is shardHash(id) modulo the bucket count of the manifest (data/index.json). A
+  // shard's text is lines "<id>\t<json>"; only the wanted game's line is parsed.
+  var manifests = {}; // manifest URL -> promise of the manifest
+
+  /** FNV-1a (32 bits) over the id's UTF-8 bytes (ids are ASCII slugs), then murmur3's finaliser. */
+  function shardHash(id) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  }
+
+  function fetchBytes(url, signal, fresh) {
+    return fetch(url, { signal: signal, credentials: "same-origin", cache: fresh ? "no-cache" : "default" })
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status === 404 ? "not found" : "HTTP " + response.status);
+        return response.arrayBuffer();
+      });
+  }
+
+  /** The text of a shard: gunzipped in the browser, unless a server already undid the gzip. */
+  function shardText(buffer) {
+    var bytes = new Uint8Array(buffer);
+    if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return new Response(stream).text();
+    }
+    return Promise.resolve(new TextDecoder().decode(bytes));
+  }
+
+  /** The JSON text of a game's line in a shard, or null. */
+  function lineOf(text, id) {
+    var start = ("\n" + text).indexOf("\n" + id + "\t"); // where the line starts in text
+    if (start < 0) return null;
+    var end = text.indexOf("\n", start);
+    return text.slice(start + id.length + 1, end < 0 ? text.length : end);
+  }
+
+  /**
+   * A game's viewer data (kind "data") or its model exchanges (kind "calls"). `folders` holds the
+   * data and calls folders relative to the page (the page root's data-data and data-calls).
+   * A game missing from its shard makes one more try with a fresh manifest: a browser may hold
+   * the manifest of an older build whose bucket counts have since changed.
+   */
+  function fetchReplay(folders, kind, id, signal) {
+    if (!SLUG.test(id)) return Promise.reject(new Error("not a replay id"));
+    var manifestUrl = new URL(folders.data + "index.json", window.location.href).href;
+    function attempt(fresh) {
+      if (fresh || !manifests[manifestUrl]) {
+        manifests[manifestUrl] = fetchBytes(manifestUrl, signal, fresh).then(function (buffer) {
+          var manifest = JSON.parse(new TextDecoder().decode(buffer));
+          if (!manifest || manifest.v !== DATA_VERSION) throw new Error("data of an unknown version");
+          return manifest;
+        });
+        manifests[manifestUrl].catch(function () { delete manifests[manifestUrl]; });
+      }
+      return manifests[manifestUrl].then(function (manifest) {
+        var buckets = kind === "calls" ? manifest.calls : manifest.data;
+        var name = (shardHash(id) % buckets).toString(16) + ".jsonl.gz";
+        return fetchBytes(new URL(folders[kind] + name, window.location.href), signal, fresh)
+          .catch(function (error) { if (error.message === "not found") return new ArrayBuffer(0); throw error; });
+      }).then(shardText).then(function (text) {
+        var line = lineOf(text, id);
+        if (line === null) {
+          if (!fresh) return attempt(true);
+          throw new Error("not found");
+        }
+        var data = JSON.parse(line);
+        if (!data || data.v !== DATA_VERSION) throw new Error("data of an unknown version");
+        return data;
+      });
+    }
+    return attempt(false);
   }
 
   /** "non_chameleon" -> "non-chameleon", "fellow_mason" -> "fellow mason". */
@@ -118,7 +192,8 @@
   }
 
   var api = {
-    SLUG: SLUG, el: el, fill: fill, link: link, dataName: dataName, fetchJSON: fetchJSON,
+    SLUG: SLUG, el: el, fill: fill, link: link, fetchJSON: fetchJSON,
+    shardHash: shardHash, fetchReplay: fetchReplay,
     words: words, onEachPage: onEachPage
   };
   window.gamenightReplays = api;

@@ -31,7 +31,7 @@
     } else if (!R.SLUG.test(id)) {
       fill(message, "This address does not name a replay. ", backLink("Back to the list of replays."));
     } else {
-      R.fetchJSON(root.dataset.data + R.dataName(id) + ".json", abort.signal).then(function (data) {
+      R.fetchReplay(root.dataset, "data", id, abort.signal).then(function (data) {
         if (!abort.signal.aborted) viewer = createViewer(root, data, params, abort.signal);
       }).catch(function (error) {
         if (abort.signal.aborted) return;
@@ -303,7 +303,7 @@
       var details = el("details", { class: "gn-raw", open: rawOpen }, el("summary", { text: summary }), body);
       var index = step - 1;
       var load = function () {
-        if (!calls) calls = R.fetchJSON(root.dataset.calls + R.dataName(data.id) + ".json", signal);
+        if (!calls) calls = R.fetchReplay(root.dataset, "calls", data.id, signal);
         calls.then(function (sidecar) {
           var made = sidecar.steps[String(index)] || [];
           fill(body, made.map(function (call, i) { return renderCall(call, i, sidecar.texts); }));

@@ -1,0 +1,53 @@
+"""The publishing benchmark's model games: valid replays whose exchanges look like real ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from site_builder import bench
+from site_builder.scoring.corpus import load
+
+BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"
+
+
+def test_every_other_game_becomes_a_valid_model_game_with_realistic_exchanges(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for path in sorted(BUILTIN.glob("*.jsonl"))[:60]:
+        shutil.copy(path, bots)
+    made = bench.with_model_games(bots, tmp_path / "modelled")
+    assert made == 30
+    corpus = load([tmp_path / "modelled"], derive=False)
+    assert not corpus.invalid_replays and len(corpus.games) == 60
+    modelled = [g for g in corpus.games if any(u.get("calls") for u in g.usage)]
+    assert len(modelled) == 30
+    real = {m["content"] for folder in bench.MODEL_TEMPLATES for path in folder.glob("*.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines()[1:]
+            for call in (json.loads(line).get("evidence") or {}).get("calls", []) for m in call["messages"]}
+    lengths, rewritten = [], 0
+    for game in modelled:
+        records = [json.loads(line) for line in Path(corpus.paths[game.game_id]).read_text(encoding="utf-8").splitlines()]
+        for record in records[1:]:
+            for call in (record.get("evidence") or {}).get("calls", []):
+                assert call["reply"].endswith("ANSWER: " + json.dumps(record["data"], ensure_ascii=False))
+                lengths += [len(m["content"]) for m in call["messages"]]
+                rewritten += sum(m["content"] not in real for m in call["messages"])
+    assert sum(lengths) / len(lengths) > 500  # prompts of a real model game's length
+    assert rewritten > 0  # ... told with this game's deal
+
+
+def test_site_figures_count_what_a_visitor_transfers(tmp_path):
+    from site_builder.build import build_site
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for path in sorted(BUILTIN.glob("*.jsonl"))[:40]:
+        shutil.copy(path, bots)
+    bench.with_model_games(bots, tmp_path / "modelled")
+    build_site([tmp_path / "modelled"], tmp_path / "site", derive=False)
+    figures = bench.site_figures(tmp_path / "site")
+    assert figures["games"] == 40 and figures["model games"] == 20
+    assert "bundle." in figures["page shell over the wire"] and "viewer.js" in figures["page shell over the wire"]
+    assert figures["exchange shards"].startswith("1 files") or figures["exchange shards"].startswith("2 files")

@@ -1,0 +1,98 @@
+"""The viewer opens every shipped game, and every model exchange of those that have any.
+
+One browser page walks the site built from `replays/`, by permalink (`viewer/?id=…`): each game
+must render with no JavaScript error and no failed request; in a model game the exchanges of
+every decision are opened (the first by a click, the next ones stay open while stepping).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from site_builder import replays
+from site_builder.build import build_site
+
+SHIPPED = Path(__file__).resolve().parents[2] / "replays"
+READY = "[data-gn-viewer][data-ready=true]"
+
+
+@pytest.fixture(scope="module")
+def shipped_site(tmp_path_factory, serve):
+    site = tmp_path_factory.mktemp("shipped") / "site"
+    report = build_site([SHIPPED], site, seed=2026)
+    assert report.games > 1000 and not report.invalid_replays
+    return site, serve(site)
+
+
+def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shipped_site):
+    site, base = shipped_site
+    ids = replays.packed_ids(site)
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(f"{base}/replays/viewer/")
+        tab.wait_for_function("() => window.gamenightReplays !== undefined")
+        hashes = tab.evaluate("ids => ids.map(window.gamenightReplays.shardHash)", ids)
+    finally:
+        context.close()
+    assert hashes == [replays.shard_hash(game_id) for game_id in ids]
+
+
+def open_by_permalink(tab, url: str) -> None:
+    tab.goto(url, wait_until="domcontentloaded")
+    tab.wait_for_selector(READY)
+
+
+def without_material_bundle(route) -> None:
+    """Material's own script is served empty: the viewer does not need it (common.js starts pages
+    itself without it), and parsing it on each of a thousand page loads was most of the walk's time.
+    tests/site/test_viewer_browser.py runs the viewer with it."""
+    route.fulfill(status=200, content_type="application/javascript", body="")
+
+
+def test_every_shipped_game_and_its_exchanges_open_without_error(browser, shipped_site):
+    site, base = shipped_site
+    ids = replays.packed_ids(site)
+    with_calls = set(replays.packed_ids(site, calls=True))
+    assert len(ids) > 1000 and len(with_calls) > 100
+    context = browser.new_context()
+    problems: list[str] = []
+    try:
+        tab = context.new_page()
+        tab.route("**/assets/javascripts/bundle.*.min.js", without_material_bundle)
+        tab.on("pageerror", lambda exc: problems.append(f"{tab.url}: {exc}"))
+        tab.on("console", lambda msg: problems.append(f"{tab.url}: {msg.text}") if msg.type == "error" else None)
+        # (a request the browser drops on leaving a page is no fault: ERR_ABORTED)
+        tab.on("requestfailed", lambda request: problems.append(f"{request.url}: {request.failure}")
+               if "ERR_ABORTED" not in (request.failure or "") else None)
+        tab.on("response", lambda response: problems.append(f"{response.url}: HTTP {response.status}")
+               if response.status >= 400 else None)
+        started = time.perf_counter()
+        opened_calls = 0
+        for game_id in ids:
+            data = replays.read_packed(site, game_id)
+            steps = [i + 1 for i, step in enumerate(data["steps"]) if "c" in step]
+            query = {"id": game_id, "step": steps[0] if steps else 0, "probes": 1}  # probes shown: none skipped
+            open_by_permalink(tab, f"{base}/replays/viewer/?{urlencode(query)}")
+            assert tab.locator("[data-gn-viewer] .gn-message").is_hidden(), game_id  # hidden once drawn
+            assert (game_id in with_calls) == bool(steps) == data["llm"], game_id
+            for n, step in enumerate(steps):
+                if n == 0:
+                    tab.locator("details.gn-raw summary").click()
+                if n:  # the exchanges stay open from step to step
+                    for _ in range(step - steps[n - 1]):
+                        tab.keyboard.press("ArrowRight")
+                    tab.wait_for_function("n => new URLSearchParams(location.search).get('step') === n", arg=str(step))
+                calls = tab.locator("details.gn-raw[open] .gn-calls")
+                calls.locator(".gn-call").first.wait_for()
+                assert "could not be loaded" not in calls.inner_text(), (game_id, step)
+                opened_calls += 1
+        seconds = time.perf_counter() - started
+    finally:
+        context.close()
+    assert not problems, problems[:10]
+    print(f"walked {len(ids)} games and {opened_calls} decisions' exchanges in {seconds:.1f}s")
