@@ -8,6 +8,8 @@ blocks; headings and titles that Markdown or the theme would interpret hold trus
 
 from __future__ import annotations
 
+import ast
+
 import hashlib
 import json
 import math
@@ -455,6 +457,24 @@ def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages
         **ctx, page="agents/index.md", listed=[(r, agents[r.key]) for r in refs])
 
 
+def judge_labels(ewavm: Mapping[str, Any]) -> dict[str, str]:
+    """A readable label per judge key of the EWAVM results ("name (model)"). The scorer keys a judge by
+    the text of its replay description, a Python literal; one that does not read as such is shown as is."""
+    keys = set((ewavm.get("all") or {}).get("judges") or ())
+    keys.update(j for entry in ewavm.get("agents", {}).values() for j in entry.get("judges") or ())
+    labels = {}
+    for key in keys:
+        try:
+            judge = ast.literal_eval(key) if len(key) < 20_000 else None
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            judge = None
+        if isinstance(judge, dict) and isinstance(judge.get("name"), str) and isinstance(judge.get("model"), str):
+            labels[key] = f"{judge['name']} ({judge['model']})"
+        else:
+            labels[key] = key
+    return labels
+
+
 def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
     results = ctx["results"]
     cham = results["chameleon"]
@@ -462,7 +482,7 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
         **ctx, page="studies/chameleon.md", data=chameleon_data(results, ctx["refs"]),
         checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
     pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
-        **ctx, page="studies/werewolf.md", ww=results["werewolf"],
+        **ctx, page="studies/werewolf.md", ww=results["werewolf"], judge_labels=judge_labels(results["werewolf"]["ewavm"]),
         agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
                             for k in results["werewolf"][part]["agents"]},
                            key=lambda k: ctx["refs"][k].display if k in ctx["refs"] else k))
