@@ -8,7 +8,6 @@ blocks; headings and titles that Markdown or the theme would interpret hold trus
 
 from __future__ import annotations
 
-import ast
 
 import hashlib
 import json
@@ -458,18 +457,22 @@ def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages
 
 
 def judge_labels(ewavm: Mapping[str, Any]) -> dict[str, str]:
-    """A readable label per judge key of the EWAVM results ("name (model)"). The scorer keys a judge by
-    the text of its replay description, a Python literal; one that does not read as such is shown as is."""
+    """A readable label per judge key of the EWAVM results: the judge's model, provider and prompt
+    version (the key is the judge's replay description as JSON, minus its name). A key that does
+    not read as such is shown as it is (escaped, like all replay text)."""
     keys = set((ewavm.get("all") or {}).get("judges") or ())
     keys.update(j for entry in ewavm.get("agents", {}).values() for j in entry.get("judges") or ())
     labels = {}
     for key in keys:
         try:
-            judge = ast.literal_eval(key) if len(key) < 20_000 else None
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            judge = json.loads(key)
+        except ValueError:
             judge = None
-        if isinstance(judge, dict) and isinstance(judge.get("name"), str) and isinstance(judge.get("model"), str):
-            labels[key] = f"{judge['name']} ({judge['model']})"
+        if isinstance(judge, dict) and isinstance(judge.get("model"), str):
+            details = [str(judge[k]) for k in ("provider", "structured_output") if isinstance(judge.get(k), str)]
+            if isinstance(judge.get("prompt_version"), str):
+                details.append(f"prompts {judge['prompt_version']}")
+            labels[key] = judge["model"] + (f" ({', '.join(details)})" if details else "")
         else:
             labels[key] = key
     return labels

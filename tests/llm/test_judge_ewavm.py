@@ -24,7 +24,9 @@ SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 def werewolf_replays(folder: Path, count: int = 2) -> list[Path]:
     """Copies of shipped Werewolf replays, plus one Chameleon replay that must be left alone."""
     folder.mkdir(parents=True, exist_ok=True)
-    chosen = sorted(SHIPPED.glob("builtin-werewolf-*.jsonl"))[:count]
+    # Shipped games the local judge has not judged: these tests count every judge line they see.
+    unjudged = [p for p in sorted(SHIPPED.glob("builtin-werewolf-*.jsonl")) if b'"type":"judge"' not in p.read_bytes()]
+    chosen = unjudged[:count]
     chosen.append(min(SHIPPED.glob("builtin-chameleon-*.jsonl")))
     return [Path(shutil.copy(p, folder / p.name)) for p in chosen]
 
@@ -308,8 +310,8 @@ def test_invalid_replays_are_skipped_with_the_reason(tmp_path):
 # -- strict reading of the judge's replies ------------------------------------------------
 
 @pytest.fixture(scope="module")
-def game() -> GameToJudge:
-    loaded = read_game(min(SHIPPED.glob("builtin-werewolf-*.jsonl")))
+def game(tmp_path_factory) -> GameToJudge:
+    loaded = read_game(werewolf_replays(tmp_path_factory.mktemp("game"), count=1)[0])
     assert isinstance(loaded, GameToJudge)
     return loaded
 

@@ -267,7 +267,8 @@ def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
     says why, in words linked to the note that says how to get the value."""
     judged = copy.deepcopy(results)
     ww = judged["werewolf"]
-    judge = str({"name": "j", "model": "tiny-judge", "kind": "llm", "provider": "openai_compatible"})
+    judge = json.dumps({"kind": "llm", "model": "tiny-judge", "prompt_version": "ewavm-2",
+                        "provider": "openai_compatible"}, sort_keys=True)  # as the scorer keys a judge
     score = {"raw": 6.5, "scaled": 0.61, "ci": [0.5, 0.7], "raw_ci": [5.5, 7.3], "n": 2}
     agent = next(iter(ww["ewavm"]["agents"]))
     ww["ewavm"]["all"] = {"engagement": score, "wonder": score, "attraction": None, "variation": None,
@@ -282,7 +283,7 @@ def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
     assert sum('<a href="#why-ewavm">not judged</a>' in c for c in cells) == 3 * 2 + 5 * others
     assert sum('<a href="#why-jv">undefined</a>' in c for c in cells) >= 2  # J scaled and raw of that agent
     assert 'id="why-ewavm"' in text and 'id="why-jv"' in text and JUDGE_COMMAND in text
-    assert "j (tiny-judge)" in text and "{&#39;name&#39;" not in text  # judges by name, not their key
+    assert "tiny-judge (openai_compatible, prompts ewavm-2)" in text and "&#34;kind" not in text  # not the key
 
 
 def test_radar_data_has_seven_axes_per_agent(results):
