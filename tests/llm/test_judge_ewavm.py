@@ -419,3 +419,11 @@ def test_judge_lines_with_version_2_fields_raise_the_files_version(tmp_path):
     assert after.split(b"\n", 1)[1].startswith(before.split(b"\n", 1)[1])  # every other game line as it was
     assert len(judge_lines(files[0])) == 7
     assert all(c["cached_input_tokens"] == 512 for j in judge_lines(files[0]) for c in j["evidence"]["calls"])
+
+
+def test_the_shipped_local_judge_file_defines_a_structured_judge():
+    from runner.tournament import load
+
+    path = Path(__file__).resolve().parents[2] / "runner" / "judges" / "local-cpu.toml"
+    agent = load(path, matchups_required=False).agents["gemma3-270m-judge"]
+    assert agent.is_llm and agent.spec["structured_output"] == "json_object" and agent.spec["max_tokens"] >= 300
