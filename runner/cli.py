@@ -18,6 +18,7 @@ import click
 from runner import __version__, games
 from runner.agents.builtin import strategies
 from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
+from runner.judge import FAILURES
 from runner.judge import JudgeReport
 from runner.replay.format import Problem, iter_replay_files
 from runner.replay.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
@@ -477,10 +478,14 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel):
         click.echo(f"skipped {_cell(line)}", err=True)
     for line in report.unreadable:
         click.echo(f"not recorded: {_cell(line)}", err=True)
+    for tally in report.games:
+        click.echo(f"{_cell(tally.path)}: {tally.summary()}")
     added = ", ".join(f"{report.added[d]} {d}" for d in JUDGE_DIMENSIONS if report.added[d]) or "none"
     click.echo(f"judged {len(report.changed)} of {report.files} replay(s) with {judge_name}: lines added: {added}; "
                f"{report.already} evaluation(s) already there; {len(report.skipped)} replay(s) skipped; "
-               f"{len(report.unreadable)} evaluation(s) not recorded")
+               f"{len(report.unreadable)} evaluation(s) not recorded"
+               + (" (" + ", ".join(f"{report.failed[k]} {FAILURES[k]}" for k in FAILURES if report.failed[k]) + ")"
+                  if report.failed else ""))
     _print_usage(report.usage, tournament.prices)
     if not report.ok:
         sys.exit(1)

@@ -6,6 +6,14 @@ statements (variation), and the k = 10 most memorable statements (memorability).
 becomes one `judge` line after the outcome (docs/replay-format.md, "Judge annotations"). The
 game lines are kept byte for byte; the file is rewritten atomically; evaluations already made by
 the same judge are not asked again, so an interrupted judging run resumes.
+
+The judge asks for its answers as the players do: with the agent's `structured_output` mode, a
+JSON Schema per question constrains the reply (enums of the game's names, roles and statement
+numbers; a score from 1 to 10); without it, the reply ends with an `ANSWER:` line. Either way the
+reply is read by the players' strict reader (runner/agents/llm/parse.py: code fences and
+`<think>` blocks as real models write them, a cut-off reply refused), then checked against the
+game. Each evaluation that could not be recorded is counted per game with why: cut off, refused,
+unparseable, or the call failed.
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from runner.agents.llm.formats import AnswerStyle
+from runner.agents.llm.parse import ParseError
+from runner.agents.llm.parse import answer_object as parsed_answer
+from runner.agents.llm.schemas import without_reasoning
 from runner.games.werewolf import PLAYERS, ROLES
 from runner.replay.format import dumps, lowest_version, write_atomic
 from runner.replay.validate import check_bytes
@@ -33,9 +45,18 @@ SCORED = ("engagement", "wonder", "attraction")
 HIGHLIGHTS = 10
 #: Calls per evaluation before it is given up (the first ask and its re-asks).
 MAX_ASKS = 3
-#: Recorded in the judge's description: changing the prompts makes a new judge.
-PROMPT_VERSION = "ewavm-1"
-_ANSWER = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$")
+#: Recorded in the judge's description: changing the prompts makes a new judge. ewavm-2: the
+#: answer is asked for in the agent's structured-output mode, or as an ANSWER line read leniently
+#: about its surroundings (fences, emphasis, prose after it), like the players' answers.
+PROMPT_VERSION = "ewavm-2"
+#: Most who-is-what mentions one round's schema allows (two per speaker; a guard against a
+#: constrained decoder looping, not a rule: the format takes more).
+MAX_MENTIONS = 2 * PLAYERS
+#: Why an evaluation was not recorded, as the report words it.
+FAILURES = {"cut_off": "cut off", "refused": "refused", "unparseable": "unparseable", "call_failed": "call failed"}
+#: How replies that decline the task begin (OpenAI sends a refusal as the reply's text).
+_REFUSAL = re.compile(r"^\W*(I'?m sorry|I am sorry|I can(?:no|')t|I cannot|I won'?t|I will not|I'?m unable|"
+                      r"I am unable|I'?m not able|As an AI)\b", re.IGNORECASE)
 # Description fields that do not change who the judge is (see `judge_identity`).
 _NOT_IDENTITY = ("name", "model_reported")
 
@@ -85,6 +106,27 @@ class GameToJudge:
 
 
 @dataclass
+class GameTally:
+    """What judging did for one game: evaluations wanted, found, recorded now, and why not."""
+
+    path: str
+    wanted: int = 0
+    already: int = 0
+    recorded: int = 0
+    failed: Counter = field(default_factory=Counter)   # FAILURES key -> evaluations not recorded
+
+    def summary(self) -> str:
+        """E.g. "5 of 7 evaluations recorded (2 already there); not recorded: 1 cut off, 1 refused"."""
+        text = f"{self.already + self.recorded} of {self.wanted} evaluations recorded"
+        if self.already:
+            text += f" ({self.already} already there)"
+        if self.failed:
+            text += "; not recorded: " + ", ".join(f"{self.failed[k]} {FAILURES[k]}" for k in FAILURES
+                                                   if self.failed[k])
+        return text
+
+
+@dataclass
 class JudgeReport:
     """What a judging run did, for the closing report."""
 
@@ -95,6 +137,8 @@ class JudgeReport:
     skipped: list[str] = field(default_factory=list)      # "file: why it was not judged"
     unreadable: list[str] = field(default_factory=list)   # "file: evaluation: last problem"
     usage: dict[str, Usage] = field(default_factory=dict)  # model -> calls and tokens spent now
+    games: list[GameTally] = field(default_factory=list)  # one per judged game, in path order
+    failed: Counter = field(default_factory=Counter)      # FAILURES key -> evaluations not recorded
 
     @property
     def ok(self) -> bool:
@@ -137,7 +181,7 @@ def judge_description(agent: AgentSpec) -> dict[str, Any]:
     description = {"name": agent.name, "kind": "llm", "provider": agent.spec["provider"],
                    "model": agent.spec["model"]}
     for key in ("base_url", "temperature", "max_tokens", "seed", "top_p", "stop", "reasoning_effort",
-                "thinking_budget", "extra_body", "system_role"):
+                "thinking_budget", "structured_output", "structured_reasoning", "extra_body", "system_role"):
         if agent.spec.get(key) is not None:
             description[key] = agent.spec[key]
     description["prompt_version"] = PROMPT_VERSION
@@ -179,22 +223,68 @@ def _templates() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
-def prompt(game: GameToJudge, task: Task) -> list[Any]:
+def answer_style(description: Mapping[str, Any]) -> AnswerStyle:
+    """How the judge answers: a JSON object under a schema (with a bounded reasoning field first,
+    when the agent has `structured_reasoning`), or free text ending with an ANSWER line."""
+    return AnswerStyle(structured=description.get("structured_output") is not None,
+                       reasoning_chars=int(description.get("structured_reasoning") or 0))
+
+
+def expected_answer(game: GameToJudge, task: Task) -> str:
+    """The answer line of a task, as the prompt and every re-ask show it."""
+    if task.dimension == "variation":
+        return 'ANSWER: {"mentions": [{"speaker": "<name>", "target": "<name>", "role": "<role>"}, ...]}'
+    if task.dimension == "memorability":
+        k = min(HIGHLIGHTS, len(game.statements))
+        return f'ANSWER: {{"highlights": [<statement number>, ...]}}  (exactly {k} different numbers)'
+    return SCORE_ANSWER
+
+
+SCORE_ANSWER = 'ANSWER: {"score": <number from 1 to 10>}'
+#: The scores a schema allows: 1 to 10 in half steps. An enum, not minimum/maximum: llama.cpp's
+#: grammar ignores numeric bounds, and Gemma 3 270M then wrote 1000000000000000.0 until max_tokens.
+SCORE_STEPS = [n / 2 if n % 2 else n // 2 for n in range(2, 21)]
+
+
+def _strict_object(properties: Mapping[str, Any], reasoning_chars: int) -> dict[str, Any]:
+    props: dict[str, Any] = {"reasoning": {"type": "string", "maxLength": reasoning_chars}} if reasoning_chars else {}
+    props.update(properties)
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def answer_schema(game: GameToJudge, task: Task, reasoning_chars: int = 0) -> dict[str, Any]:
+    """The JSON Schema of a task's answer: what of the readers' checks a schema can say."""
+    if task.dimension == "variation":
+        name = {"type": "string", "enum": list(game.names)}
+        mention = _strict_object({"speaker": name, "target": name, "role": {"type": "string", "enum": list(ROLES)}}, 0)
+        value = {"type": "array", "items": mention, "maxItems": MAX_MENTIONS}
+        return _strict_object({"mentions": value}, reasoning_chars)
+    if task.dimension == "memorability":
+        k = min(HIGHLIGHTS, len(game.statements))
+        number = {"type": "integer", "enum": [s.n for s in game.statements]}
+        return _strict_object({"highlights": {"type": "array", "items": number, "minItems": k, "maxItems": k}},
+                              reasoning_chars)
+    return _strict_object({"score": {"type": "number", "enum": SCORE_STEPS}}, reasoning_chars)
+
+
+def prompt(game: GameToJudge, task: Task, style: AnswerStyle = AnswerStyle()) -> list[Any]:
     """The messages asking for one evaluation."""
     from runner.llm.types import Message
 
     env = _templates()
+    common = {"structured": style.structured, "thinking": not style.structured or style.reasoning_chars > 0,
+              "answer_rule": style.rule(expected_answer(game, task))}
     if task.dimension == "variation":
         statements = [s for s in game.statements if s.round == task.round]
         user = env.get_template("variation.j2").render(
-            statements=statements, round=task.round, show_roles=False, example=game.names[:2])
+            statements=statements, round=task.round, show_roles=False, example=game.names[:2], **common)
     elif task.dimension == "memorability":
         k = min(HIGHLIGHTS, len(game.statements))
         user = env.get_template("memorability.j2").render(
             statements=game.statements, show_roles=True, k=k,
-            example_numbers=", ".join(str(s.n) for s in game.statements[:3]))
+            example_numbers=", ".join(str(s.n) for s in game.statements[:3]), **common)
     else:
-        user = env.get_template(f"{task.dimension}.j2").render(statements=game.statements, show_roles=True)
+        user = env.get_template(f"{task.dimension}.j2").render(statements=game.statements, show_roles=True, **common)
     system = env.get_template("system.j2").render(dimension=task.dimension)
     return [Message("system", system.strip()), Message("user", user.strip())]
 
@@ -202,30 +292,34 @@ def prompt(game: GameToJudge, task: Task) -> list[Any]:
 # -- reading the judge's answers ----------------------------------------------------------
 
 class Unreadable(ValueError):
-    """A reply that does not hold a usable answer; the message tells the judge what to fix."""
+    """A reply that does not hold a usable answer; the message tells the judge what to fix, and
+    `kind` (a FAILURES key) says why for the report."""
+
+    def __init__(self, message: str, kind: str = "unparseable"):
+        super().__init__(message)
+        self.kind = kind
 
 
-def answer_object(reply: str | None, finish_reason: str | None) -> dict[str, Any]:
-    """The JSON object of the reply's one `ANSWER:` line, which must be its last line."""
+def answer_object(reply: str | None, finish_reason: str | None, expected: str = SCORE_ANSWER,
+                  structured: bool = False) -> dict[str, Any]:
+    """The answer object of a reply, read as the players' answers are (runner/agents/llm/parse.py);
+    a structured reply's reasoning field is set aside. Unreadable says why not."""
     if finish_reason == "length":
-        raise Unreadable("the reply was cut off by the length limit before its ANSWER line; "
-                         "keep the reasoning shorter")
-    lines = [line for line in (reply or "").splitlines() if line.strip()]
-    answers = [i for i, line in enumerate(lines) if _ANSWER.match(line)]
-    if not answers:
-        raise Unreadable("the reply has no line starting with ANSWER:")
-    if len(answers) > 1:
-        raise Unreadable("the reply has several ANSWER: lines; give exactly one")
-    if answers[0] != len(lines) - 1:
-        raise Unreadable("the ANSWER: line must be the last line of the reply")
-    text = _ANSWER.match(lines[-1]).group(1)  # type: ignore[union-attr]
+        raise Unreadable("the reply was cut off by the length limit before it was finished; "
+                         "keep the reasoning shorter", "cut_off")
+    if finish_reason in ("refusal", "content_filter"):
+        raise Unreadable(f"the model declined to answer (finish reason {finish_reason!r})", "refused")
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Unreadable(f"the text after ANSWER: is not valid JSON ({exc.msg})") from None
-    if not isinstance(value, dict):
-        raise Unreadable("the text after ANSWER: must be a JSON object {...}")
-    return value
+        found = parsed_answer(reply, finish_reason, expected)
+    except ParseError as exc:
+        if reply and _REFUSAL.match(reply.strip()):
+            raise Unreadable(f"the model declined to answer ({_cut(reply.strip(), 120)}); {exc}", "refused") from None
+        raise Unreadable(str(exc)) from None
+    return without_reasoning(found) if structured else found
+
+
+def _cut(text: str, limit: int) -> str:
+    return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
 
 
 def _exact_keys(value: Mapping[str, Any], key: str) -> Any:
@@ -295,40 +389,49 @@ READERS: dict[str, Callable[[Mapping[str, Any], GameToJudge], dict[str, Any]]] =
 
 @dataclass
 class Asked:
-    """The outcome of one evaluation: the filled field (or None) and every call made for it."""
+    """The outcome of one evaluation: the filled field (or None, with the problem and its FAILURES
+    kind) and every call made for it."""
 
     task: Task
     fields: dict[str, Any] | None
     calls: list[dict[str, Any]]
     model_reported: str | None
     problem: str | None
+    failure: str | None = None
 
 
-async def ask(model: Any, game: GameToJudge, task: Task, max_asks: int = MAX_ASKS) -> Asked:
-    """Ask for one evaluation, re-asking with the problem when the reply cannot be read."""
+async def ask(model: Any, game: GameToJudge, task: Task, max_asks: int = MAX_ASKS,
+              style: AnswerStyle = AnswerStyle()) -> Asked:
+    """Ask for one evaluation, re-asking with the problem when the reply cannot be read. With a
+    structured style each call carries the task's JSON Schema (constrained decoding)."""
     from runner.llm.types import Message
 
-    messages = prompt(game, task)
+    messages = prompt(game, task, style)
+    expected = expected_answer(game, task)
+    schema = answer_schema(game, task, style.reasoning_chars) if style.structured else None
     calls: list[dict[str, Any]] = []
     reported: str | None = None
-    problem = "not asked"
+    problem, failure = "not asked", "call_failed"
     for _ in range(max_asks):
-        completion = await model.complete(messages)
+        completion = await model.complete(messages, schema)
         calls.append(completion.evidence(messages))
         if completion.error:
-            problem = f"the model call failed: {completion.error}"
+            problem, failure = f"the model call failed: {completion.error}", "call_failed"
+            if completion.lasting:  # a wrong key or a server that is gone: asking again cannot help
+                break
             continue
         reported = reported or completion.model_reported
         try:
-            fields = READERS[task.dimension](answer_object(completion.text, completion.finish_reason), game)
+            found = answer_object(completion.text, completion.finish_reason, expected, style.structured)
+            fields = READERS[task.dimension](found, game)
         except Unreadable as exc:
-            problem = str(exc)
+            problem, failure = str(exc), exc.kind
             messages = [*messages, Message("assistant", completion.text or ""),
-                        Message("user", f"Your answer could not be read: {problem}. Please answer again, "
-                                        "ending with exactly one ANSWER: line in the format asked for.")]
+                        Message("user", f"Your answer could not be read: {problem}. Please answer again. "
+                                        f"{style.rule(expected)}")]
             continue
         return Asked(task, fields, calls, reported, None)
-    return Asked(task, None, calls, reported, problem)
+    return Asked(task, None, calls, reported, problem, failure)
 
 
 def judge_line(task: Task, description: Mapping[str, Any], fields: Mapping[str, Any],
@@ -356,10 +459,13 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
                      report: JudgeReport) -> None:
     """Make the missing evaluations of one game and rewrite its file with the new judge lines."""
     tasks = missing_tasks(game, base, dimensions)
-    report.already += len(wanted_tasks(game, dimensions)) - len(tasks)
+    wanted = len(wanted_tasks(game, dimensions))
+    tally = GameTally(str(game.path), wanted=wanted, already=wanted - len(tasks))
+    report.games.append(tally)
+    report.already += tally.already
     if not tasks:
         return
-    asked = await asyncio.gather(*(ask(model, game, task) for task in tasks))
+    asked = await asyncio.gather(*(ask(model, game, task, style=answer_style(base)) for task in tasks))
     description = description_in(game, base, asked)
     lines = []
     for result in asked:
@@ -367,16 +473,21 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
             report.usage.setdefault(str(base["model"]), Usage()).add_call(call)
         if result.fields is None:
             report.unreadable.append(f"{game.path}: {result.task.label}: {result.problem}")
+            tally.failed[result.failure or "unparseable"] += 1
         else:
             lines.append(judge_line(result.task, description, result.fields, result.calls))
+    report.failed.update(tally.failed)
     if not lines:
         return
     data = with_lines(game, lines)
     checked = check_bytes(str(game.path), data)
     if not checked.ok:  # never write a file the validator would refuse
         report.unreadable.append(f"{game.path}: the new judge lines do not validate: {checked.problems[0]}")
+        tally.failed["unparseable"] += len(lines)
+        report.failed["unparseable"] += len(lines)
         return
     await asyncio.to_thread(write_atomic, game.path, data)
+    tally.recorded = len(lines)
     report.changed.append(str(game.path))
     report.added.update(line["dimension"] for line in lines)
 
@@ -417,6 +528,7 @@ async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,
 
     await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
     report.changed.sort()
+    report.games.sort(key=lambda tally: tally.path)
     report.skipped.sort()
     report.unreadable.sort()
     return report

@@ -8,6 +8,7 @@ blocks; headings and titles that Markdown or the theme would interpret hold trus
 
 from __future__ import annotations
 
+
 import hashlib
 import json
 import math
@@ -455,6 +456,28 @@ def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages
         **ctx, page="agents/index.md", listed=[(r, agents[r.key]) for r in refs])
 
 
+def judge_labels(ewavm: Mapping[str, Any]) -> dict[str, str]:
+    """A readable label per judge key of the EWAVM results: the judge's model, provider and prompt
+    version (the key is the judge's replay description as JSON, minus its name). A key that does
+    not read as such is shown as it is (escaped, like all replay text)."""
+    keys = set((ewavm.get("all") or {}).get("judges") or ())
+    keys.update(j for entry in ewavm.get("agents", {}).values() for j in entry.get("judges") or ())
+    labels = {}
+    for key in keys:
+        try:
+            judge = json.loads(key)
+        except ValueError:
+            judge = None
+        if isinstance(judge, dict) and isinstance(judge.get("model"), str):
+            details = [str(judge[k]) for k in ("provider", "structured_output") if isinstance(judge.get(k), str)]
+            if isinstance(judge.get("prompt_version"), str):
+                details.append(f"prompts {judge['prompt_version']}")
+            labels[key] = judge["model"] + (f" ({', '.join(details)})" if details else "")
+        else:
+            labels[key] = key
+    return labels
+
+
 def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
     results = ctx["results"]
     cham = results["chameleon"]
@@ -462,7 +485,7 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
         **ctx, page="studies/chameleon.md", data=chameleon_data(results, ctx["refs"]),
         checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
     pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
-        **ctx, page="studies/werewolf.md", ww=results["werewolf"],
+        **ctx, page="studies/werewolf.md", ww=results["werewolf"], judge_labels=judge_labels(results["werewolf"]["ewavm"]),
         agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
                             for k in results["werewolf"][part]["agents"]},
                            key=lambda k: ctx["refs"][k].display if k in ctx["refs"] else k))

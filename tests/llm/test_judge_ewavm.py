@@ -15,7 +15,7 @@ from runner.cli import main
 from runner.judge import (HIGHLIGHTS, GameToJudge, Task, Unreadable, answer_object, read_game, read_highlights,
                           read_mentions, read_score)
 from runner.replay.validate import check_file
-from tests.llm.fakes import FakeOpenAI, Reply, chat_messages, server_error
+from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, chat_messages, server_error
 
 KEY = "sk-test-judge-7f3a9c1e5b2d4068"
 SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"
@@ -24,7 +24,9 @@ SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 def werewolf_replays(folder: Path, count: int = 2) -> list[Path]:
     """Copies of shipped Werewolf replays, plus one Chameleon replay that must be left alone."""
     folder.mkdir(parents=True, exist_ok=True)
-    chosen = sorted(SHIPPED.glob("builtin-werewolf-*.jsonl"))[:count]
+    # Shipped games the local judge has not judged: these tests count every judge line they see.
+    unjudged = [p for p in sorted(SHIPPED.glob("builtin-werewolf-*.jsonl")) if b'"type":"judge"' not in p.read_bytes()]
+    chosen = unjudged[:count]
     chosen.append(min(SHIPPED.glob("builtin-chameleon-*.jsonl")))
     return [Path(shutil.copy(p, folder / p.name)) for p in chosen]
 
@@ -151,7 +153,7 @@ def test_only_missing_dimensions_are_asked(tmp_path):
     assert check_file(files[0]).ok
 
 
-def test_unreadable_replies_are_asked_again_then_skipped_and_reported(tmp_path):
+def test_unreadable_replies_are_asked_again_then_counted_per_game_with_why(tmp_path):
     files = werewolf_replays(tmp_path / "r", count=1)
 
     def script(body, call):
@@ -161,19 +163,115 @@ def test_unreadable_replies_are_asked_again_then_skipped_and_reported(tmp_path):
             return "ANSWER: {\"score\": 8}" if len(messages) > 2 else "I would say 8 out of 10."
         if '"highlights"' in prompt:  # memorability: never a usable list
             return "ANSWER: {\"highlights\": [1, 2]}\nThat is all."
-        return Reply("It is a long story and", finish="length")  # wonder: always cut off
+        if "critical reader" in system:  # wonder: always cut off
+            return Reply("It is a long story and", finish="length")
+        return Reply("I'm sorry, but I can't help with judging deception games.", refusal=True)  # attraction
 
     with FakeOpenAI(script) as server:
         result = judge(files, tournament_file(tmp_path, server.base_url), "--dimension", "engagement",
-                       "--dimension", "wonder", "--dimension", "memorability")
+                       "--dimension", "wonder", "--dimension", "attraction", "--dimension", "memorability")
     assert result.exit_code == 1
     lines = {j["dimension"]: j for j in judge_lines(files[0])}
     assert lines["engagement"]["score"] == 8 and len(lines["engagement"]["evidence"]["calls"]) == 2
-    assert "memorability" not in lines and "wonder" not in lines
-    assert "memorability: the ANSWER: line must be the last line" in result.output
+    assert set(lines) == {"engagement"}
+    assert "memorability: [1] are not statement numbers" in result.output
     assert "wonder: the reply was cut off by the length limit" in result.output
-    assert server.calls == 2 + 3 + 3  # engagement twice; the others up to the bound of three asks
+    assert "attraction: the model declined to answer" in result.output
+    assert f"{files[0]}: 1 of 4 evaluations recorded; not recorded: 1 cut off, 1 refused, 1 unparseable" \
+        in result.output
+    assert "3 evaluation(s) not recorded (1 cut off, 1 refused, 1 unparseable)" in result.output
+    assert server.calls == 2 + 3 + 3 + 3  # engagement twice; the others up to the bound of three asks
     assert check_file(files[0]).ok
+
+
+def structured_tournament(folder: Path, base_url: str, provider: str = "openai_compatible",
+                          mode: str = "json_object", reasoning: int = 0) -> Path:
+    path = folder / "structured.toml"
+    extra = f"structured_reasoning = {reasoning}\n" if reasoning else ""
+    key = "" if provider == "openai_compatible" else 'api_key_env = "JUDGE_KEY"\n'
+    path.write_text(f'''name = "judging"
+[providers."{base_url}"]
+max_retries = 0
+[agents.j]
+provider = "{provider}"
+base_url = "{base_url}"
+model = "judge-model"
+{key}max_tokens = 300
+structured_output = "{mode}"
+{extra}''', encoding="utf-8")
+    return path
+
+
+def schema_answer(schema: dict, prompt: str) -> dict:
+    """What constrained decoding lets a model write under one of the judge's schemas."""
+    props = schema["properties"]
+    answer: dict = {"reasoning": "Short thoughts."} if "reasoning" in props else {}
+    if "highlights" in props:
+        answer["highlights"] = props["highlights"]["items"]["enum"][:props["highlights"]["minItems"]]
+    elif "mentions" in props:
+        names = props["mentions"]["items"]["properties"]["speaker"]["enum"]
+        answer["mentions"] = [{"speaker": names[0], "target": names[1], "role": "seer"}]
+    else:
+        answer["score"] = 7
+    return answer
+
+
+def test_a_structured_judge_sends_a_schema_per_question_and_reads_replies_as_real_models_write_them(tmp_path):
+    """llama-cpp-python's json_object with a schema: the schema names the game's players, roles and
+    statement numbers; replies come fenced, after a <think> block, or bare, and all are read."""
+    files = werewolf_replays(tmp_path / "r", count=1)
+    sent = []
+
+    def script(body, call):
+        schema = body["response_format"]["schema"]
+        sent.append(body["response_format"])
+        answer = json.dumps(schema_answer(schema, chat_messages(body)[-1]["content"]))
+        shape = call % 3
+        if shape == 0:
+            return f"```json\n{answer}\n```"
+        if shape == 1:
+            return f"<think>The dialog is lively; the Seer claim is the twist.</think>\n{answer}"
+        return answer
+
+    with FakeOpenAI(script, strict_schemas=False) as server:
+        result = judge(files, structured_tournament(tmp_path, server.base_url))
+    assert result.exit_code == 0, result.output
+    assert server.calls == 7 and f"{files[0]}: 7 of 7 evaluations recorded" in result.output
+    assert all(f["type"] == "json_object" for f in sent)
+    game = read_game(files[0])
+    names = [p["name"] for p in json.loads(files[0].read_text().splitlines()[0])["players"]]
+    mentions = next(f["schema"] for f in sent if "mentions" in f["schema"]["properties"])
+    assert mentions["properties"]["mentions"]["items"]["properties"]["target"]["enum"] == names
+    score = next(f["schema"] for f in sent if "score" in f["schema"]["properties"])
+    assert score["properties"]["score"]["enum"][:3] == [1, 1.5, 2]  # llama.cpp ignores minimum/maximum
+    highlights = next(f["schema"] for f in sent if "highlights" in f["schema"]["properties"])
+    assert highlights["properties"]["highlights"]["minItems"] == HIGHLIGHTS
+    lines = judge_lines(files[0])
+    assert {j["score"] for j in lines[:3]} == {7}
+    assert lines[0]["judge"]["structured_output"] == "json_object"
+    assert all(c["structured"] == "json_object" for j in lines for c in j["evidence"]["calls"])
+    assert check_file(files[0]).ok and isinstance(game, GameToJudge)
+
+
+def test_anthropic_judge_with_a_reasoning_field_and_truncated_replies(tmp_path):
+    """Anthropic's json_schema output format: the reasoning field is set aside; a reply cut off
+    at max_tokens is asked again and counted as cut off when it never finishes."""
+    files = werewolf_replays(tmp_path / "r", count=1)
+
+    def script(body, call):
+        schema = body["output_config"]["format"]["schema"]
+        if "highlights" in schema["properties"]:
+            return Reply('{"reasoning": "The Seer claim in round one, then', finish="length")
+        return json.dumps(schema_answer(schema, ""))
+
+    with FakeAnthropic(script) as server:
+        result = judge(files, structured_tournament(tmp_path, server.base_url, "anthropic", "json_schema", 200))
+    assert result.exit_code == 1
+    lines = judge_lines(files[0])
+    assert len(lines) == 6 and "memorability" not in {j["dimension"] for j in lines}
+    assert all("reasoning" not in j for j in lines) and lines[0]["judge"]["structured_reasoning"] == 200
+    assert f"{files[0]}: 6 of 7 evaluations recorded; not recorded: 1 cut off" in result.output
+    assert server.calls == 6 + 3 and check_file(files[0]).ok
 
 
 def test_provider_failures_are_reported_not_raised(tmp_path):
@@ -212,29 +310,40 @@ def test_invalid_replays_are_skipped_with_the_reason(tmp_path):
 # -- strict reading of the judge's replies ------------------------------------------------
 
 @pytest.fixture(scope="module")
-def game() -> GameToJudge:
-    loaded = read_game(min(SHIPPED.glob("builtin-werewolf-*.jsonl")))
+def game(tmp_path_factory) -> GameToJudge:
+    loaded = read_game(werewolf_replays(tmp_path_factory.mktemp("game"), count=1)[0])
     assert isinstance(loaded, GameToJudge)
     return loaded
 
 
-@pytest.mark.parametrize("reply, finish, problem", [
-    ("Fine.\nANSWER: {\"score\": 7}", "stop", None),
-    ("ANSWER: {\"score\": 7}   \n\n", "stop", None),
-    ("I give it a 7.", "stop", "no line starting with ANSWER:"),
-    ("ANSWER: {\"score\": 7}\nANSWER: {\"score\": 8}", "stop", "several ANSWER: lines"),
-    ("ANSWER: {\"score\": 7}\nHope this helps.", "stop", "must be the last line"),
-    ("ANSWER: {score: 7}", "stop", "not valid JSON"),
-    ("ANSWER: [7]", "stop", "must be a JSON object"),
-    ("Thinking about the dialog", "length", "cut off by the length limit"),
-    ("", "stop", "no line starting with ANSWER:"),
+@pytest.mark.parametrize("reply, finish, kind, problem", [
+    ("Fine.\nANSWER: {\"score\": 7}", "stop", None, None),
+    ("ANSWER: {\"score\": 7}   \n\n", "stop", None, None),
+    ("**ANSWER:** {\"score\": 7}\nHope this helps.", "stop", None, None),
+    ("```json\n{\"score\": 7}\n```", "stop", None, None),
+    ("<think>A 9? No.\nANSWER: {\"score\": 9}</think>\nANSWER: {\"score\": 7}", "stop", None, None),
+    ("<think>It was lively, so ANSWER: {\"score\": 9}", "stop", "unparseable", "unclosed <think> block"),
+    ("I give it a 7.", "stop", "unparseable", "no ANSWER line"),
+    ("ANSWER: {\"score\": 7}\nANSWER: {\"score\": 8}", "stop", "unparseable", "2 different ANSWER lines"),
+    ("ANSWER: {score: 7}", "stop", "unparseable", "not valid JSON"),
+    ("ANSWER: [7]", "stop", "unparseable", "must be a JSON object"),
+    ("Thinking about the dialog", "length", "cut_off", "cut off by the length limit"),
+    ("ANSWER: {\"score\": 7}", "length", "cut_off", "cut off by the length limit"),
+    ("I'm sorry, but I can't evaluate this.", "stop", "refused", "declined"),
+    ("", "refusal", "refused", "declined"),
+    ("", "stop", "unparseable", "empty"),
 ])
-def test_answer_line_is_read_strictly(reply, finish, problem):
+def test_answers_are_read_as_the_players_are(reply, finish, kind, problem):
     if problem is None:
         assert answer_object(reply, finish) == {"score": 7}
     else:
-        with pytest.raises(Unreadable, match=re.escape(problem)):
+        with pytest.raises(Unreadable, match=re.escape(problem)) as caught:
             answer_object(reply, finish)
+        assert caught.value.kind == kind
+
+
+def test_a_structured_answers_reasoning_is_set_aside():
+    assert answer_object('{"reasoning": "ANSWER: 3", "score": 7}', "stop", structured=True) == {"score": 7}
 
 
 @pytest.mark.parametrize("answer, problem", [
@@ -310,3 +419,11 @@ def test_judge_lines_with_version_2_fields_raise_the_files_version(tmp_path):
     assert after.split(b"\n", 1)[1].startswith(before.split(b"\n", 1)[1])  # every other game line as it was
     assert len(judge_lines(files[0])) == 7
     assert all(c["cached_input_tokens"] == 512 for j in judge_lines(files[0]) for c in j["evidence"]["calls"])
+
+
+def test_the_shipped_local_judge_file_defines_a_structured_judge():
+    from runner.tournament import load
+
+    path = Path(__file__).resolve().parents[2] / "runner" / "judges" / "local-cpu.toml"
+    agent = load(path, matchups_required=False).agents["gemma3-270m-judge"]
+    assert agent.is_llm and agent.spec["structured_output"] == "json_object" and agent.spec["max_tokens"] >= 300

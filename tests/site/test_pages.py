@@ -248,11 +248,42 @@ def test_markdown_headings_hold_no_data(results):
                 assert "img" not in line and "&lt;" not in line, (path, line)
 
 
-def test_absent_metrics_say_so(results):
-    absent = copy.deepcopy(results)
-    absent["werewolf"]["ewavm"]["all"] = None
-    text = pages.render(absent).markdown["studies/werewolf.md"]
-    assert "These metrics are absent" in text
+JUDGE_COMMAND = "gamenight judge replays/builtin --judge gemma3-270m-judge"
+
+
+def werewolf_cells(text: str) -> list[str]:
+    return re.findall(r"<td[^>]*>(.*?)</td>", text)
+
+
+def test_unjudged_werewolf_metrics_say_why_and_how_to_get_them(results):
+    text = pages.render(results).markdown["studies/werewolf.md"]  # the built-in games carry no judge lines
+    assert "have no data yet: none of the replays carries an LLM judge" in text
+    assert JUDGE_COMMAND in text
+    assert "&mdash;" not in text and "—" not in "".join(werewolf_cells(text))
+
+
+def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
+    """A judged corpus where one agent's dimension and another's J are missing: each missing cell
+    says why, in words linked to the note that says how to get the value."""
+    judged = copy.deepcopy(results)
+    ww = judged["werewolf"]
+    judge = json.dumps({"kind": "llm", "model": "tiny-judge", "prompt_version": "ewavm-2",
+                        "provider": "openai_compatible"}, sort_keys=True)  # as the scorer keys a judge
+    score = {"raw": 6.5, "scaled": 0.61, "ci": [0.5, 0.7], "raw_ci": [5.5, 7.3], "n": 2}
+    agent = next(iter(ww["ewavm"]["agents"]))
+    ww["ewavm"]["all"] = {"engagement": score, "wonder": score, "attraction": None, "variation": None,
+                          "memorability": None, "judges": [judge], "games": 4}
+    ww["ewavm"]["agents"][agent] = {**ww["ewavm"]["all"], "games": 2}
+    jv_agent = next(iter(ww["judgement_variation"]["agents"]))
+    ww["judgement_variation"]["agents"][jv_agent] = {"J": None, "undefined": {"no suspicions recorded": 3}, "games": 3}
+    text = pages.render(judged).markdown["studies/werewolf.md"]
+    cells = werewolf_cells(text)
+    assert not [c for c in cells if c.strip() in ("&mdash;", "—", "-", "")]
+    others = len(ww["ewavm"]["agents"]) - 1  # agents with no judged game: all five cells
+    assert sum('<a href="#why-ewavm">not judged</a>' in c for c in cells) == 3 * 2 + 5 * others
+    assert sum('<a href="#why-jv">undefined</a>' in c for c in cells) >= 2  # J scaled and raw of that agent
+    assert 'id="why-ewavm"' in text and 'id="why-jv"' in text and JUDGE_COMMAND in text
+    assert "tiny-judge (openai_compatible, prompts ewavm-2)" in text and "&#34;kind" not in text  # not the key
 
 
 def test_radar_data_has_seven_axes_per_agent(results):
