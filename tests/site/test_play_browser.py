@@ -87,7 +87,7 @@ def play_through(tabs: dict, game: str) -> dict:
 
 
 def finished_replay(tmp_path, game: str):
-    [path] = list(tmp_path.glob("*.jsonl"))
+    [path] = list(tmp_path.rglob("*.jsonl"))
     checked = check_file(str(path))
     assert checked.ok, checked.problems
     corpus = load([tmp_path])
