@@ -77,7 +77,7 @@ class Table:
 
 
 def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Sequence[Person],
-         against: Sequence[str] = (), *, probes: bool = True) -> Table:
+         against: Sequence[str] = (), *, probes: bool = True, agents: Mapping[str, AgentSpec] | None = None) -> Table:
     """Plan and deal a game and seat people and agents; PlanError (a clear message) for anything wrong.
 
     `seed` is the plan's seed (random if None): the game's seed is derived from it and the lineup
@@ -86,6 +86,7 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     (their seats, then the next seed) and the first that fits is the plan's.
     `against` names the agents of the other seats (built-in strategies or `provider:model[@url]`),
     given in seat order and repeated as needed; the default is a built-in player of the game.
+    `agents` are named agents `against` may name too (a tournament file's `[agents]`).
     """
     try:
         game = games.get(game_name)
@@ -115,7 +116,7 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     for role, _ in wanting:
         if role not in game.roles:
             raise PlanError(f"--role {role!r}: {game.name} has the roles {', '.join(game.roles)}")
-    specs = [resolve_agent(ref, {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
+    specs = [resolve_agent(ref, agents or {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
     clash = sorted(set(names) & {spec.name for spec in specs})
     if clash:
         raise PlanError(f"--name: {clash[0]!r} is the name of an agent at another seat; choose another")
