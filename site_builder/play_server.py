@@ -38,6 +38,8 @@ ASSETS = {
     "/assets/pov.js": HERE / "assets" / "viewer" / "pov.js",
     "/assets/viewer.css": HERE / "assets" / "viewer" / "viewer.css",
     "/assets/play.js": HERE / "assets" / "play" / "play.js",
+    "/assets/fit.js": HERE / "assets" / "gamenight" / "fit.js",
+    "/assets/fit.css": HERE / "assets" / "gamenight" / "fit.css",
     "/assets/play.css": HERE / "assets" / "play" / "play.css",
 }
 #: Largest answer accepted from a page (a Werewolf statement is at most a few hundred characters).
