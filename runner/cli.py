@@ -129,6 +129,9 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             tournament = load(tournament_file) if tournament_file else _builtin_tournament()
             if count or seed is not None:
                 tournament = _override(tournament, count, seed)
+        people = sorted({a.name for m in tournament.matchups for a in (*m.roles.values(), *m.lineup) if a.is_human})
+        if people:
+            raise PlanError(f"{', '.join(people)}: a person's seat is played with `gamenight play`, not run")
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     if dry_run:

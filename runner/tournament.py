@@ -78,6 +78,11 @@ class AgentSpec:
     def is_llm(self) -> bool:
         return "provider" in self.spec
 
+    @property
+    def is_human(self) -> bool:
+        """A person's seat (a plan `gamenight play` wrote): known by the name they chose alone."""
+        return self.spec.get("human") is True
+
     def canonical(self) -> str:
         return json.dumps({"name": self.name, **self.spec}, sort_keys=True)
 
@@ -135,6 +140,8 @@ class PlannedGame:
         """The agent that sits at `seat`, whose dealt role is `role`."""
         if self.matchup.lineup:
             lineup = self.matchup.lineup
+            if any(a.is_human for a in lineup):
+                return lineup[seat]  # a person chose their seat: the lineup is not rotated
             return lineup[(seat - self.index) % len(lineup)]  # rotate so each agent sits everywhere
         return self.matchup.roles.get(role) or self.matchup.roles["*"]
 
@@ -168,7 +175,7 @@ class Tournament:
     providers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prices: Mapping[str, Price] = field(default_factory=dict)
 
-    def plan_file(self) -> str:
+    def plan_file(self, note: str | None = None) -> str:
         """The tournament as a TOML file that plans exactly the same games (the same seeds and ids),
         holding only what is played: no key variables, timeouts, provider limits or prices, which
         belong to the machine that ran it. `gamenight run` writes it beside the replays as
@@ -178,10 +185,12 @@ class Tournament:
         agents: dict[str, dict[str, Any]] = {}
         for matchup in self.matchups:
             for agent in (*matchup.roles.values(), *matchup.lineup):
-                if agent.name in agents or (not agent.is_llm and agent.name == agent.spec["builtin"]
-                                            and not agent.spec["params"]):
+                if agent.name in agents or (not agent.is_llm and not agent.is_human
+                                            and agent.name == agent.spec["builtin"] and not agent.spec["params"]):
                     continue  # a built-in strategy named directly needs no table
-                if agent.is_llm:
+                if agent.is_human:
+                    agents[agent.name] = {"human": True}
+                elif agent.is_llm:
                     agents[agent.name] = {k: v for k, v in agent.spec.items() if v is not None}
                 else:
                     agents[agent.name] = {"builtin": agent.spec["builtin"], **agent.spec["params"]}
@@ -197,9 +206,9 @@ class Tournament:
         if self.created is not None:
             raw["created"] = self.created
         raw.update(max_attempts=self.max_attempts, probes=self.probes, agents=agents, matchups=matchups)
-        return ("# The plan of this folder's games, written by gamenight run: `gamenight run` on this file plays\n"
-                "# them again with the same seeds and game ids (add api_key_env to the model tables).\n"
-                + tomli_w.dumps(raw))
+        return (note or "# The plan of this folder's games, written by gamenight run: `gamenight run` on this file "
+                        "plays\n# them again with the same seeds and game ids (add api_key_env to the model tables).\n"
+                ) + tomli_w.dumps(raw)
 
     def llm_agents(self) -> list[AgentSpec]:
         """The language-model agents that play in some matchup, each once, in plan order."""
@@ -287,6 +296,9 @@ def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
     found = {}
     for name, spec in raw.items():
         here = f"{where}: agents.{name}"
+        if isinstance(spec, Mapping) and "human" in spec:
+            found[name] = _human_agent(name, spec, here)
+            continue
         if not SLUG.match(name):
             raise PlanError(f"{here}: agent names must be short slugs")
         if not isinstance(spec, Mapping):
@@ -305,6 +317,20 @@ def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
                             f"`gamenight agents` lists them) or provider = {_choices(PROVIDERS)} "
                             "and model = \"...\" (a language model)")
     return found
+
+
+def _human_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
+    """A person's seat in the plan `gamenight play` writes: `{human = true}` under the name they
+    chose (a person's name may hold spaces and apostrophes, so it is checked as one, not as a slug)."""
+    from runner.agents.human import check_name
+
+    if dict(spec) != {"human": True}:
+        raise PlanError(f"{here}: a person is written {{human = true}} and nothing else")
+    try:
+        check_name(name)
+    except ValueError as exc:
+        raise PlanError(f"{here}: {exc}") from None
+    return AgentSpec(name, {"human": True})
 
 
 def _builtin_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:

@@ -197,7 +197,8 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     site = pages.render(results, recent=recent_games(corpus), featured=featured_games(corpus, results), has_replays=True,
                         methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
     markdown = {**site.markdown, **method_pages}
-    extra_css, extra_js = ["assets/gamenight/site.css"], ["assets/gamenight/site.js"]
+    extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
+    extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js"]
     markdown.update(replays.pages(viewer_context(results)))
     # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
     # instant navigation), so they are copied but not added to every page.

@@ -359,7 +359,7 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
         min_ranked=MIN_GAMES_RANKED,
-        per_game=game_rankings(results, refs, ctx["games"]))
+        per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"))
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -370,6 +370,7 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
     path = f"games/{name}.md"
     pages.markdown[path] = env.get_template("game.md.j2").render(
         **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=ratings,
+        people=people_row(results, name), people_label=PEOPLE_LABEL,
         roles=board["roles"] if board else list(registry.get(name).roles))
 
 
@@ -390,8 +391,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
         rated = next((r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
                       if r["agent"] == key), None)
         score = board["score"]
-        per_game.append({"name": name, "title": title, "row": row, "rating": rated,
+        per_game.append({"name": name, "title": title, "row": row, "rating": rated, "people": people_row(results, name),
                          "score": row.get(score["name"]) if score else None,
+                         "row_score_name": score["name"] if score else None,
                          "score_label": score["label"] if score else None})
     comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
@@ -405,7 +407,8 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
         default_compare=_default_comparison(key, results, ctx["refs"], others),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
-        mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]))
+        mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]),
+        people_label=PEOPLE_LABEL)
 
 
 #: How the pages name the two readings of the MAgIC metrics (docs/metrics/magic.md, "Two readings").
@@ -505,9 +508,24 @@ def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) ->
     for name, board in results["leaderboards"].items():
         rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
         rows.sort(key=lambda r: (-r["win_rate"]["value"], refs[r["agent"]].display))
-        out[name] = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
-                      "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
+        bars = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
+                 "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
+        pooled = people_row(results, name)
+        if pooled and pooled["win_rate"]:
+            bars.append({"label": PEOPLE_LABEL, "value": pooled["win_rate"]["value"], "ci": pooled["win_rate"]["ci"],
+                         "n": pooled["win_rate"]["n"], "self_play": False})
+            bars.sort(key=lambda b: -b["value"])  # stable: ties keep the agents' order
+        out[name] = bars
     return out
+
+
+#: How the pages name the pooled row of all human seats (docs/metrics.md, "People").
+PEOPLE_LABEL = "People (pooled)"
+
+
+def people_row(results: Mapping[str, Any], game: str) -> Mapping[str, Any] | None:
+    """The pooled "people" row of a game's board, if anyone played it."""
+    return results.get("people", {}).get("boards", {}).get(game)
 
 
 def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:

@@ -28,13 +28,15 @@ LINGER_SECONDS = 120
               help="The agents of the other seats, in seat order and repeated as needed: a built-in strategy "
                    "(`gamenight agents`) or a model as provider:model[@base_url], e.g. "
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1. Default: a built-in player of the game.")
-@click.option("--seed", type=click.IntRange(0), help="The game seed (default: a random one).")
+@click.option("--seed", type=click.IntRange(0), help="The seed of the game's plan, from which its game seed is "
+              "derived (default: a random one).")
 @click.option("--no-probes", is_flag=True, help="Ask nobody the belief probes.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; only another address than 127.0.0.1 lets other machines in.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("replays") / "play",
-              show_default=True, help="Folder the finished game's replay is written to.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("replays"),
+              show_default=True, help="The finished game is written with its plan into a folder of its own "
+                                      "here, play-<name>-<plan seed>/ (ready for a pull request).")
 @click.option("--open/--no-open", "open_browser", default=True, help="Open the first person's link in a browser.")
 def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, port, out, open_browser):
     """Play a game in the browser: people take seats, built-in agents or models the others.
@@ -43,7 +45,7 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     written, as a normal replay; Ctrl-C writes nothing. Reopening a link resumes the game.
     """
     from runner.cli import _parse_rules
-    from runner.table import Person, deal
+    from runner.table import Person, deal, folder_for
     from runner.tournament import PlanError
     from site_builder.play_server import Session, links, start_server
 
@@ -53,7 +55,8 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     people = [Person(names[i] if i < len(names) else ("guest" if i == 0 else f"guest-{i + 1}"), p.seat, p.role)
               for i, p in enumerate(people)]
     try:
-        table = deal(game_name, _parse_rules(rules), seed, people, list(against))
+        table = deal(game_name, _parse_rules(rules), seed, people, list(against), probes=not no_probes)
+        folder = folder_for(table, out)
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     session = Session(table, out, probes=not no_probes)
@@ -64,7 +67,8 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     game = threading.Thread(target=session.run_game, daemon=True)
     game.start()
-    click.echo(f"{table.game.title}, seed {table.seed}: {table.players} seats")
+    click.echo(f"{table.game.title}, plan {table.tournament} (game seed {table.seed}): {table.players} seats; "
+               f"the finished game goes to {folder}")
     seat_links = links(session, server, host)
     for seat, link in seat_links.items():
         click.echo(f"  {table.names[seat]} ({table.people[seat]}): {link}")

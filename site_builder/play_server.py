@@ -28,7 +28,7 @@ import jinja2
 
 from runner.agents.human import Question
 from runner.games.base import State
-from runner.table import Table, play_table, seat_agents, write_replay
+from runner.table import Table, play_table, seat_agents, write_played
 from site_builder.replays import PARTNER_FIELDS, _reveal_steps
 
 HERE = Path(__file__).parent
@@ -38,6 +38,8 @@ ASSETS = {
     "/assets/pov.js": HERE / "assets" / "viewer" / "pov.js",
     "/assets/viewer.css": HERE / "assets" / "viewer" / "viewer.css",
     "/assets/play.js": HERE / "assets" / "play" / "play.js",
+    "/assets/fit.js": HERE / "assets" / "gamenight" / "fit.js",
+    "/assets/fit.css": HERE / "assets" / "gamenight" / "fit.css",
     "/assets/play.css": HERE / "assets" / "play" / "play.css",
 }
 #: Largest answer accepted from a page (a Werewolf statement is at most a few hundred characters).
@@ -113,7 +115,7 @@ class Session:
         self.loop = asyncio.get_running_loop()
         async with SeatedAgents(self.table, lambda seat: PersonChannel(self, seat)) as agents:
             records = await play_table(self.table, agents, probes=self.probes, watch=self.watch)
-        path = write_replay(records, self.out)
+        path = write_played(records, self.table, self.out)
         with self.changed:
             self.outcome = {k: records[-1][k] for k in ("status", "winners", "result")}
             self.replay = path

@@ -80,6 +80,8 @@ _LABELS = ("prompt_version", "model_reported")
 def _description(spec: AgentSpec, game: str, seat: int, seed: int) -> dict[str, Any]:
     """How the runner describes the agent of a spec in a replay header."""
     rng = rng_for(seed, f"agent-{seat}")
+    if spec.is_human:
+        return {"name": spec.name, "kind": "human"}
     if not spec.is_llm:
         from runner.agents.builtin import make
 

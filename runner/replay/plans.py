@@ -19,7 +19,7 @@ from runner import games
 from runner.games.base import SetupError
 from runner.replay.format import Problem
 from runner.seeds import rng_for
-from runner.tournament import PlanError, PlannedGame, Tournament, from_dict
+from runner.tournament import AgentSpec, PlanError, PlannedGame, Tournament, from_dict
 
 PLAN_FILE = "tournament.toml"
 #: Largest plan file read (a plan of many matchups and agents stays far below).
@@ -113,13 +113,18 @@ def bots_only(plan: Plan) -> list[Problem]:
 
 
 def model_seats(planned: PlannedGame) -> list[int]:
-    """The seats a language model holds in a planned game (dealt from its seed, as the runner deals it)."""
+    """The seats a language model or a person holds in a planned game (dealt from its seed, as the
+    runner deals it): the seats that make a game worth submitting."""
     game = games.get(planned.matchup.game)
     params = dict(planned.matchup.rules)
     if planned.matchup.lineup:  # every agent of a lineup sits in every game
-        return [s for s in range(game.players(params)) if planned.agent_for(s, "").is_llm]
+        return [s for s in range(game.players(params)) if _not_bot(planned.agent_for(s, ""))]
     setup = game.deal(params, rng_for(planned.seed, "deal"))
-    return [s for s in range(game.players(params)) if planned.agent_for(s, game.role_of(params, setup, s)).is_llm]
+    return [s for s in range(game.players(params)) if _not_bot(planned.agent_for(s, game.role_of(params, setup, s)))]
+
+
+def _not_bot(agent: AgentSpec) -> bool:
+    return agent.is_llm or agent.is_human
 
 
 def game_problems(plan: Plan, path: str, header: Mapping[str, Any]) -> list[Problem]:

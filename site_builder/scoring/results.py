@@ -11,7 +11,7 @@ from typing import Any
 
 from runner import __version__ as runner_version
 from runner import games as registry
-from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, ratings, theory, werewolf
+from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, people, ratings, theory, werewolf
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import Sections
@@ -21,7 +21,8 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 3  # 3: magic has both readings (reading, agents, alternative)
+RESULTS_VERSION = 4  # 4: people (how many played; each game's pooled "people" row)
+# 3: magic has both readings (reading, agents, alternative)
 # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 DEFAULT_SEED = 2026
 
@@ -73,6 +74,12 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
                              for name in registry.GAME_MODULES if by_game.get(name)},
+            "people": {
+                "played": people.played(games, agents),
+                "boards": {name: row for name in registry.GAME_MODULES if by_game.get(name)
+                           and (row := section(f"people/{name}", by_game[name],
+                                               lambda: people.pooled_row(name, by_game[name], agents, seed=seed)))},
+            },
             "magic": section(f"magic/{magic_reading}", everything,
                              lambda: magic.magic(games, agents, seed=seed, reading=magic_reading)),
             "chameleon": {

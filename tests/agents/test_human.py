@@ -54,7 +54,7 @@ def test_a_person_plays_a_whole_game_and_the_replay_validates(game):
     header = records[0]
     assert header["version"] == 3
     assert header["players"][0]["agent"] == {"name": "Ann", "kind": "human"}
-    assert header["tournament"] == "play" and header["matchup"].startswith("lineup: Ann, ")
+    assert header["tournament"].startswith("play-ann-") and header["matchup"].startswith("lineup: Ann, ")
     # The empty answer was refused with the rules' own message and asked again, not forfeited.
     assert person.refusals[1] and "field" in person.refusals[1][0]
     mine = [r for r in records if r.get("seat") == 0 and r["type"] in ("event", "probe") and r.get("kind") != "info"]
@@ -126,3 +126,39 @@ def test_a_persons_games_are_scored_under_their_name_and_count_as_a_submission(t
     assert ann != agent_key({"name": "Bob", "kind": "human"})
     assert any(a["key"] == ann and a["kind"] == "human" for a in results["agents"])
     assert "human" in NON_BOT_KINDS
+
+
+@pytest.mark.parametrize("game, role", [("chameleon", "chameleon"), ("werewolf", "seer"), ("prisoners_dilemma", None)])
+def test_a_played_game_is_a_one_game_plan_the_planner_derives_again(game, role, tmp_path):
+    import tomllib
+
+    from click.testing import CliRunner
+
+    from runner.cli import main as gamenight
+    from runner.table import write_played
+    from runner.tournament import from_dict
+
+    table = deal(game, {}, 11, [Person("Ann Lee", role=role) if role else Person("Ann Lee", seat=1)])
+    if role:
+        assert table.roles[next(iter(table.people))] == role
+    plan_text = table.plan.plan_file()
+    again = from_dict(tomllib.loads(plan_text)).plan()
+    assert [(g.game_id, g.seed) for g in again] == [(table.planned.game_id, table.seed)]
+    assert table.tournament.startswith("play-ann-lee-")
+    records = asyncio.run(play_table(table, seat_agents(table, lambda seat: Person_(None))))
+    assert records[0]["game_id"] == table.planned.game_id
+    path = write_played(records, table, tmp_path)
+    assert path.parent.name == table.tournament and (path.parent / "tournament.toml").exists()
+    # A person's plan cannot be run: only `gamenight play` seats a person.
+    ran = CliRunner().invoke(gamenight, ["run", str(path.parent / "tournament.toml"), "--out", str(tmp_path / "x")])
+    assert ran.exit_code != 0 and "played with `gamenight play`" in ran.output
+
+
+def test_a_plan_refuses_a_person_with_anything_but_human_true():
+    from runner.tournament import from_dict
+
+    base = {"name": "p", "matchups": [{"game": "prisoners_dilemma", "lineup": ["Ann", "random", "random"]}]}
+    with pytest.raises(PlanError, match="human = true"):
+        from_dict({**base, "agents": {"Ann": {"human": True, "model": "x"}}})
+    with pytest.raises(PlanError, match="a player's name"):
+        from_dict({**base, "agents": {"<b>": {"human": True}}})

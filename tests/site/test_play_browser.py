@@ -87,7 +87,7 @@ def play_through(tabs: dict, game: str) -> dict:
 
 
 def finished_replay(tmp_path, game: str):
-    [path] = list(tmp_path.glob("*.jsonl"))
+    [path] = list(tmp_path.rglob("*.jsonl"))
     checked = check_file(str(path))
     assert checked.ok, checked.problems
     corpus = load([tmp_path])
@@ -163,3 +163,21 @@ def test_a_whole_game_is_played_with_the_keyboard_alone(browser, tmp_path):
     context.close()
     records = [line for line in finished_replay(tmp_path, "cost_sharing").read_text().splitlines() if '"seat":1' in line]
     assert any('"split":[20,30,50]' in line.replace(" ", "") for line in records)
+
+
+def test_the_players_table_fits_a_phone_without_scrolling_sideways(browser, tmp_path):
+    """At 390 px the players' table is fitted as on the site's pages (fit.js): stacked, not scrolled."""
+    table = deal("werewolf", {}, 4, [Person("Ann", role="seer")])
+    seat = next(iter(table.people))
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    with playing(table, tmp_path) as (session, links):
+        tab.goto(links[seat])
+        wait_for_turn(tab, "")
+        wrap = tab.locator(".gn-players")
+        scroll, client = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert scroll <= client + 1 and tab.evaluate("document.documentElement.scrollWidth") <= 390
+        assert "gn-stacked" in tab.locator(".gn-players table").get_attribute("class")
+        tab.set_viewport_size({"width": 1366, "height": 900})  # wide again: a plain table
+        tab.wait_for_function("() => !document.querySelector('.gn-players table').classList.contains('gn-stacked')")
+    context.close()

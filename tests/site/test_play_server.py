@@ -6,6 +6,7 @@ until the rules themselves reveal the hidden information (the vote, the end of t
 
 from __future__ import annotations
 
+from pathlib import Path
 import json
 
 import pytest
@@ -84,7 +85,7 @@ def test_every_response_holds_only_what_the_seat_may_know(tmp_path, game, role):
         final = play_seat(links[seat], inspect)
     assert seen["refused"], "the empty first move was refused with the rules' message and asked again"
     assert final["outcome"]["status"] == "complete" and seen["responses"] > 3
-    replay = tmp_path / f"{final['replay'].rsplit('/', 1)[-1]}"
+    replay = Path(final['replay'])
     assert check_file(str(replay)).ok
 
 
@@ -168,7 +169,7 @@ def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
     finally:
         process.kill()
     assert process.returncode == 0, err
-    [replay] = list(tmp_path.glob("*.jsonl"))
+    [replay] = list(tmp_path.rglob("*.jsonl"))
     assert f"wrote {replay}" in out and check_file(str(replay)).ok
 
 

@@ -690,19 +690,67 @@ def test_credentials_are_recognised_and_prose_is_not(line):
 
 
 
-def test_a_game_a_person_played_counts_as_one_with_a_non_bot_seat(repo):
-    """A person's seat makes a game a submission like a model's; but `gamenight play` writes no plan
-    (tournament.toml) beside its games yet, so a pull request of them is refused for that."""
+def person_played(tmp_path: Path, name: str = "Dana", seed: int = 3) -> dict[str, bytes]:
+    """The files `gamenight play` writes for one game a scripted person played: replays/<plan>/..."""
     import asyncio
 
-    from runner.replay.format import encode
-    from runner.table import Person, deal, play_table, seat_agents
+    from runner.table import Person, deal, play_table, seat_agents, write_played
     from tests.agents.test_human import Person_
 
-    table = deal("prisoners_dilemma", {}, 3, [Person("Dana", seat=0)])
-    records = asyncio.run(play_table(table, seat_agents(table, lambda seat: Person_(None)), created="2026-11-20"))
-    assert submission.has_non_bot_seat(records[0])
-    bots = {**records[0], "players": [p for p in records[0]["players"] if p["agent"]["kind"] == "builtin"]}
+    table = deal("prisoners_dilemma", {}, seed, [Person(name, seat=0)])
+    records_ = asyncio.run(play_table(table, seat_agents(table, lambda seat: Person_(None)), created="2026-11-20"))
+    write_played(records_, table, tmp_path / "replays")
+    return {str(p.relative_to(tmp_path)): p.read_bytes() for p in sorted((tmp_path / "replays").rglob("*")) if p.is_file()}
+
+
+def test_a_game_a_person_played_is_accepted_as_a_submission_with_a_non_bot_seat(repo, tmp_path):
+    """`gamenight play` writes the game with its one-game plan in a folder of its own: the check
+    plans it again and takes the person's seat as a non-bot seat, like a model's."""
+    files = person_played(tmp_path)
+    [(path, raw)] = games_of(files).items()
+    header = records(raw)[0]
+    assert path.startswith("replays/play-dana-3/") and f"replays/{header['tournament']}/tournament.toml" in files
+    assert submission.has_non_bot_seat(header)
+    bots = {**header, "players": [p for p in header["players"] if p["agent"]["kind"] == "builtin"]}
     assert not submission.has_non_bot_seat(bots)
-    repo.write(f"replays/play/{records[0]['game_id']}.jsonl", encode(records).decode())
-    refused(repo, "replays/play/ has no tournament.toml", author="dana")
+    repo.write_all(files)
+    repo.commit("dana plays")
+    result, summary = repo.check(author="dana")
+    assert result.exit_code == 0, summary
+    assert "✅ accepted: 1 new replay(s)" in summary
+
+
+def test_a_played_game_whose_plan_seed_was_changed_afterwards_is_refused(repo, tmp_path):
+    """A seed picked after the fact: the plan's seed fixes the game's, so another seed in the plan
+    plans another game."""
+    files = person_played(tmp_path)
+    plan_path = next(p for p in files if p.endswith("tournament.toml"))
+    files[plan_path] = files[plan_path].replace(b"seed = 3", b"seed = 4")
+    repo.write_all(files)
+    refused(repo, "game_id: is not a game of the plan", author="dana")
+
+
+def test_a_played_game_with_an_edited_bot_move_is_refused(repo, tmp_path):
+    files = person_played(tmp_path)
+    [(path, raw)] = games_of(files).items()
+
+    def flip(lines):
+        move = next(r for r in lines if r.get("type") == "event" and r.get("kind") == "action" and r["seat"] == 1)
+        move["data"]["choice"] = "defect" if move["data"]["choice"] == "cooperate" else "cooperate"
+    files[path] = edit(raw, flip)
+    repo.write_all(files)
+    summary = refused(repo, path, author="dana")
+    assert "players[1]" in text(summary) or "seat 1" in text(summary)
+
+
+def test_a_copy_of_a_played_game_under_another_plan_name_is_refused(repo, tmp_path):
+    files = person_played(tmp_path)
+    repo.write_all(files)
+    [(path, raw)] = games_of(files).items()
+    folder = path.split("/")[1]
+    plan = files[f"replays/{folder}/tournament.toml"].replace(folder.encode(), b"play-copy")
+    planned = from_dict(tomllib.loads(plan.decode())).plan()[0]
+    copy = edit(raw, lambda lines: lines[0].update(game_id=planned.game_id, tournament="play-copy"))
+    repo.write_all({"replays/play-copy/tournament.toml": plan, f"replays/play-copy/{planned.game_id}.jsonl": copy})
+    summary = refused(repo, "is the same game as replays/", author="dana")
+    assert "a game counts once" in text(summary) and "play-copy" in text(summary)

@@ -451,44 +451,9 @@
 
   /* ---------- tables that fit ---------- */
 
-  /** Each cell learns its column's name (shown beside it when the table is stacked). */
-  function labelCells(table) {
-    if (!table.tHead || !table.tHead.rows.length) return;
-    table.setAttribute("data-gn-labelled", "");
-    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
-      var copy = th.cloneNode(true);
-      Array.prototype.forEach.call(copy.querySelectorAll(".gn-help"), function (b) { b.remove(); });
-      return copy.textContent.replace(/\s+/g, " ").trim();
-    });
-    Array.prototype.forEach.call(table.tBodies, function (body) {
-      Array.prototype.forEach.call(body.rows, function (row) {
-        var column = 0;
-        Array.prototype.forEach.call(row.cells, function (cell) {
-          if (names[column] && cell.colSpan === 1 && !cell.hasAttribute("data-label")) {
-            cell.setAttribute("data-label", names[column]);
-          }
-          column += cell.colSpan;
-        });
-      });
-    });
-  }
-
-  /**
-   * A table wider than its box is first made tighter (intervals under their values, less
-   * padding), then, if it still does not fit, stacked: one block per row, each cell on its own
-   * line after its column's name. Nothing is cut and nothing scrolls sideways, at any width.
-   */
+  /** The tables of the page's article that are wider than their box, made to fit (fit.js). */
   function fitTables() {
-    Array.prototype.forEach.call(document.querySelectorAll("article table.gn-table"), function (table) {
-      var box = table.closest(".gn-scroll") || table.parentElement;
-      if (!box || !box.clientWidth) return;  // in a closed section: fitted when it opens
-      labelCells(table);
-      table.classList.remove("gn-tight", "gn-stacked");
-      if (table.scrollWidth <= box.clientWidth + 1) return;
-      table.classList.add("gn-tight");
-      if (table.scrollWidth <= box.clientWidth + 1) return;
-      table.classList.add("gn-stacked");
-    });
+    if (window.gamenightFit) window.gamenightFit.fitAll(document.querySelectorAll("article table.gn-table"));
   }
 
   var fitTimer = null;

@@ -56,6 +56,7 @@
         me.role ? [" \u2014 your role: ", el("strong", { text: words(me.role, "-") })] : " \u2014 you are not told your role");
       var b = view.board(data.steps);
       view.playersTable($(".gn-players"), b, Boolean(data.outcome));
+      fitPlayers();
       view.statePanel($(".gn-state"), b);
       view.setupPanel($(".gn-setup"));
       renderHistory(view);
@@ -64,6 +65,13 @@
       root.dataset.state = data.outcome ? "over" : data.failure ? "failed" : data.question ? "asked" : "waiting";
       root.dataset.question = data.question ? String(data.question.id) : "";
     }
+
+    // The players' table fits the screen as on the site's pages (fit.js): tighter, then stacked.
+    function fitPlayers() {
+      var table = $(".gn-players table");
+      if (table && window.gamenightFit) window.gamenightFit.fit(table);
+    }
+    window.addEventListener("resize", fitPlayers);
 
     function renderHistory(view) {
       var list = $(".gn-history");
