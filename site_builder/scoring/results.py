@@ -70,7 +70,14 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                 "duplicates": corpus.duplicates,
             },
             "agents": _agents(agents, counted),
-            "ratings": section("ratings", everything, lambda: ratings.leaderboard(games, agents, seed=seed)),
+            # The same tables as ratings.leaderboard, each its own section (new games of one
+            # game re-fit the overall table and that game's, not the others').
+            "ratings": {
+                "overall": section("ratings/overall", everything, lambda: ratings.board(games, agents, seed=seed)),
+                "by_game": {name: section(f"ratings/{name}", by_game[name],
+                                          lambda: ratings.board(by_game[name], agents, seed=seed, game=name))
+                            for name in names},
+            },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
                              for name in registry.GAME_MODULES if by_game.get(name)},
