@@ -16,7 +16,7 @@ from runner import games
 from runner.replay.format import encode, lowest_version
 from runner.replay.validate import check_bytes
 from site_builder.scoring.corpus import scored_game
-from site_builder.scoring.model import ScoredGame
+from site_builder.scoring.model import AgentInfo, ScoredGame, agent_key
 
 
 def builtin(name: str, strategy: str = "random", **params: Any) -> dict[str, Any]:
@@ -89,3 +89,20 @@ def scored(raw: bytes, path: str = "golden.jsonl") -> ScoredGame:
     checked = check_bytes(path, raw, derive=False)
     assert checked.ok, [str(p) for p in checked.problems]
     return scored_game(checked, hashlib.sha256(raw).hexdigest())
+
+
+#: Prisoner's Dilemma payoffs of the scoring tests' hand-built games.
+PD_PAYOFFS = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
+
+
+def pd_game(game_id: str, choices: Sequence[Sequence[str]], agents: Sequence[Mapping[str, Any]]) -> ScoredGame:
+    """A scored Prisoner's Dilemma game of `agents` choosing row by row (one row per round)."""
+    inputs = [("act", seat, {"choice": c}) for row in choices for seat, c in enumerate(row)]
+    return scored(replay("prisoners_dilemma", PD_PAYOFFS, list(agents), inputs,
+                         rules={"rounds": len(choices)}, game_id=game_id))
+
+
+def infos(*descs: Mapping[str, Any]) -> dict[str, AgentInfo]:
+    """The scorer's agent table for agent descriptions (label = name)."""
+    return {agent_key(d): AgentInfo(agent_key(d), d["name"], {k: v for k, v in d.items() if k != "name"})
+            for d in descs}

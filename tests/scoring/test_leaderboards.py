@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from builders import builtin, llm, replay, scored
+import builders
+from builders import PD_PAYOFFS, builtin, infos, llm, replay, scored
 
 from site_builder.scoring.leaderboards import leaderboards, usage
-from site_builder.scoring.model import AgentInfo, agent_key
+from site_builder.scoring.model import agent_key
 
-PD_PAYOFFS = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
 A, B = builtin("a", "prisoners_dilemma/always_defect"), builtin("b", "prisoners_dilemma/tit_for_tat")
 C, D = "cooperate", "defect"
 
 
 def pd_game(game_id, choices, agents=(A, B, B)):
-    inputs = [("act", seat, {"choice": c}) for row in choices for seat, c in enumerate(row)]
-    return scored(replay("prisoners_dilemma", PD_PAYOFFS, list(agents), inputs,
-                         rules={"rounds": len(choices)}, game_id=game_id))
-
-
-def infos(*descs):
-    return {agent_key(d): AgentInfo(agent_key(d), d["name"], {k: v for k, v in d.items() if k != "name"})
-            for d in descs}
+    return builders.pd_game(game_id, choices, agents)
 
 
 def test_prisoners_dilemma_board_counts_seats_wins_and_mean_totals():

@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from builders import builtin, replay, scored
+from builders import builtin, infos, pd_game
 
 from site_builder.scoring.leaderboards import leaderboards
-from site_builder.scoring.model import AgentInfo, agent_key
 from site_builder.scoring.people import PEOPLE, played, pooled_row
 
-PD_PAYOFFS = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
 BOT = builtin("bot", "prisoners_dilemma/always_defect")
 ANN, BOB = {"name": "Ann", "kind": "human"}, {"name": "Bob", "kind": "human"}
 C, D = "cooperate", "defect"
-
-
-def pd_game(game_id, choices, agents):
-    inputs = [("act", seat, {"choice": c}) for row in choices for seat, c in enumerate(row)]
-    return scored(replay("prisoners_dilemma", PD_PAYOFFS, list(agents), inputs,
-                         rules={"rounds": len(choices)}, game_id=game_id))
-
-
-def infos(*descs):
-    return {agent_key(d): AgentInfo(agent_key(d), d["name"], {k: v for k, v in d.items() if k != "name"})
-            for d in descs}
-
 
 AGENTS = infos(BOT, ANN, BOB)
 GAMES = [
