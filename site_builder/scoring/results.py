@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from runner import __version__ as runner_version
 from runner import games as registry
 from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, people, ratings, theory, werewolf
 from site_builder.scoring.corpus import Corpus
-from site_builder.scoring.model import AgentInfo, ScoredGame
+from site_builder.scoring.model import AgentInfo
 from site_builder.scoring.sections import Sections
 
 #: The field holding the number an entry stands for, first found wins: a composite's scaled value,
@@ -42,8 +42,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
     by_game = leaderboards.games_by_name(games)
     store = Sections(kept, agents, games, seed)
     try:
-        def section(name: str, among: list[ScoredGame], compute: Callable[[], Any]) -> Any:
-            return store.section(name, among, compute)
+        section = store.section
 
         everything = list(games)
         names = sorted(by_game)

@@ -113,22 +113,23 @@ class Sections:
 
     def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
         """Section `name` over `games`: read back if computed before from the same inputs."""
-        key = self.key(name, games) if self.db is not None else ""
+        if self.db is None:
+            self.computed += 1
+            return json.loads(json.dumps(compute(), ensure_ascii=False, allow_nan=False))
+        key = self.key(name, games)
         self.used.add(key)
-        if self.db is not None:
-            row = self.db.execute("SELECT value FROM sections WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                try:
-                    value = json.loads(row[0])
-                except ValueError:
-                    value = None
-                else:
-                    self.kept += 1
-                    return value
+        row = self.db.execute("SELECT value FROM sections WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            try:
+                value = json.loads(row[0])
+            except ValueError:
+                pass  # a damaged entry: made again below
+            else:
+                self.kept += 1
+                return value
         text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
         self.computed += 1
-        if self.db is not None:
-            self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?)", (key, text))
+        self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?)", (key, text))
         return json.loads(text)
 
     def close(self) -> None:
