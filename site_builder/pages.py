@@ -25,6 +25,8 @@ import jinja2
 import markupsafe
 
 from runner import games as registry
+from site_builder import magic_views
+from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring.results import HEADLINE_KEYS
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
@@ -247,7 +249,8 @@ def environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string)
-    env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only)
+    env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
+                       reading_titles=READING_TITLES)
     return env
 
 
@@ -379,9 +382,7 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     key = ref.key
     agent = next(a for a in results["agents"] if a["key"] == key)
     magic = results["magic"]["agents"].get(key)
-    alternative = results["magic"]["alternative"]
-    readings = {"headline": READING_TITLES[results["magic"]["reading"]],
-                "other": READING_TITLES[alternative["reading"]], "other_entry": alternative["agents"].get(key)}
+    other_entry = results["magic"]["alternative"]["agents"].get(key)
     per_game = []
     for name, title in ctx["games"].items():
         board = results["leaderboards"].get(name)
@@ -401,7 +402,10 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
               if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
-        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, readings=readings, per_game=per_game,
+        **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game,
+        magic_table=_abilities_table(magic, ref.page, "headline-note", key),
+        other_table=_abilities_table(other_entry, ref.page, "other-note") if other_entry else None,
+        other_entry=other_entry, paper_reading=READING_TITLES["paper"],
         comparisons=comparisons,
         werewolf=werewolf, usage=results["usage"].get(key), others=others,
         default_compare=_default_comparison(key, results, ctx["refs"], others),
@@ -411,13 +415,38 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
         people_label=PEOPLE_LABEL)
 
 
-#: How the pages name the two readings of the MAgIC metrics (docs/metrics/magic.md, "Two readings").
-READING_TITLES = {"paper": "paper reading (003's formulas)",
-                  "reference": "reference-code reading (the MAgIC authors' script)"}
+def _abilities_table(entry: Mapping[str, Any] | None, page: str, prefix: str, win_of: str | None = None
+                     ) -> dict[str, Any] | None:
+    """An agent's MAgIC metrics in one reading, a row per metric linked to the metric's page;
+    `win_of` (the agent key) marks its Win Rate cell with its source in the results."""
+    if entry is None:
+        return None
+    return magic_views.table([{"title": magic_views.TITLES[name], "href": href(page, magic_views.page(name)),
+                               "cell": magic_views.cell(entry, name),
+                               "win": f"magic||{win_of}|" if win_of and name == "win_rate" else None}
+                              for name in magic_views.METRICS], prefix)
 
 
-#: Their short names, in chart legends.
-READING_NAMES = {"paper": "paper reading", "reference": "reference-code reading"}
+def _metric_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    """One MAgIC metric over every agent measured on it in either reading: the headline reading's
+    table, best first, and the other reading's a tap away."""
+    results, refs = ctx["results"], ctx["refs"]
+    path = magic_views.page(name)
+    head, other = results["magic"]["agents"], results["magic"]["alternative"]["agents"]
+    shown = [k for k in refs if (head.get(k) or {}).get(name) or (other.get(k) or {}).get(name)]
+    shown.sort(key=lambda k: (magic_views.sort_key((head.get(k) or {}).get(name)), refs[k].display))
+    unmeasured = sum(1 for k in refs if k in head and k not in shown)
+
+    def rows(entries: Mapping[str, Any], win: bool) -> list[dict[str, Any]]:
+        return [{"title": refs[k].display, "href": href(path, refs[k].page), "cell": magic_views.cell(entries.get(k), name),
+                 "win": f"magic||{k}|" if win and name == "win_rate" else None} for k in shown]
+
+    paper, reference = magic_views.DEFINITIONS[name]
+    pages.markdown[path] = env.get_template("magic.md.j2").render(
+        **ctx, page=path, name=name, title=magic_views.TITLES[name], unmeasured=unmeasured,
+        paper_text=paper, reference_text=reference,
+        head_table=magic_views.table(rows(head, True), "headline-note"),
+        other_table=magic_views.table(rows(other, False), "other-note"))
 
 
 #: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
@@ -640,6 +669,8 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
            "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
            "variant_title": variant_title}
+    ctx["readings"] = magic_views.readings(results)  # every page with MAgIC numbers names its reading
+    ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
     pages = SitePages()
@@ -649,6 +680,8 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     _agents_index(ctx, env, pages)
     for ref in refs.values():
         _agent_page(ref, ctx, env, pages)
+    for name in magic_views.METRICS:
+        _metric_page(name, ctx, env, pages)
     _studies(ctx, env, pages)
     _downloads(ctx, env, pages, csv_names)
     pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
@@ -667,6 +700,7 @@ def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_repla
         {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
         {"Agents": [{"All agents": "agents/index.md"},
                     *({r.title: r.page} for r in sorted(refs.values(), key=lambda r: r.display))]},
+        {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},
         {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
     ]
     if has_replays:

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder import magic_views, pages
+from site_builder.scoring import magic_reference
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
@@ -23,12 +24,24 @@ DANGEROUS = ("<img src=x", "<script", "onerror=alert(1)>", 'href="javascript')
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory) -> dict:
-    """Results of the built-in tournament with two games per matchup."""
+def replays(tmp_path_factory) -> Path:
+    """The built-in tournament with two games per matchup."""
     out = tmp_path_factory.mktemp("replays")
     played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
     assert played.exit_code == 0, played.output
-    return assemble(load([out]), seed=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(replays) -> dict:
+    """Its results, with the paper reading of the MAgIC metrics as the headline (the default)."""
+    return assemble(load([replays]), seed=1)
+
+
+@pytest.fixture(scope="module")
+def reference_results(replays) -> dict:
+    """The same games with the reference-code reading as the headline."""
+    return assemble(load([replays]), seed=1, magic_reading="reference")
 
 
 LABEL_FIELDS = ("label", "chameleon_label", "non_chameleon_label")
@@ -197,7 +210,8 @@ def test_page_set_depends_on_agents_and_games_only(results):
     refs = pages.agent_refs(results)
     expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
                 "glossary.md",
-                *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values())}
+                *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
+                *(magic_views.page(m) for m in magic_views.METRICS)}
     assert set(site.markdown) == expected
     assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json"}
 
@@ -439,3 +453,99 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
         if ref.slug in radar["agents"]:
             other = results["magic"]["alternative"]["agents"][key]["radar"]["values"]
             assert radar["agents"][ref.slug]["other"]["values"] == other
+
+
+# -- MAgIC metric pages ----------------------------------------------------------------------
+
+PAPER = "paper reading (003&#39;s formulas)"
+REFERENCE = "reference-code reading (the MAgIC authors&#39; script)"
+
+
+def table_cells(text: str) -> list[str]:
+    return re.findall(r"<td[^>]*>(.*?)</td>", text, re.DOTALL)
+
+
+def agent_row(text: str, display: str) -> str:
+    """The table row of an agent on a metric page (the first table the text holds it in)."""
+    start = text.index(f">{html.escape(display)}</a></th>")
+    return text[start:text.index("</tr>", start)]
+
+
+@pytest.mark.parametrize("fixture, headline, other", [("results", PAPER, REFERENCE),
+                                                      ("reference_results", REFERENCE, PAPER)])
+def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_away(request, fixture, headline,
+                                                                                      other):
+    results = request.getfixturevalue(fixture)
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+    for name in magic_views.METRICS:
+        text = site.markdown[magic_views.page(name)]
+        title = magic_views.TITLES[name]
+        main, details = text.split('<details class="gn-reading" id="other-reading">')
+        assert f"This table shows the <strong>{headline}</strong>" in main
+        assert f"<caption>{title}, {headline}</caption>" in main
+        assert f"<summary>The same games in the {other}</summary>" in details
+        assert f"<caption>{title}, {other}</caption>" in details
+        cells = table_cells(text)
+        assert cells and not [c for c in cells if c.strip() in ("&mdash;", "\u2014", "-", "")], name
+        # Every agent measured in either reading has a row in both tables, with the results' number.
+        for part, entries in ((main, results["magic"]["agents"]), (details, results["magic"]["alternative"]["agents"])):
+            for key, agent in entries.items():
+                entry = agent.get(name)
+                if entry is None or entry.get("empty_rows", {}).get("units") == entry.get("n"):
+                    continue
+                row = agent_row(part, refs[key].display)
+                assert f'data-sort="{pages.sort_value(entry)}"' in row and pages.fmt_pct(pages.headline(entry)) in row
+    # The nav lists them; the home page names the reading its Win Rate is in.
+    assert {"MAgIC metrics": [{magic_views.TITLES[m]: magic_views.page(m)} for m in magic_views.METRICS]} in site.nav
+    assert f"MAgIC numbers on this site are in the <strong>{headline}</strong>" in site.markdown["index.md"]
+    assert pages.radar_data(results, refs)["readings"]["headline"] == magic_views.READING_NAMES[
+        results["magic"]["reading"]]
+
+
+def test_the_two_headlines_differ_where_the_readings_do(results, reference_results):
+    """Built both ways, the Reasoning page leads with each reading's own numbers."""
+    paper = pages.render(results).markdown["magic/reasoning.md"].split("<details")[0]
+    reference = pages.render(reference_results).markdown["magic/reasoning.md"].split("<details")[0]
+    key = next(k for k, a in results["magic"]["agents"].items() if a["reasoning"]
+               and reference_results["magic"]["agents"][k]["reasoning"]
+               and a["reasoning"]["value"] != reference_results["magic"]["agents"][k]["reasoning"]["value"])
+    display = pages.agent_refs(results)[key].display
+    assert pages.fmt_pct(results["magic"]["agents"][key]["reasoning"]["value"]) in agent_row(paper, display)
+    entry = reference_results["magic"]["agents"][key]["reasoning"]
+    if entry.get("empty_rows", {}).get("units") != entry["n"]:
+        assert pages.fmt_pct(entry["value"]) in agent_row(reference, display)
+
+
+def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
+    """Where the script divides by zero, or where every unit of its Reasoning read an empty row
+    (right only when the player sits first), the cell says so and links to the note that explains."""
+    edited = copy.deepcopy(results)
+    other = edited["magic"]["alternative"]["agents"]
+    refs = pages.agent_refs(edited)
+    deceiver = next(k for k, a in other.items() if a["deception"] is not None)
+    other[deceiver]["deception"] = None
+    other[deceiver]["reasons"]["deception"] = magic_reference.UNDEFINED["deception_guesses"]
+    reasoner, partly = [k for k, a in other.items() if a["reasoning"] is not None][:2]
+    whole = other[reasoner]["reasoning"]
+    whole["empty_rows"] = {"units": whole["n"], "right": round(whole["value"] * whole["n"])}
+    other[partly]["reasoning"]["empty_rows"] = {"units": 1, "right": 1}
+    other[partly]["reasons"]["reasoning"] = "1 of them read an empty row"
+    site = pages.render(edited)
+
+    details = site.markdown["magic/deception.md"].split("<details")[1]
+    row = agent_row(details, refs[deceiver].display)
+    note = re.search(r'<a href="#(other-note-\d+)">undefined: divides by zero</a>', row)
+    assert note and "%" not in row
+    assert f'<li id="{note.group(1)}">' in details
+    assert str(markupsafe.escape(magic_reference.UNDEFINED["deception_guesses"])) in details
+
+    details = site.markdown["magic/reasoning.md"].split("<details")[1]
+    row = agent_row(details, refs[reasoner].display)
+    assert ">artefact</a>" in row and pages.fmt_pct(whole["value"]) not in row
+    assert "an artefact of the script, not a measure: it gives " + pages.fmt_pct(whole["value"]) in details
+    row = agent_row(details, refs[partly].display)
+    assert pages.fmt_pct(other[partly]["reasoning"]["value"]) in row and ">partly an artefact</a>" in row
+    # The agent page shows the same cells, from the same macros.
+    page = site.markdown[refs[reasoner].page].split('id="other-reading"')[1]
+    assert ">artefact</a>" in page

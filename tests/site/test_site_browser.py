@@ -178,6 +178,7 @@ def test_instant_navigation_initialises_the_next_page(tab, base, site):
 
 
 @pytest.mark.parametrize("path", ["/", "/agents/", "/games/werewolf/", "/games/cost_sharing/", "/studies/werewolf/",
+                                  "/magic/deception/",
                                   "/methodology/metrics/chameleon/", "/downloads/", "/replays/"])
 def test_pages_load_without_console_errors(tab, base, path):
     tab.goto(base + path)
@@ -277,3 +278,26 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
         tab.locator(".gn-next").click()
     if width == 390:
         assert stacked > 0  # the wide tables are stacked on a phone, one block per row
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_other_magic_reading_is_one_tap_away(browser, base, site, width):
+    """On a metric page and an agent page, one tap on "a tap away" opens the other reading's table."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    try:
+        tab = context.new_page()
+        for path in ("/magic/reasoning/", agent_page(site, "random")):
+            tab.goto(base + path)
+            details = tab.locator("details#other-reading")
+            assert not details.evaluate("d => d.open")
+            assert not tab.locator("details#other-reading table").is_visible()
+            tab.locator(".gn-readings a", has_text="a tap away").click()
+            assert details.evaluate("d => d.open"), path
+            assert tab.locator("details#other-reading table").is_visible()
+            caption = tab.locator("details#other-reading caption").inner_text()
+            assert caption.endswith("reference-code reading (the MAgIC authors' script)"), caption
+        # A permalink to the other reading opens it too.
+        tab.goto(base + "/magic/deception/#other-reading")
+        assert tab.locator("details#other-reading").evaluate("d => d.open")
+    finally:
+        context.close()

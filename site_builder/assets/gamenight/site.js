@@ -217,6 +217,7 @@
       var toggle = document.querySelector("input[data-gn-reading='" + el.id + "']");
       var own = data.agents[picks[0]];
       if (toggle && toggle.checked && own && own.other && data.readings) {
+        traces[0].name = esc(own.label + " (" + data.readings.headline + ")");  // both readings drawn: both named
         var trace = radarTrace(own, data.axes, own.other.values, own.label + " (" + data.readings.other + ")");
         trace.line = { dash: "dash" };
         trace.fill = "none";
@@ -467,7 +468,26 @@
     if (event.target.open) fitTables();
   }, true);
 
+  /* A link to a closed disclosure (the other MAgIC reading: "a tap away") opens it as it goes there:
+     one tap, not a second one on its summary. */
+  function openLinkedDisclosure(hash) {
+    var target = hash && hash.length > 1 ? document.getElementById(decodeURIComponent(hash.slice(1))) : null;
+    if (target && target.tagName === "DETAILS") target.open = true;
+  }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[href^='#']") : null;
+    if (link) openLinkedDisclosure(link.getAttribute("href"));
+  });
+
+  function nameSearchDialog() {
+    // The theme's search panel is a dialog without a name (axe: aria-dialog-name): give it one.
+    var dialog = document.querySelector(".md-search[role='dialog']");
+    if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "Search");
+  }
+
   function init() {
+    nameSearchDialog();
+    openLinkedDisclosure(window.location.hash);
     hideHelp();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-gn-sortable]"), initSortable);
     Array.prototype.forEach.call(document.querySelectorAll("[data-gn-filters]"), initFilters);
