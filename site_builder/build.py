@@ -267,16 +267,20 @@ def check_repo_url(url: str | None) -> str | None:
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
                seed: int = 2026, site_url: str | None = None, derive: bool = True,
-               submissions: str = "include", repo_url: str | None = None) -> BuildReport:
+               submissions: str = "include", repo_url: str | None = None,
+               magic_reading: str = "paper") -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
     so the leaderboards show the maintainers' games only. `derive=False` skips the check that each
     game follows from its seed (runner/replay/derive.py): only for test corpora dealt by hand,
-    never for a published site.
+    never for a published site. `magic_reading` ("paper" or "reference") is the MAgIC reading the
+    pages headline; the other is a tap away on every page that shows MAgIC numbers.
     """
     if submissions not in ("include", "exclude"):
         raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
+    if magic_reading not in ("paper", "reference"):
+        raise BuildError(f"magic_reading must be 'paper' or 'reference', not {magic_reading!r}")
     repo_url = check_repo_url(repo_url)
     started = time.perf_counter()
     phases: dict[str, float] = {}
@@ -293,7 +297,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     corpus = owners.separate(corpus, sources.owners(of_file))
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    results = assemble(corpus, seed=seed, kept=beside(Path(cache_path)) if cache_path else None)
+    results = assemble(corpus, seed=seed, magic_reading=magic_reading,
+                       kept=beside(Path(cache_path)) if cache_path else None)
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",

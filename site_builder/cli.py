@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
+MAGIC_READINGS = ("paper", "reference")  # site_builder.scoring.magic.READINGS, without importing the scorer
 
 
 @click.command("score")
@@ -24,7 +25,7 @@ DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 @click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
 @click.option("--seed", type=click.IntRange(0), default=2026, show_default=True,
               help="Seed of the bootstrap intervals.")
-@click.option("--magic-reading", type=click.Choice(["paper", "reference"]), default="paper", show_default=True,
+@click.option("--magic-reading", type=click.Choice(MAGIC_READINGS), default="paper", show_default=True,
               help="Which reading of the MAgIC metrics is the headline: the paper's formulas or the "
                    "authors' reference script (the other is kept beside it in the results).")
 def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
@@ -67,14 +68,16 @@ def _summary(report) -> str:
             f"(largest {report.largest_file}, {report.largest_file_bytes / 1e6:.2f} MB) in {report.seconds:.1f}s")
 
 
-def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None):
+def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None,
+           magic_reading="paper"):
     """Build the site, turning build problems into a clear click error."""
     from site_builder.build import BuildError, build_site, default_repo_url
     from site_builder.replays import ReplayDataError
 
     try:
         report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
-                            submissions=submissions, repo_url=repo_url or default_repo_url())
+                            submissions=submissions, repo_url=repo_url or default_repo_url(),
+                            magic_reading=magic_reading)
     except (BuildError, ReplayDataError) as err:
         raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
@@ -101,6 +104,10 @@ _site_options = [
     click.option("--repo-url", metavar="URL",
                  help="The repository's https address, for links to pull requests (default in GitHub "
                       "Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)."),
+    click.option("--magic-reading", type=click.Choice(MAGIC_READINGS), default="paper", show_default=True,
+                 help="The MAgIC reading the site headlines (leaderboards, radars, metric and agent pages): "
+                      "the paper's formulas or the authors' reference script; every page with MAgIC numbers "
+                      "names it and keeps the other a tap away."),
 ]
 
 
@@ -118,7 +125,7 @@ def site_options(command):
                    "instant page changes, canonical links and a correct sitemap there.")
 @click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the site's size, or why it was refused, to this Markdown file (a CI job summary).")
-def build(paths, site, cache, no_cache, seed, submissions, repo_url, site_url, summary):
+def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, site_url, summary):
     """Build the static leaderboard site from replays (default: the replays/ folder).
 
     Scores every replay (validated and re-simulated), renders the pages and charts, runs
@@ -129,7 +136,8 @@ def build(paths, site, cache, no_cache, seed, submissions, repo_url, site_url, s
         raise click.BadParameter("expected an http(s) URL such as https://example.org/gamenight/",
                                  param_hint="--site-url")
     try:
-        _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url)
+        _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url,
+               magic_reading)
     except click.ClickException as err:
         if summary:
             _append(summary, f"### Site not built\n\n{_markdown_text(err.message)}\n")
@@ -155,7 +163,7 @@ def _markdown_text(text: str) -> str:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
-def serve(paths, site, cache, no_cache, seed, submissions, repo_url, port, no_build):
+def serve(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, port, no_build):
     """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
     if no_build and not (site / "index.html").is_file():
         raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
@@ -167,7 +175,7 @@ def serve(paths, site, cache, no_cache, seed, submissions, repo_url, port, no_bu
         # Built for the address it is served at, so Material's instant page changes work.
         try:
             _build(paths or (_default_replays(),), site, cache, no_cache, seed,
-                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url)
+                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url, magic_reading)
         except BaseException:
             server.server_close()
             raise

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from runner.cli import main as gamenight
 from site_builder import cli, pages
 from site_builder.build import BuildError, build_site
+from site_builder.scoring import magic
 from tests.helpers import relabelled
 
 HOSTILE = "<img src=x onerror=alert(1)>[md](javascript:alert(1)) {{ 7*7 }} \"'&"
@@ -259,3 +260,55 @@ def test_build_command_refuses_a_site_url_that_is_not_http(tmp_path, url):
     done = CliRunner().invoke(cli.build, [str(tmp_path), "--site", str(tmp_path / "site"), "--site-url", url])
     assert done.exit_code == 2
     assert "--site-url" in done.output and "http(s) URL" in done.output
+
+
+READING_LABELS = {"paper": "paper reading (003&#39;s formulas)",
+                  "reference": "reference-code reading (the MAgIC authors&#39; script)"}
+
+
+def magic_pages_of(site: Path) -> list[Path]:
+    """The built pages that show MAgIC numbers: the home page, each metric's page, and the page of
+    every agent the MAgIC games scored."""
+    results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
+    agents = [site / "agents" / pages.agent_slug(key) / "index.html" for key in results["magic"]["agents"]]
+    return [site / "index.html", *sorted((site / "magic").glob("*/index.html")), *agents]
+
+
+def assert_headline(site: Path, reading: str) -> None:
+    other = next(r for r in READING_LABELS if r != reading)
+    results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
+    assert results["magic"]["reading"] == reading and results["magic"]["alternative"]["reading"] == other
+    shown = magic_pages_of(site)
+    assert len(shown) > 1 + 8
+    for page in shown:
+        text = page.read_text(encoding="utf-8")
+        assert f"<strong>{READING_LABELS[reading]}</strong>" in text, page
+        assert READING_LABELS[other] in text, page  # the other reading is named (and linked) too
+    radar = json.loads((site / "data" / "radar.json").read_text(encoding="utf-8"))
+    assert radar["readings"]["headline"] == READING_LABELS[reading].split(" (")[0]
+
+
+def test_the_site_headlines_the_paper_reading_by_default(built):
+    _, site, _ = built
+    assert_headline(site, "paper")
+
+
+def test_build_magic_reading_reference_headlines_the_reference_reading_everywhere(built, tmp_path):
+    _, site, replays = built
+    done = CliRunner().invoke(cli.build, [str(replays), "--site", str(tmp_path / "site"), "--no-cache", "--seed", "3",
+                                          "--magic-reading", "reference"])
+    assert done.exit_code == 0, done.output
+    assert_headline(tmp_path / "site", "reference")
+    # The same pages either way: a reading changes numbers and labels, not the site's shape.
+    relative = lambda root: sorted(p.relative_to(root).as_posix() for p in html_pages(root))
+    assert relative(tmp_path / "site") == relative(site)
+    deception = (tmp_path / "site" / "magic" / "deception" / "index.html").read_text(encoding="utf-8")
+    assert "Deception, reference-code reading" in deception.split("<details")[0]
+
+
+def test_build_command_refuses_an_unknown_reading(tmp_path):
+    assert cli.MAGIC_READINGS == magic.READINGS  # the CLI names them without importing the scorer
+    done = CliRunner().invoke(cli.build, [str(tmp_path), "--site", str(tmp_path / "site"), "--magic-reading", "code"])
+    assert done.exit_code == 2 and "'code' is not one of 'paper', 'reference'" in done.output
+    with pytest.raises(BuildError, match="magic_reading must be 'paper' or 'reference'"):
+        build_site([], tmp_path / "site", magic_reading="code")
