@@ -140,6 +140,12 @@ def cell(agent: Mapping[str, Any] | None, metric: str) -> dict[str, Any]:
     return {"entry": entry, "words": "", "note": reason, "marker": marker, "counts": counts(metric, entry)}
 
 
+def listed(metric: str, *agents: Mapping[str, Any] | None) -> bool:
+    """Whether a metric's page lists an agent: it has a value in one of the readings, or the
+    script stops on it (an agent that played nothing the metric counts is only counted)."""
+    return any((a or {}).get(metric) is not None or cell(a, metric)["words"] == "script stops" for a in agents if a)
+
+
 def table(rows: Sequence[Mapping[str, Any]], prefix: str) -> dict[str, Any]:
     """A table of cells with its notes: `rows` are dicts with a `title`, an `href` and a `cell`
     (and optionally `win`, the cell's source for tests/site/test_consistency.py). Rows sharing a

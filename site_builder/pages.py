@@ -433,9 +433,10 @@ def _metric_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages:
     results, refs = ctx["results"], ctx["refs"]
     path = magic_views.page(name)
     head, other = results["magic"]["agents"], results["magic"]["alternative"]["agents"]
-    shown = [k for k in refs if (head.get(k) or {}).get(name) or (other.get(k) or {}).get(name)]
+    shown = [k for k in refs if magic_views.listed(name, head.get(k), other.get(k))]
     shown.sort(key=lambda k: (magic_views.sort_key((head.get(k) or {}).get(name)), refs[k].display))
     unmeasured = sum(1 for k in refs if k in head and k not in shown)
+    measured = sum(1 for k in shown if (head.get(k) or {}).get(name) is not None)
 
     def rows(entries: Mapping[str, Any], win: bool) -> list[dict[str, Any]]:
         return [{"title": refs[k].display, "href": href(path, refs[k].page), "cell": magic_views.cell(entries.get(k), name),
@@ -443,7 +444,7 @@ def _metric_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages:
 
     paper, reference = magic_views.DEFINITIONS[name]
     pages.markdown[path] = env.get_template("magic.md.j2").render(
-        **ctx, page=path, name=name, title=magic_views.TITLES[name], unmeasured=unmeasured,
+        **ctx, page=path, name=name, title=magic_views.TITLES[name], unmeasured=unmeasured, measured=measured,
         paper_text=paper, reference_text=reference,
         head_table=magic_views.table(rows(head, True), "headline-note"),
         other_table=magic_views.table(rows(other, False), "other-note"))

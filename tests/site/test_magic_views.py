@@ -71,3 +71,12 @@ def test_every_metric_has_a_page_a_title_and_a_definition():
     assert [magic_views.page(m) for m in magic_views.METRICS][:2] == ["magic/win-rate.md", "magic/judgement.md"]
     assert set(magic_views.TITLES) == set(magic_views.DEFINITIONS) == set(magic_views.NOT_MEASURED) \
         == set(magic_views.METRICS)
+
+
+def test_a_metric_page_lists_agents_with_a_value_or_where_the_script_stops():
+    stops = {"coordination": None, "reasons": {"coordination": STOPS}}
+    never = {"coordination": None, "reasons": {"coordination": magic_reference.UNDEFINED["rationality"]}}
+    assert magic_views.listed("coordination", {"coordination": RATE}, None)
+    assert magic_views.listed("coordination", {"coordination": None}, stops)
+    assert not magic_views.listed("coordination", {"coordination": None}, never)
+    assert not magic_views.listed("coordination", None, None)
