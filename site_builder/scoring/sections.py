@@ -29,7 +29,7 @@ from site_builder.scoring import SCORER_VERSION
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
 #: The layout of a stored section; part of every key with the scorer version.
-LAYOUT = "sections-1"
+LAYOUT = "sections-2"  # 2: the keys of its inner sections stored with each section
 #: The folders whose files a section's value depends on (besides its games).
 CODE = (Path(__file__).resolve().parents[2] / "runner", Path(__file__).resolve().parent)
 
@@ -71,6 +71,7 @@ class Sections:
     def __init__(self, path: Path | None, agents: Mapping[str, AgentInfo], games: Sequence[ScoredGame], seed: int):
         self.db: sqlite3.Connection | None = None
         self.used: set[str] = set()
+        self._making: list[set[str]] = []  # per section being computed: the keys of its inner sections
         self.kept = 0
         self.computed = 0
         self._prefix = hashlib.sha256(f"{SCORER_VERSION}\0{LAYOUT}\0{seed}\0".encode() + code_digest()).digest()
@@ -98,7 +99,10 @@ class Sections:
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path)
-        db.execute("CREATE TABLE IF NOT EXISTS sections (key TEXT PRIMARY KEY, value TEXT)")
+        columns = [row[1] for row in db.execute("PRAGMA table_info(sections)")]
+        if columns and columns != ["key", "value", "inner"]:  # a store of an older layout: its keys differ anyway
+            db.execute("DROP TABLE sections")
+        db.execute("CREATE TABLE IF NOT EXISTS sections (key TEXT PRIMARY KEY, value TEXT, inner TEXT)")
         return db
 
     def key(self, name: str, games: Sequence[ScoredGame]) -> str:
@@ -112,25 +116,42 @@ class Sections:
         return digest.hexdigest()
 
     def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
-        """Section `name` over `games`: read back if computed before from the same inputs."""
+        """Section `name` over `games`: read back if computed before from the same inputs.
+
+        A section may be made of smaller ones (`Keep`): those are stored with it, so that while
+        it is read back they stay in the store for the day its games change.
+        """
         if self.db is None:
             self.computed += 1
             return json.loads(json.dumps(compute(), ensure_ascii=False, allow_nan=False))
         key = self.key(name, games)
-        self.used.add(key)
-        row = self.db.execute("SELECT value FROM sections WHERE key = ?", (key,)).fetchone()
+        row = self.db.execute("SELECT value, inner FROM sections WHERE key = ?", (key,)).fetchone()
         if row is not None:
             try:
-                value = json.loads(row[0])
+                value, inner = json.loads(row[0]), json.loads(row[1])
             except ValueError:
                 pass  # a damaged entry: made again below
             else:
                 self.kept += 1
+                self._use(key, inner)
                 return value
-        text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
+        self._making.append(set())
+        try:
+            text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
+        finally:
+            inner = sorted(self._making.pop())
         self.computed += 1
-        self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?)", (key, text))
+        self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?, ?)", (key, text, json.dumps(inner)))
+        self._use(key, inner)
         return json.loads(text)
+
+    def _use(self, key: str, inner: list[str]) -> None:
+        """Keep `key` and its inner sections; they are inner sections of the one being made, if any."""
+        self.used.add(key)
+        self.used.update(inner)
+        if self._making:
+            self._making[-1].add(key)
+            self._making[-1].update(inner)
 
     def close(self) -> None:
         """Drop the sections this scoring did not use, and save."""

@@ -99,3 +99,39 @@ def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tm
     # Only what the last scoring used is left.
     assert sqlite3.connect(kept).execute("SELECT key FROM sections").fetchall() == \
         [(Sections(kept, smaller.agents, smaller.games, 2026).key("only", smaller.games),)]
+
+
+def test_inner_sections_outlive_scorings_that_read_back_their_outer_one(corpora, tmp_path):
+    """A section made of smaller ones (the MAgIC table of its agents' reports) is read back while
+    nothing changed; its inner sections stay stored, so that when new games change the outer one
+    later, the inner ones those games do not enter are still read back."""
+    base, _, _ = corpora
+    corpus = load([base])
+    games = corpus.games
+    kept = tmp_path / "sections.sqlite"
+
+    def score(make_inner) -> Sections:
+        store = Sections(kept, corpus.agents, games, 2026)
+        store.section("outer", games, lambda: [store.section("inner", games[:2], make_inner)])
+        store.close()
+        return store
+
+    assert (score(lambda: 1).computed, score(lambda: 2).kept) == (2, 1)  # the second read back the outer one only
+    store = Sections(kept, corpus.agents, games, 2026)
+    assert store.section("outer", games[1:], lambda: [store.section("inner", games[:2], lambda: 3)]) == [1]
+    assert (store.kept, store.computed) == (1, 1)
+
+
+def test_a_store_of_the_earlier_layout_is_emptied(corpora, tmp_path):
+    base, _, _ = corpora
+    corpus = load([base])
+    kept = tmp_path / "sections.sqlite"
+    old = sqlite3.connect(kept)
+    old.execute("CREATE TABLE sections (key TEXT PRIMARY KEY, value TEXT)")
+    old.execute("INSERT INTO sections VALUES ('k', '1')")
+    old.commit()
+    old.close()
+    store = Sections(kept, corpus.agents, corpus.games, 2026)
+    assert store.section("x", corpus.games, lambda: [4]) == [4]
+    store.close()
+    assert sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0] == 1
