@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections.abc import Mapping
@@ -54,6 +55,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
         patterns = {name: section(f"ratings/patterns/{name}", by_game[name],
                                   lambda: ratings.pattern_tally(by_game[name])) for name in names}
         chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
+        groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
         results = {
             "format": RESULTS_FORMAT,
             "version": RESULTS_VERSION,
@@ -82,7 +84,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                             for name in names},
             },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
-                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
+                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed,
+                                                                      keep=store.section))
                              for name in registry.GAME_MODULES if by_game.get(name)},
             "people": {
                 "played": people.played(games, agents),
@@ -95,13 +98,13 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                                  keep=store.section)),
             "chameleon": {
                 "matchups": section("chameleon/matchups", chameleons,
-                                    lambda: chameleon.matchups(chameleons, agents, seed=seed)),
+                                    lambda: chameleon.matchups(chameleons, agents, seed=seed, groups=groups())),
                 "posterior": section("chameleon/posterior", chameleons,
                                      lambda: chameleon.posterior_curves(chameleons, agents, seed=seed,
                                                                         keep=store.section)),
-                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents)),
+                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents, groups())),
                 "strategy_checks": section("chameleon/strategy_checks", chameleons,
-                                           lambda: theory.strategy_checks(chameleons, agents)),
+                                           lambda: theory.strategy_checks(chameleons, agents, groups())),
             },
             "werewolf": {
                 "text_distance": section("werewolf/text_distance", werewolves,

@@ -29,7 +29,7 @@ from site_builder.scoring import SCORER_VERSION
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
 #: The layout of a stored section; part of every key with the scorer version.
-LAYOUT = "sections-2"  # 2: the keys of its inner sections stored with each section
+LAYOUT = "sections-3"  # 3: keys hash the games' digest; 2: inner sections' keys stored with each
 #: The folders whose files a section's value depends on (besides its games).
 CODE = (Path(__file__).resolve().parents[2] / "runner", Path(__file__).resolve().parent)
 
@@ -83,6 +83,7 @@ class Sections:
         # id(game) -> its content hash (which fixes all its data, its id too) and its seats'
         # agents; made once per scoring (a game enters several sections). The games outlive the store.
         self._tokens: dict[int, bytes] = {}
+        self._digests: dict[int, tuple[Sequence[ScoredGame], bytes]] = {}
         self._seated: dict[int, tuple[str, ...]] = {}
         if path is not None:
             for g in games:
@@ -107,13 +108,22 @@ class Sections:
 
     def key(self, name: str, games: Sequence[ScoredGame]) -> str:
         """The hash of everything section `name` over `games` is computed from."""
-        digest = hashlib.sha256(self._prefix)
-        digest.update(name.encode() + b"\0")
+        return hashlib.sha256(self._prefix + name.encode() + b"\0" + self._games_digest(games)).hexdigest()
+
+    def _games_digest(self, games: Sequence[ScoredGame]) -> bytes:
+        """A hash of the games (in order) and of their seated agents' descriptions; made once per
+        list, as one list (a game's games, all games) enters several sections."""
+        held = self._digests.get(id(games))
+        if held is not None and held[0] is games:
+            return held[1]
+        digest = hashlib.sha256()
         ids = list(map(id, games))
         digest.update(b"".join(map(self._tokens.__getitem__, ids)))
         for key in sorted(set().union(*map(self._seated.__getitem__, ids))):
             digest.update(b"\0" + self._described.get(key, key).encode())
-        return digest.hexdigest()
+        # The list is held with its digest: its id is not reused while the store lives.
+        self._digests[id(games)] = (games, digest.digest())
+        return digest.digest()
 
     def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
         """Section `name` over `games`: read back if computed before from the same inputs.
