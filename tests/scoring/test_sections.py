@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from site_builder.scoring import leaderboards, magic
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble, dumps
 from site_builder.scoring.sections import Sections
@@ -135,3 +137,31 @@ def test_a_store_of_the_earlier_layout_is_emptied(corpora, tmp_path):
     assert store.section("x", corpus.games, lambda: [4]) == [4]
     store.close()
     assert sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0] == 1
+
+
+def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_rows(corpora, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    before = load([base, models])
+    assemble(before, kept=kept)
+    assemble(before, kept=kept)  # nothing changed: the outer sections read back
+    grown = load([base, models, added])
+    # A new game's header may rename an agent (its label is what most of its games call it), which
+    # rightly changes every section its games enter: the agents are kept as they were here.
+    grown = dataclasses.replace(grown, agents={**grown.agents, **before.agents})
+    new_ids = {json.loads(f.read_text(encoding="utf-8").splitlines()[0])["game_id"] for f in added.glob("*.jsonl")}
+    # Of the new games, only the Chameleon ones are MAgIC games.
+    newcomers = {s.agent for g in grown.games if g.game_id in new_ids and g.game == "chameleon" for s in g.seats}
+    store = Sections(kept, grown.agents, grown.games, 2026)
+    made: list[str] = []
+
+    def recording(name, games, compute):
+        return store.section(name, games, lambda: (made.append(name), compute())[1])
+
+    magic.magic(grown.games, grown.agents, seed=2026, keep=recording)
+    chameleons = [g for g in grown.games if g.game == "chameleon"]
+    leaderboards.board("chameleon", chameleons, grown.agents, seed=2026, keep=recording)
+    store.close()
+    played = {s.agent for g in chameleons for s in g.seats}
+    assert played - newcomers, "the test needs agents without new games"
+    assert sorted(made) == sorted([f"magic/agent/{k}" for k in newcomers] + [f"leaderboards/chameleon/{k}" for k in newcomers])
