@@ -346,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-games", action=argparse.BooleanOptionalAction, default=True,
                         help="make every other synthetic game a model game (calls modelled on replays/local-cpu*; "
                              "such a corpus is scored without the re-derivation check)")
+    parser.add_argument("--modelled", action="store_true",
+                        help="the --corpus given already holds model games (made by an earlier run, kept with --keep): "
+                             "used as it is, scored without the re-derivation check")
     parser.add_argument("--skip-score", action="store_true", help="only the site builds (no `score` steps)")
     parser.add_argument("--step", choices=["score", "build"], help=argparse.SUPPRESS)
     parser.add_argument("--underived", action="store_true", help=argparse.SUPPRESS)
@@ -353,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("folders", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.modelled and (args.corpus is None or not args.model_games):
+        parser.error("--modelled describes a --corpus of model games")
     if args.step:  # one timed step, in the process the parent started for it
         print(json.dumps(_run_step(args.step, args.folders, args.cache, args.out, derive=not args.underived)))
         return 0
@@ -371,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not corpus.is_dir():
                     seconds = play_synthetic(args.games, corpus, args.parallel)
                     print(f"played {sum(1 for _ in corpus.glob('*.jsonl')):,} synthetic games in {seconds:.0f}s")
-            if args.model_games:
+            if args.model_games and not args.modelled:
                 modelled = root / f"{corpus.name}-half-model"
                 if not modelled.is_dir():
                     started = time.perf_counter()

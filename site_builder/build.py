@@ -287,13 +287,19 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     site = Path(site_dir).resolve()
     check_site_folder(site)
     tick = time.perf_counter()
+    replay_paths = list(replay_paths)
     files = [str(f) for f in iter_replay_files(replay_paths)]
     of_file = sources.sources(files)
     if submissions == "exclude":
         files = [f for f in files if not of_file[f].community]
     phases["sources from git"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    corpus = load(files, Path(cache_path) if cache_path else None, derive=derive)
+    # With every file wanted, the loader walks the folders again (a listing per folder) rather
+    # than taking 100,000 file names, each of which it would check as a path given by hand
+    # (is it a folder, where does it resolve: half the load phase at 100,000 files); the same files
+    # in the same order.
+    corpus = load(files if submissions == "exclude" else replay_paths, Path(cache_path) if cache_path else None,
+                  derive=derive)
     corpus = owners.separate(corpus, sources.owners(of_file))
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()

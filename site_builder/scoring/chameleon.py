@@ -79,15 +79,22 @@ def cell_rates(games: Sequence[ScoredGame]) -> dict[str, Any]:
     }
 
 
-def grouped(games: Sequence[ScoredGame]) -> dict[str, dict[tuple[str, str], list[ScoredGame]]]:
-    """Chameleon games by variant key, then by (chameleon agent, non-chameleon agent)."""
+Groups = dict[str, dict[tuple[str, str], list[ScoredGame]]]
+
+
+def grouped(games: Sequence[ScoredGame]) -> Groups:
+    """Chameleon games by variant key, then by (chameleon agent, non-chameleon agent).
+
+    The matchups, the theory curves and the strategy checks all read this grouping: a caller
+    with all three to make groups once and passes the groups (`groups=`) to each."""
     groups: dict[str, dict[tuple[str, str], list[ScoredGame]]] = defaultdict(lambda: defaultdict(list))
     for game in chameleon_games(games):
         groups[variant_key(variant_of(game))][sides(game)].append(game)
     return groups
 
 
-def matchups(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+def matchups(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+             groups: Groups | None = None) -> dict[str, Any]:
     """All-pairs matchup rates: 002's valid-game, identification, win and second-chance ratios.
 
     `cells` is one flat list (each cell names its variant); `variants` gives each variant's
@@ -95,7 +102,7 @@ def matchups(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, se
     """
     cells, variants = [], []
     used: set[str] = set()
-    groups = grouped(games)
+    groups = grouped(games) if groups is None else groups
     for key in sorted(groups, key=lambda k: variant_rank(variant_of(next(iter(groups[k].values()))[0]))):
         pairs = groups[key]
         variant = variant_of(next(iter(pairs.values()))[0])

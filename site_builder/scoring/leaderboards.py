@@ -9,6 +9,7 @@ from typing import Any
 
 from runner import games as registry
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
+from site_builder.scoring.sections import Keep, compute
 from site_builder.scoring.stats import bootstrap_mean, rate
 
 
@@ -56,13 +57,21 @@ def games_by_name(games: Sequence[ScoredGame]) -> dict[str, list[ScoredGame]]:
     return by_game
 
 
-def board(name: str, games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
-    """The leaderboard of game `name` from its (non-empty) `games`."""
+def board(name: str, games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+          keep: Keep = compute) -> dict[str, Any]:
+    """The leaderboard of game `name` from its (non-empty) `games`.
+
+    An agent's row reads its own games only: `keep` may answer it from an earlier scoring
+    (`scoring.sections`), so new games recompute the rows of the agents who played them.
+    """
     played = sorted(games, key=lambda g: g.game_id)
     valid = [g for g in played if g.valid]
     mine = games_by_agent(played)
-    behaved = conducts(played)
-    rows = [_row(name, key, agents[key], mine[key], behaved[key], seed) for key in sorted(mine)]
+
+    def row(key: str) -> dict[str, Any]:
+        return _row(name, key, agents[key], mine[key], conducts(mine[key])[key], seed)
+
+    rows = [keep(f"leaderboards/{name}/{key}", mine[key], lambda: row(key)) for key in sorted(mine)]
     rows.sort(key=lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]))
     score = SEAT_SCORES.get(name)
     return {

@@ -20,6 +20,7 @@ from scipy.stats import ttest_ind
 from runner import games
 from site_builder.scoring import magic_reference as reference
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
+from site_builder.scoring.sections import Keep, compute
 from site_builder.scoring.stats import percentile_interval, rate, resampled_totals
 
 MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
@@ -503,8 +504,9 @@ def _compare(vanilla: np.ndarray, enhanced: np.ndarray, reports: tuple[dict, dic
     return out
 
 
-def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Mapping[str, np.ndarray],
-                 reports: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], mine: Mapping[str, list[ScoredGame]],
+                 rows: Callable[[str], np.ndarray], reports: Mapping[str, dict[str, Any]], keep: Keep
+                 ) -> list[dict[str, Any]]:
     by_model: dict[str, list[str]] = {}
     for key in keys:
         if key in agents:
@@ -515,34 +517,51 @@ def _comparisons(keys: Sequence[str], agents: Mapping[str, AgentInfo], rows: Map
         if len(vanilla) != 1:
             continue
         for key in sorted(k for k in members if agents[k].design != "vanilla"):
+            # A comparison reads the two agents' games only: kept while neither has new ones.
+            metrics = keep(f"magic/comparison/{vanilla[0]}/{key}", mine[vanilla[0]] + mine[key],
+                           lambda: _compare(rows(vanilla[0]), rows(key), (reports[vanilla[0]], reports[key])))
             out.append({"model": base, "vanilla": vanilla[0], "enhanced": key, "design": agents[key].design,
-                        "metrics": _compare(rows[vanilla[0]], rows[key], (reports[vanilla[0]], reports[key]))})
+                        "metrics": metrics})
     return out
 
 
 # -- entry point -----------------------------------------------------------------------------
 
 def magic(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-          reading: str = "paper") -> dict[str, Any]:
+          reading: str = "paper", keep: Keep = compute) -> dict[str, Any]:
     """Every MAgIC metric per agent in both readings, and the vanilla-vs-enhanced comparisons.
 
     `agents` holds the headline reading (`reading`), `alternative` the other one; the
     comparisons are of the paper reading (per-game values of the script's Deception are not
     defined: its lambda term is over the distinct outcomes of all games).
+
+    Each agent's numbers read its own games only, and a comparison its two agents' games: `keep`
+    may answer them from an earlier scoring (`scoring.sections`), so new games of one agent
+    recompute that agent's report and comparisons, not every agent's.
     """
     if reading not in READINGS:
         raise ValueError(f"unknown MAgIC reading {reading!r}: expected one of {', '.join(READINGS)}")
     ordered = sorted((g for g in games if g.game in MAGIC_GAMES), key=lambda g: g.game_id)
     mine = games_by_agent(ordered)
     keys = sorted(mine)
-    rows, reports = {}, {}
-    for key in keys:
+    tallied: dict[str, np.ndarray] = {}
+
+    def rows(key: str) -> np.ndarray:
+        """The agent's tally rows, one per game it counts in (made when first needed)."""
+        if key not in tallied:
+            counted = [g for g in mine[key] if g.counts_for(key)]
+            tallied[key] = np.array([tally_row(g, key) for g in counted]).reshape(len(counted), len(FIELDS))
+        return tallied[key]
+
+    def both_readings(key: str) -> dict[str, Any]:
         counted = [g for g in mine[key] if g.counts_for(key)]
-        rows[key] = np.array([tally_row(g, key) for g in counted]).reshape(len(counted), len(FIELDS))
         forfeits = sum(1 for g in counted if not g.valid)
-        reports[key] = agent_report(rows[key], forfeits, len(mine[key]) - len(counted), seed)
-    by_reading = {"paper": reports, "reference": {key: reference_report(rows[key], reports[key]) for key in keys}}
+        paper = agent_report(rows(key), forfeits, len(mine[key]) - len(counted), seed)
+        return {"paper": paper, "reference": reference_report(rows(key), paper)}
+
+    by_agent = {key: keep(f"magic/agent/{key}", mine[key], lambda: both_readings(key)) for key in keys}
+    by_reading = {name: {key: by_agent[key][name] for key in keys} for name in READINGS}
     other = next(r for r in READINGS if r != reading)
     return {"reading": reading, "agents": by_reading[reading],
             "alternative": {"reading": other, "agents": by_reading[other]},
-            "comparisons": _comparisons(keys, agents, rows, reports)}
+            "comparisons": _comparisons(keys, agents, mine, rows, by_reading["paper"], keep)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections.abc import Mapping
@@ -51,7 +52,10 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                    for name in names}
         used = [section(f"usage/{name}", by_game[name], lambda: leaderboards.usage_counts(by_game[name]))
                 for name in names]
+        patterns = {name: section(f"ratings/patterns/{name}", by_game[name],
+                                  lambda: ratings.pattern_tally(by_game[name])) for name in names}
         chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
+        groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
         results = {
             "format": RESULTS_FORMAT,
             "version": RESULTS_VERSION,
@@ -70,15 +74,18 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             },
             "agents": _agents(agents, counted),
             # The same tables as ratings.leaderboard, each its own section (new games of one
-            # game re-fit the overall table and that game's, not the others').
+            # game re-fit the overall table and that game's, not the others'), fitted from each
+            # game's pattern tallies (new games re-count only their game's).
             "ratings": {
-                "overall": section("ratings/overall", everything, lambda: ratings.board(games, agents, seed=seed)),
+                "overall": section("ratings/overall", everything,
+                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed)),
                 "by_game": {name: section(f"ratings/{name}", by_game[name],
-                                          lambda: ratings.board(by_game[name], agents, seed=seed, game=name))
+                                          lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name))
                             for name in names},
             },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
-                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed))
+                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed,
+                                                                      keep=store.section))
                              for name in registry.GAME_MODULES if by_game.get(name)},
             "people": {
                 "played": people.played(games, agents),
@@ -87,16 +94,17 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                                lambda: people.pooled_row(name, by_game[name], agents, seed=seed)))},
             },
             "magic": section(f"magic/{magic_reading}", everything,
-                             lambda: magic.magic(games, agents, seed=seed, reading=magic_reading)),
+                             lambda: magic.magic(games, agents, seed=seed, reading=magic_reading,
+                                                 keep=store.section)),
             "chameleon": {
                 "matchups": section("chameleon/matchups", chameleons,
-                                    lambda: chameleon.matchups(chameleons, agents, seed=seed)),
+                                    lambda: chameleon.matchups(chameleons, agents, seed=seed, groups=groups())),
                 "posterior": section("chameleon/posterior", chameleons,
                                      lambda: chameleon.posterior_curves(chameleons, agents, seed=seed,
                                                                         keep=store.section)),
-                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents)),
+                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents, groups())),
                 "strategy_checks": section("chameleon/strategy_checks", chameleons,
-                                           lambda: theory.strategy_checks(chameleons, agents)),
+                                           lambda: theory.strategy_checks(chameleons, agents, groups())),
             },
             "werewolf": {
                 "text_distance": section("werewolf/text_distance", werewolves,

@@ -29,7 +29,7 @@ from site_builder.scoring import SCORER_VERSION
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
 #: The layout of a stored section; part of every key with the scorer version.
-LAYOUT = "sections-1"
+LAYOUT = "sections-3"  # 3: keys hash the games' digest; 2: inner sections' keys stored with each
 #: The folders whose files a section's value depends on (besides its games).
 CODE = (Path(__file__).resolve().parents[2] / "runner", Path(__file__).resolve().parent)
 
@@ -71,6 +71,7 @@ class Sections:
     def __init__(self, path: Path | None, agents: Mapping[str, AgentInfo], games: Sequence[ScoredGame], seed: int):
         self.db: sqlite3.Connection | None = None
         self.used: set[str] = set()
+        self._making: list[set[str]] = []  # per section being computed: the keys of its inner sections
         self.kept = 0
         self.computed = 0
         self._prefix = hashlib.sha256(f"{SCORER_VERSION}\0{LAYOUT}\0{seed}\0".encode() + code_digest()).digest()
@@ -82,6 +83,7 @@ class Sections:
         # id(game) -> its content hash (which fixes all its data, its id too) and its seats'
         # agents; made once per scoring (a game enters several sections). The games outlive the store.
         self._tokens: dict[int, bytes] = {}
+        self._digests: dict[int, tuple[Sequence[ScoredGame], bytes]] = {}
         self._seated: dict[int, tuple[str, ...]] = {}
         if path is not None:
             for g in games:
@@ -98,39 +100,68 @@ class Sections:
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path)
-        db.execute("CREATE TABLE IF NOT EXISTS sections (key TEXT PRIMARY KEY, value TEXT)")
+        columns = [row[1] for row in db.execute("PRAGMA table_info(sections)")]
+        if columns and columns != ["key", "value", "inner"]:  # a store of an older layout: its keys differ anyway
+            db.execute("DROP TABLE sections")
+        db.execute("CREATE TABLE IF NOT EXISTS sections (key TEXT PRIMARY KEY, value TEXT, inner TEXT)")
         return db
 
     def key(self, name: str, games: Sequence[ScoredGame]) -> str:
         """The hash of everything section `name` over `games` is computed from."""
-        digest = hashlib.sha256(self._prefix)
-        digest.update(name.encode() + b"\0")
+        return hashlib.sha256(self._prefix + name.encode() + b"\0" + self._games_digest(games)).hexdigest()
+
+    def _games_digest(self, games: Sequence[ScoredGame]) -> bytes:
+        """A hash of the games (in order) and of their seated agents' descriptions; made once per
+        list, as one list (a game's games, all games) enters several sections."""
+        held = self._digests.get(id(games))
+        if held is not None and held[0] is games:
+            return held[1]
+        digest = hashlib.sha256()
         ids = list(map(id, games))
         digest.update(b"".join(map(self._tokens.__getitem__, ids)))
         for key in sorted(set().union(*map(self._seated.__getitem__, ids))):
             digest.update(b"\0" + self._described.get(key, key).encode())
-        return digest.hexdigest()
+        # The list is held with its digest: its id is not reused while the store lives.
+        self._digests[id(games)] = (games, digest.digest())
+        return digest.digest()
 
     def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
-        """Section `name` over `games`: read back if computed before from the same inputs."""
+        """Section `name` over `games`: read back if computed before from the same inputs.
+
+        A section may be made of smaller ones (`Keep`): those are stored with it, so that while
+        it is read back they stay in the store for the day its games change.
+        """
         if self.db is None:
             self.computed += 1
             return json.loads(json.dumps(compute(), ensure_ascii=False, allow_nan=False))
         key = self.key(name, games)
-        self.used.add(key)
-        row = self.db.execute("SELECT value FROM sections WHERE key = ?", (key,)).fetchone()
+        row = self.db.execute("SELECT value, inner FROM sections WHERE key = ?", (key,)).fetchone()
         if row is not None:
             try:
-                value = json.loads(row[0])
+                value, inner = json.loads(row[0]), json.loads(row[1])
             except ValueError:
                 pass  # a damaged entry: made again below
             else:
                 self.kept += 1
+                self._use(key, inner)
                 return value
-        text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
+        self._making.append(set())
+        try:
+            text = json.dumps(compute(), ensure_ascii=False, allow_nan=False)
+        finally:
+            inner = sorted(self._making.pop())
         self.computed += 1
-        self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?)", (key, text))
+        self.db.execute("INSERT OR REPLACE INTO sections VALUES (?, ?, ?)", (key, text, json.dumps(inner)))
+        self._use(key, inner)
         return json.loads(text)
+
+    def _use(self, key: str, inner: list[str]) -> None:
+        """Keep `key` and its inner sections; they are inner sections of the one being made, if any."""
+        self.used.add(key)
+        self.used.update(inner)
+        if self._making:
+            self._making[-1].add(key)
+            self._making[-1].update(inner)
 
     def close(self) -> None:
         """Drop the sections this scoring did not use, and save."""

@@ -203,10 +203,12 @@ def _measured(variant_games: Mapping[tuple[str, str], Sequence[ScoredGame]], age
     return rows
 
 
-def curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> list[dict[str, Any]]:
-    """For every (N, K) played: the closed forms and bounds, and every matchup's measured rates."""
+def curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo],
+           groups: ch.Groups | None = None) -> list[dict[str, Any]]:
+    """For every (N, K) played: the closed forms and bounds, and every matchup's measured rates
+    (`groups`: `chameleon.grouped(games)` if already made)."""
     sizes: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for key, cells in ch.grouped(games).items():
+    for key, cells in (ch.grouped(games) if groups is None else groups).items():
         variant = ch.variant_of(next(iter(cells.values()))[0])
         for row in _measured(cells, agents):
             sizes.setdefault((variant["players"], variant["words"]), []).append(
@@ -255,10 +257,12 @@ def _inside(value: float, measured: Mapping[str, Any] | None) -> bool | None:
     return lo - EPS <= value <= hi + EPS
 
 
-def strategy_checks(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> list[dict[str, Any]]:
-    """Each built-in 002 strategy against itself: closed form vs measured rate and its 95% interval."""
+def strategy_checks(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo],
+                    groups: ch.Groups | None = None) -> list[dict[str, Any]]:
+    """Each built-in 002 strategy against itself: closed form vs measured rate and its 95% interval
+    (`groups`: `chameleon.grouped(games)` if already made)."""
     checks = []
-    for key, cells in ch.grouped(games).items():
+    for key, cells in (ch.grouped(games) if groups is None else groups).items():
         for (cham, non), cell in cells.items():
             strategy = _strategy(cham, agents)
             if strategy is None or cham != non:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from site_builder.scoring import leaderboards, magic
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble, dumps
 from site_builder.scoring.sections import Sections
@@ -99,3 +101,67 @@ def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tm
     # Only what the last scoring used is left.
     assert sqlite3.connect(kept).execute("SELECT key FROM sections").fetchall() == \
         [(Sections(kept, smaller.agents, smaller.games, 2026).key("only", smaller.games),)]
+
+
+def test_inner_sections_outlive_scorings_that_read_back_their_outer_one(corpora, tmp_path):
+    """A section made of smaller ones (the MAgIC table of its agents' reports) is read back while
+    nothing changed; its inner sections stay stored, so that when new games change the outer one
+    later, the inner ones those games do not enter are still read back."""
+    base, _, _ = corpora
+    corpus = load([base])
+    games = corpus.games
+    kept = tmp_path / "sections.sqlite"
+
+    def score(make_inner) -> Sections:
+        store = Sections(kept, corpus.agents, games, 2026)
+        store.section("outer", games, lambda: [store.section("inner", games[:2], make_inner)])
+        store.close()
+        return store
+
+    assert (score(lambda: 1).computed, score(lambda: 2).kept) == (2, 1)  # the second read back the outer one only
+    store = Sections(kept, corpus.agents, games, 2026)
+    assert store.section("outer", games[1:], lambda: [store.section("inner", games[:2], lambda: 3)]) == [1]
+    assert (store.kept, store.computed) == (1, 1)
+
+
+def test_a_store_of_the_earlier_layout_is_emptied(corpora, tmp_path):
+    base, _, _ = corpora
+    corpus = load([base])
+    kept = tmp_path / "sections.sqlite"
+    old = sqlite3.connect(kept)
+    old.execute("CREATE TABLE sections (key TEXT PRIMARY KEY, value TEXT)")
+    old.execute("INSERT INTO sections VALUES ('k', '1')")
+    old.commit()
+    old.close()
+    store = Sections(kept, corpus.agents, corpus.games, 2026)
+    assert store.section("x", corpus.games, lambda: [4]) == [4]
+    store.close()
+    assert sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0] == 1
+
+
+def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_rows(corpora, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    before = load([base, models])
+    assemble(before, kept=kept)
+    assemble(before, kept=kept)  # nothing changed: the outer sections read back
+    grown = load([base, models, added])
+    # A new game's header may rename an agent (its label is what most of its games call it), which
+    # rightly changes every section its games enter: the agents are kept as they were here.
+    grown = dataclasses.replace(grown, agents={**grown.agents, **before.agents})
+    new_ids = {json.loads(f.read_text(encoding="utf-8").splitlines()[0])["game_id"] for f in added.glob("*.jsonl")}
+    # Of the new games, only the Chameleon ones are MAgIC games.
+    newcomers = {s.agent for g in grown.games if g.game_id in new_ids and g.game == "chameleon" for s in g.seats}
+    store = Sections(kept, grown.agents, grown.games, 2026)
+    made: list[str] = []
+
+    def recording(name, games, compute):
+        return store.section(name, games, lambda: (made.append(name), compute())[1])
+
+    magic.magic(grown.games, grown.agents, seed=2026, keep=recording)
+    chameleons = [g for g in grown.games if g.game == "chameleon"]
+    leaderboards.board("chameleon", chameleons, grown.agents, seed=2026, keep=recording)
+    store.close()
+    played = {s.agent for g in chameleons for s in g.seats}
+    assert played - newcomers, "the test needs agents without new games"
+    assert sorted(made) == sorted([f"magic/agent/{k}" for k in newcomers] + [f"leaderboards/chameleon/{k}" for k in newcomers])

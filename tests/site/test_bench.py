@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from site_builder import bench
 from site_builder.scoring.corpus import load
 
@@ -51,3 +53,10 @@ def test_site_figures_count_what_a_visitor_transfers(tmp_path):
     assert figures["games"] == 40 and figures["model games"] == 20
     assert "bundle." in figures["page shell over the wire"] and "viewer.js" in figures["page shell over the wire"]
     assert figures["exchange shards"].startswith("1 files") or figures["exchange shards"].startswith("2 files")
+
+
+def test_modelled_needs_a_corpus_of_model_games(capsys):
+    for argv in (["--modelled"], ["--modelled", "--corpus", "x", "--no-model-games"]):
+        with pytest.raises(SystemExit):
+            bench.main(argv)
+        assert "--modelled describes a --corpus of model games" in capsys.readouterr().err
