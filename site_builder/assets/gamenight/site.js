@@ -467,7 +467,14 @@
     if (event.target.open) fitTables();
   }, true);
 
+  /** Material's search panel is a dialog without a name (axe-core: aria-dialog-name); it gets one. */
+  function nameSearchDialog() {
+    var dialog = document.querySelector(".md-search[role=dialog]:not([aria-label])");
+    if (dialog) dialog.setAttribute("aria-label", "Search");
+  }
+
   function init() {
+    nameSearchDialog();
     hideHelp();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-gn-sortable]"), initSortable);
     Array.prototype.forEach.call(document.querySelectorAll("[data-gn-filters]"), initFilters);
