@@ -267,7 +267,18 @@ def site_figures(site: Path) -> dict[str, Any]:
         "open one game, shell cached: manifest + data shard (median / largest)":
             f"{manifest + median(data):,} / {manifest + (data[-1] if data else 0):,} B",
         "its model exchanges: exchange shard (median / largest)": f"{median(calls):,} / {calls[-1] if calls else 0:,} B",
+        "replay list, first screen of all games: index + counts + one shard (page shell aside)":
+            f"{sum(list_first_screen(site).values()):,} B",
     }
+
+
+def list_first_screen(site: Path) -> dict[str, int]:
+    """Site path -> wire bytes of the list's data a first screen of "All games" fetches."""
+    from site_builder import replays
+
+    names = ["index.json", "all.json", f"all-0{replays.LIST_SHARD_SUFFIX}"]
+    return {f"{replays.LIST_DIR}/{name}": wire_bytes(site / replays.LIST_DIR / name)
+            for name in names if (site / replays.LIST_DIR / name).is_file()}
 
 
 #: What a page loads by itself: stylesheets, scripts and its icon (relative to the page).

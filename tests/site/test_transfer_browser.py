@@ -64,3 +64,17 @@ def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(browser, 
         assert exchanges[0][1] == bench.wire_bytes(site / exchanges[0][0].lstrip("/")) <= EXCHANGES_LIMIT
     finally:
         context.close()
+
+
+def test_the_lists_first_screen_fetches_what_the_bench_counts(browser, site, serve_like_pages):
+    base, sent = serve_like_pages(site)
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(f"{base}/replays/")
+        tab.wait_for_selector("[data-gn-replays][data-ready=true]")
+        wait_for_quiet(sent)
+        fetched = {path.lstrip("/"): size for path, size in sent if path.startswith("/" + replays.LIST_DIR)}
+        assert fetched == bench.list_first_screen(site)
+    finally:
+        context.close()
