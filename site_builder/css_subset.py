@@ -36,8 +36,25 @@ class Rule:
 
 def parse(css: str) -> list[Rule]:
     """The top-level rules of a stylesheet (nested in grouping at-rules as children)."""
-    rules, _ = _parse_block(css, 0)
+    rules, _ = _parse_block(_without_comments(css), 0)
     return rules
+
+
+def _without_comments(css: str) -> str:
+    """The stylesheet without its comments (a "/*" inside a string is text)."""
+    out, at = [], 0
+    while at < len(css):
+        if css[at] in "\"'":
+            end = _skip_string(css, at)
+            out.append(css[at:end])
+            at = end
+        elif css.startswith("/*", at):
+            end = css.find("*/", at + 2)
+            at = len(css) if end < 0 else end + 2
+        else:
+            out.append(css[at])
+            at += 1
+    return "".join(out)
 
 
 def _parse_block(css: str, at: int) -> tuple[list[Rule], int]:
@@ -47,11 +64,6 @@ def _parse_block(css: str, at: int) -> tuple[list[Rule], int]:
         char = css[at]
         if char in "\"'":
             at = _skip_string(css, at)
-            continue
-        if css.startswith("/*", at):
-            end = css.find("*/", at + 2)
-            at = len(css) if end < 0 else end + 2
-            start = at if not css[start:at].strip("/* \n\t").strip() else start
             continue
         if char == ";" and css[start:at].lstrip().startswith("@"):  # @charset, @import...
             rules.append(Rule(css[start:at + 1].strip()))

@@ -59,6 +59,11 @@ def test_a_subset_keeps_what_the_page_can_use_and_nothing_it_cannot():
     assert '.kept::after{content:"}.gone{"}' in out  # braces in strings are text
 
 
+def test_comments_go_and_strings_stay():
+    assert css_subset.subset('/* .a{x:1} */.b{content:"/* not a comment */"}/**/p{y:2}', {"b"}) == \
+        '.b{content:"/* not a comment */"}p{y:2}'
+
+
 def test_a_rule_keeps_the_selectors_the_page_can_match():
     assert css_subset.subset(".a,.b,.c .a{x:1}", {"a"}) == ".a{x:1}"
 
