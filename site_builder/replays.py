@@ -760,7 +760,8 @@ def list_files(listed: Sequence[ListedGame], labels: Mapping[str, str]) -> dict[
     distinct labels (their streams) and the (game, outcome) keys. A row is [game id, date, agent
     per seat (index into `agents`), winning seats, outcome (index into its game's `outcomes`),
     invalid (0 or 1), role per seat (index into its game's `roles`), moves, game (index into
-    `games`)]. `<stream>.json`: {"shards": [{key index: rows, ...} per shard]}.
+    `games`)]. `<stream>.json`: {"keys": [the key indices present in the stream], "shards": [per
+    shard, its rows under each of those keys, in that order]}.
     """
     keys = sorted(labels, key=lambda k: (labels[k], k))
     agent_index = {key: i for i, key in enumerate(keys)}
@@ -793,16 +794,18 @@ def list_files(listed: Sequence[ListedGame], labels: Mapping[str, str]) -> dict[
             streams.setdefault(f"a{label_index[label]}", []).append((row, key))
     files: dict[str, Any] = {}
     for stream, rows in streams.items():
+        present = sorted({key for _, key in rows})  # the keys of this stream, in the counts' order
+        column = {key: i for i, key in enumerate(present)}
         counts = []
         for start in range(0, len(rows), SHARD_ROWS):
             chunk = rows[start:start + SHARD_ROWS]
-            tally: dict[str, int] = {}
+            tally = [0] * len(present)
             for _, key in chunk:
-                tally[str(key)] = tally.get(str(key), 0) + 1
+                tally[column[key]] += 1
             counts.append(tally)
             files[f"{stream}-{start // SHARD_ROWS}{LIST_SHARD_SUFFIX}"] = {"v": LIST_VERSION,
                                                                           "rows": [row for row, _ in chunk]}
-        files[f"{stream}.json"] = {"v": LIST_VERSION, "shards": counts}
+        files[f"{stream}.json"] = {"v": LIST_VERSION, "keys": present, "shards": counts}
     files["index.json"] = {"v": LIST_VERSION, "total": len(listed), "rows": SHARD_ROWS,
                            "agents": [labels[k] for k in keys], "labels": distinct, "games": games,
                            "keys": [list(k) for k in outcome_keys]}

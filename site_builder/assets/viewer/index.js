@@ -108,11 +108,12 @@
       writeAddress();
       fill(message, "Loading the list of replays\u2026");
       var name = stream();
-      var counted = name === null ? Promise.resolve({ shards: [] }) : load(name + ".json");
+      var counted = name === null ? Promise.resolve({ keys: [], shards: [] }) : load(name + ".json");
       counted.then(function (counts) {
         // Rows of each shard that pass the filters, from its counts; then the shards of this page.
+        var wantedKeys = (counts.keys || []).map(keyMatches);
         var sizes = counts.shards.map(function (tally) {
-          return Object.keys(tally).reduce(function (sum, k) { return sum + (keyMatches(Number(k)) ? tally[k] : 0); }, 0);
+          return tally.reduce(function (sum, n, i) { return sum + (wantedKeys[i] ? n : 0); }, 0);
         });
         var total = sizes.reduce(function (a, b) { return a + b; }, 0);
         var pages = Math.max(1, Math.ceil(total / PAGE_ROWS));
