@@ -232,10 +232,10 @@ def same_tree(a: Path, b: Path) -> bool:
 def site_figures(site: Path) -> dict[str, Any]:
     """What a built site publishes and what a visitor transfers to open one game.
 
-    Transfers are as GitHub Pages serves them: text files (HTML, scripts, styles, the JSON
-    manifest) gzip-compressed over the wire (level 6 here), the shards as they are (already gzip).
-    The page shell is the viewer page's HTML and every script and style it loads; a browser keeps
-    it after the first page, but it is counted, as a first visit pays it.
+    Transfers are counted as `first_visit` counts them (the same requests and bytes a browser
+    makes on its first visit to a permalink, tests/site/test_transfer_browser.py checks it): the
+    viewer page's shell, the shards' manifest and the game's data shard; the exchanges are one
+    more shard, fetched when the visitor opens them.
     """
     from site_builder import hosting, replays
 
@@ -243,19 +243,16 @@ def site_figures(site: Path) -> dict[str, Any]:
     games, model_games = len(replays.packed_ids(site)), len(replays.packed_ids(site, calls=True))
     sizes = {folder: sorted(p.stat().st_size for p in (site / folder).glob(f"*{replays.SHARD_SUFFIX}"))
              for folder in (replays.DATA_DIR, replays.CALLS_DIR)}
-    list_bytes = sum(p.stat().st_size for p in (site / replays.LIST_DIR).glob("*.json"))
-    viewer = site / "replays" / "viewer" / "index.html"
-    html = viewer.read_text(encoding="utf-8")
-    shell = {"replays/viewer/index.html": _wire(viewer)}
-    for ref in re.findall(r'<(?:script[^>]*\ssrc|link[^>]*rel="stylesheet"[^>]*\shref)="([^"]+)"', html):
-        target = (viewer.parent / ref.split("?")[0]).resolve()
-        shell[str(target.relative_to(site.resolve()))] = _wire(target)
-    manifest = _wire(site / replays.MANIFEST)
+    list_bytes = sum(p.stat().st_size for p in (site / replays.LIST_DIR).iterdir())
+    shell = viewer_shell(site)
+    manifest = wire_bytes(site / replays.MANIFEST)
 
     def median(values: list[int]) -> int:
         return values[len(values) // 2] if values else 0
 
     data, calls = sizes[replays.DATA_DIR], sizes[replays.CALLS_DIR]
+    first_visit_median = sum(shell.values()) + manifest + median(data)
+    first_visit_largest = sum(shell.values()) + manifest + (data[-1] if data else 0)
     return {
         "games": games, "model games": model_games, "site bytes": figures.bytes, "files": figures.files,
         "largest file": f"{figures.largest} ({figures.largest_bytes:,} B)",
@@ -263,19 +260,64 @@ def site_figures(site: Path) -> dict[str, Any]:
         "exchange shards": f"{len(calls):,} files, {sum(calls):,} B: {sum(calls) / max(model_games, 1):.0f} B per model game",
         "replay list": f"{list_bytes:,} B: {list_bytes / max(games, 1):.0f} B per game",
         "everything else (pages, assets, downloads)": f"{figures.bytes - sum(data) - sum(calls) - list_bytes:,} B",
-        "page shell over the wire": f"{sum(shell.values()):,} B ({len(shell)} files: " +
-                                    ", ".join(f"{Path(k).name} {v:,}" for k, v in shell.items()) + ")",
-        "open one game: manifest + data shard (median / largest)":
+        "viewer page shell over the wire": f"{sum(shell.values()):,} B ({len(shell)} files: " +
+                                           ", ".join(f"{Path(k).name} {v:,}" for k, v in shell.items()) + ")",
+        "open one game, first visit: shell + manifest + data shard (median / largest)":
+            f"{first_visit_median:,} / {first_visit_largest:,} B",
+        "open one game, shell cached: manifest + data shard (median / largest)":
             f"{manifest + median(data):,} / {manifest + (data[-1] if data else 0):,} B",
         "its model exchanges: exchange shard (median / largest)": f"{median(calls):,} / {calls[-1] if calls else 0:,} B",
+        "replay list, first screen of all games: index + counts + one shard (page shell aside)":
+            f"{sum(list_first_screen(site).values()):,} B",
     }
 
 
-def _wire(path: Path) -> int:
-    """Bytes of a text file as a server gzips it on the way (level 6)."""
+def list_first_screen(site: Path) -> dict[str, int]:
+    """Site path -> wire bytes of the list's data a first screen of "All games" fetches."""
+    from site_builder import replays
+
+    names = ["index.json", "all.json", f"all-0{replays.LIST_SHARD_SUFFIX}"]
+    return {f"{replays.LIST_DIR}/{name}": wire_bytes(site / replays.LIST_DIR / name)
+            for name in names if (site / replays.LIST_DIR / name).is_file()}
+
+
+#: What a page loads by itself: stylesheets, scripts and its icon (relative to the page).
+PAGE_LOADS = re.compile(r'<(?:script[^>]*\ssrc|link[^>]*\srel="(?:stylesheet|icon)"[^>]*\shref)="([^"]+)"')
+
+
+def viewer_shell(site: Path) -> dict[str, int]:
+    """The viewer page and every file it loads by itself, by site path: wire bytes of each."""
+    from site_builder import replays
+
+    page = site / replays.VIEWER_PAGE.removesuffix(".md") / "index.html"
+    shell = {str(page.relative_to(site)): wire_bytes(page)}
+    for ref in PAGE_LOADS.findall(page.read_text(encoding="utf-8")):
+        target = (page.parent / ref.split("?")[0].split("#")[0]).resolve()
+        shell.setdefault(str(target.relative_to(site.resolve())), wire_bytes(target))
+    return shell
+
+
+def first_visit(site: Path, game_id: str) -> dict[str, int]:
+    """Site path -> wire bytes of every request a first visit to the viewer's permalink of
+    `game_id` makes: the page's shell, the shards' manifest and the game's data shard."""
+    from site_builder import replays
+
+    manifest = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))
+    shard = f"{replays.DATA_DIR}/{replays.shard_name(replays.shard_hash(game_id) % manifest['data'])}"
+    return {**viewer_shell(site), replays.MANIFEST: wire_bytes(site / replays.MANIFEST), shard: wire_bytes(site / shard)}
+
+
+#: Files GitHub Pages compresses on the way (text); anything else, gzip shards included, goes as it is.
+WIRE_GZIP = (".html", ".js", ".css", ".json", ".svg", ".xml", ".txt", ".map")
+
+
+def wire_bytes(path: Path) -> int:
+    """Bytes of a file over the wire as GitHub Pages serves it: text gzip-compressed (level 6
+    here), anything else as it is."""
     import gzip
 
-    return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
+    raw = path.read_bytes()
+    return len(gzip.compress(raw, compresslevel=6, mtime=0)) if path.suffix in WIRE_GZIP else len(raw)
 
 
 def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int,

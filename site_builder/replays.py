@@ -45,8 +45,11 @@ CALLS_DIR = "replays/calls"
 LIST_DIR = "replays/list"
 #: Where the scripts and styles go, relative to docs_dir (and so to the built site).
 ASSETS_DIR = "assets/viewer"
-#: Rows per shard of the replay list: a shard stays under ~0.5 MB even with long ids.
-SHARD_ROWS = 5000
+#: The viewer page's stylesheet: the part of Material's stylesheets that page can use (write_styles).
+VIEWER_STYLES = f"{ASSETS_DIR}/theme.css"
+#: The scripts that draw the viewer page, besides its HTML (their strings name the classes it uses).
+VIEWER_SCRIPTS = (f"{ASSETS_DIR}/common.js", f"{ASSETS_DIR}/pov.js", f"{ASSETS_DIR}/viewer.js",
+                  "assets/gamenight/fit.js", "assets/gamenight/palette-toggle.js")
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates" / "viewer"
@@ -142,6 +145,33 @@ def _relative(target: str, here: str) -> str:
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+def write_styles(site_dir: str | os.PathLike[str]) -> Path:
+    """Write the viewer page's stylesheet into a built site: Material's main and palette
+    stylesheets cut to the rules whose classes the page's HTML and scripts can hold
+    (site_builder.css_subset), so a first visit by a permalink does not fetch 23 KB of styles
+    for search, code and admonitions. Only that page (templates/overrides/viewer.html) loads it."""
+    from site_builder import css_subset
+
+    site = Path(site_dir)
+    html = (site / VIEWER_PAGE.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+    scripts = [(site / path).read_text(encoding="utf-8") for path in VIEWER_SCRIPTS]
+    sheets = []
+    for pattern in ("main.*.min.css", "palette.*.min.css"):
+        found = sorted((site / "assets" / "stylesheets").glob(pattern))
+        if len(found) != 1:
+            raise ReplayDataError(f"{site}: expected one Material stylesheet {pattern}, found {len(found)}")
+        sheets.append(found[0].read_text(encoding="utf-8"))
+    others = [(site / "assets" / "gamenight" / name).read_text(encoding="utf-8") for name in ("site.css", "fit.css")]
+    others.append((site / ASSETS_DIR / "viewer.css").read_text(encoding="utf-8"))
+    classes = css_subset.page_classes(html, scripts)
+    # Each sheet keeps the custom properties read by the page's other sheets, scripts and HTML.
+    text = "\n".join(css_subset.subset(sheet, classes, [*sheets[:i], *sheets[i + 1:], *others, *scripts, html])
+                     for i, sheet in enumerate(sheets))
+    target = site / VIEWER_STYLES
+    target.write_text(text + "\n", encoding="utf-8")
+    return target
 
 
 # -- data files -------------------------------------------------------------------------------
@@ -301,8 +331,7 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
             moved += 1
     written += _write_json(site / MANIFEST, {"v": DATA_VERSION, "hash": "fnv1a32-fmix32",
                                              "data": data_buckets, "calls": calls_buckets})
-    for relative, content in replay_index(corpus.games, corpus.agents).items():
-        written += _write_json(site / LIST_DIR / relative, content)
+    written += write_list(site, replay_index(corpus.games, corpus.agents))
     if manifest is not None:
         manifest.parent.mkdir(parents=True, exist_ok=True)
         games = {e.game.game_id: {"key": e.key, "calls": calls_of[e.game.game_id]} for e in entries}
@@ -680,43 +709,120 @@ def outcome_summary(game: ScoredGame) -> str:
 
 
 # -- the replay list --------------------------------------------------------------------------
+# The list page shows 50 rows at a time, so it must not fetch every row of a 100,000-game board.
+# Its rows are kept in *streams*, each sorted newest first and cut into gzip shards of SHARD_ROWS
+# rows: "all" (every game), "g-<game>" (one game's) and "a<i>" (the games an agent label played,
+# i the label's place in the index's `labels`). A filter reads the one stream that holds all its
+# rows (the agent's if one is chosen, else the game's, else "all"); the rest of the filter (the
+# game, the outcome) is applied to the rows read. For that, each stream has a small file of
+# counts: per shard, how many of its rows fall under each (game, outcome) key. From them the
+# page works out the number of matching rows and which shards hold the rows of the page shown,
+# and fetches only those (one shard for a first screen).
 
-def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[str, dict[str, Any]]:
-    """The list page's data: `index.json` (games, agents, shards) and the shards, by file name.
+#: Version of the list's files (independent of the viewer data's DATA_VERSION).
+LIST_VERSION = 3
+#: Rows per list shard: 500 rows are ~6 KB over the wire, ten pages of the list.
+SHARD_ROWS = 500
+#: The suffix of a list shard: gzip-compressed JSON, read with the browser's DecompressionStream.
+LIST_SHARD_SUFFIX = ".json.gz"
 
-    A row is [game id, date, agent per seat (index into `agents`), winning seats, outcome
-    (index into the game's `outcomes`), invalid (0 or 1), role per seat (index into the game's
-    `roles`), moves]. Rows are newest first.
+
+@dataclass(frozen=True)
+class ListedGame:
+    """One row of the replay list, with the agents as keys (labels come from the agents table)."""
+
+    game_id: str
+    game: str
+    created: str
+    agents: tuple[str, ...]
+    roles: tuple[str, ...]
+    winners: tuple[int, ...]
+    outcome: str
+    valid: bool
+    moves: int | None
+
+    @classmethod
+    def of(cls, game: ScoredGame) -> ListedGame:
+        return cls(game.game_id, game.game, game.created, tuple(s.agent for s in game.seats),
+                   tuple(s.role for s in game.seats), tuple(game.winners), outcome_summary(game), game.valid,
+                   digest.moves(game))
+
+
+def replay_index(played: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> dict[str, Any]:
+    """The list page's files, by name: `index.json`, each stream's counts and its shards."""
+    return list_files([ListedGame.of(g) for g in played], {key: info.label for key, info in agents.items()})
+
+
+def list_files(listed: Sequence[ListedGame], labels: Mapping[str, str]) -> dict[str, Any]:
+    """The list page's files, by name (a `.json.gz` shard's value is gzipped when written).
+
+    `index.json`: the games (title, count, outcomes, roles, agents seen), the agents' labels, the
+    distinct labels (their streams) and the (game, outcome) keys. A row is [game id, date, agent
+    per seat (index into `agents`), winning seats, outcome (index into its game's `outcomes`),
+    invalid (0 or 1), role per seat (index into its game's `roles`), moves, game (index into
+    `games`)]. `<stream>.json`: {"keys": [the key indices present in the stream], "shards": [per
+    shard, its rows under each of those keys, in that order]}.
     """
-    keys = sorted(agents, key=lambda k: (agents[k].label, k))
+    keys = sorted(labels, key=lambda k: (labels[k], k))
     agent_index = {key: i for i, key in enumerate(keys)}
-    by_game: dict[str, list[ScoredGame]] = {}
-    for game in played:
-        by_game.setdefault(game.game, []).append(game)
+    distinct = sorted({labels[k] for k in keys})
+    label_index = {label: i for i, label in enumerate(distinct)}
     order = {name: i for i, name in enumerate(registry.available())}
-    files: dict[str, dict[str, Any]] = {}
-    entries = []
-    for name in sorted(by_game, key=lambda g: (order.get(g, len(order)), g)):
-        rows_of = sorted(by_game[name], key=lambda g: g.game_id)
-        rows_of.sort(key=lambda g: g.created, reverse=True)
-        outcomes = sorted({outcome_summary(g) for g in rows_of})
+    names = sorted({g.game for g in listed}, key=lambda g: (order.get(g, len(order)), g))
+    games = []
+    for name in names:
+        mine = [g for g in listed if g.game == name]
         roles = list(registry.get(name).roles)
-        roles += sorted({s.role for g in rows_of for s in g.seats} - set(roles))
-        shards = []
-        for start in range(0, len(rows_of), SHARD_ROWS):
-            shard = f"{name}-{start // SHARD_ROWS}.json"
-            rows = [[g.game_id, g.created[:10], [agent_index[s.agent] for s in g.seats], list(g.winners),
-                     outcomes.index(outcome_summary(g)), 0 if g.valid else 1, [roles.index(s.role) for s in g.seats],
-                     digest.moves(g)]
-                    for g in rows_of[start:start + SHARD_ROWS]]
-            files[shard] = {"v": DATA_VERSION, "game": name, "rows": rows}
-            shards.append(shard)
-        seen = sorted({agent_index[s.agent] for g in rows_of for s in g.seats})
-        entries.append({"game": name, "title": registry.get(name).title, "count": len(rows_of),
-                        "shards": shards, "outcomes": outcomes, "roles": roles, "agents": seen})
-    files["index.json"] = {"v": DATA_VERSION, "total": len(played), "agents": [agents[k].label for k in keys],
-                           "games": entries}
+        roles += sorted({r for g in mine for r in g.roles} - set(roles))
+        games.append({"game": name, "title": registry.get(name).title, "count": len(mine),
+                      "outcomes": sorted({g.outcome for g in mine}), "roles": roles,
+                      "agents": sorted({agent_index[a] for g in mine for a in g.agents})})
+    game_index = {g["game"]: i for i, g in enumerate(games)}
+    outcome_keys = [(i, o) for i, g in enumerate(games) for o in range(len(g["outcomes"]))]
+    key_of = {k: n for n, k in enumerate(outcome_keys)}
+    newest_first = sorted(sorted(listed, key=lambda g: g.game_id), key=lambda g: g.created, reverse=True)
+    streams: dict[str, list[tuple[list[Any], int]]] = {"all": []}
+    for g in newest_first:
+        info = games[game_index[g.game]]
+        row = [g.game_id, g.created[:10], [agent_index[a] for a in g.agents], list(g.winners),
+               info["outcomes"].index(g.outcome), 0 if g.valid else 1, [info["roles"].index(r) for r in g.roles],
+               g.moves, game_index[g.game]]
+        key = key_of[(game_index[g.game], row[4])]
+        streams["all"].append((row, key))
+        streams.setdefault(f"g-{g.game}", []).append((row, key))
+        for label in sorted({labels[a] for a in g.agents}):
+            streams.setdefault(f"a{label_index[label]}", []).append((row, key))
+    files: dict[str, Any] = {}
+    for stream, rows in streams.items():
+        present = sorted({key for _, key in rows})  # the keys of this stream, in the counts' order
+        column = {key: i for i, key in enumerate(present)}
+        counts = []
+        for start in range(0, len(rows), SHARD_ROWS):
+            chunk = rows[start:start + SHARD_ROWS]
+            tally = [0] * len(present)
+            for _, key in chunk:
+                tally[column[key]] += 1
+            counts.append(tally)
+            files[f"{stream}-{start // SHARD_ROWS}{LIST_SHARD_SUFFIX}"] = {"v": LIST_VERSION,
+                                                                          "rows": [row for row, _ in chunk]}
+        files[f"{stream}.json"] = {"v": LIST_VERSION, "keys": present, "shards": counts}
+    files["index.json"] = {"v": LIST_VERSION, "total": len(listed), "rows": SHARD_ROWS,
+                           "agents": [labels[k] for k in keys], "labels": distinct, "games": games,
+                           "keys": [list(k) for k in outcome_keys]}
     return files
+
+
+def write_list(site_dir: str | os.PathLike[str], files: Mapping[str, Any]) -> int:
+    """Write the list's files (list_files) into the site's list folder; the number written."""
+    folder = Path(site_dir) / LIST_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        if name.endswith(LIST_SHARD_SUFFIX):
+            raw = gzip.compress(to_json(content).encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=0)
+            (folder / name).write_bytes(raw)
+        else:
+            _write_json(folder / name, content)
+    return len(files)
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import io
 import os
 import shutil
 import threading
@@ -33,6 +35,57 @@ def serve():
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+class _PagesLikeHandler(_QuietHandler):
+    """Serves text gzip-compressed, as GitHub Pages does, and notes the body bytes it sends.
+
+    The shards (.gz) and images go as they are; `sent` (set per server) collects
+    (path without the query, body bytes) for every answered GET.
+    """
+
+    sent: list[tuple[str, int]]
+
+    def send_head(self):  # noqa: ANN201 - stdlib signature
+        from site_builder.bench import WIRE_GZIP
+
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        if not path.is_file():
+            return super().send_head()
+        raw = path.read_bytes()
+        gzipped = path.suffix in WIRE_GZIP and "gzip" in self.headers.get("Accept-Encoding", "")
+        body = gzip.compress(raw, compresslevel=6, mtime=0) if gzipped else raw
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")  # as Pages: kept for 10 minutes
+        self.end_headers()
+        self.sent.append((self.path.split("?")[0], len(body)))
+        return io.BytesIO(body)
+
+
+@pytest.fixture(scope="session")
+def serve_like_pages():
+    """serve_like_pages(folder) -> (base URL, list of (path, body bytes) sent): a static server
+    that compresses text on the way as GitHub Pages does, and counts what it sends."""
+    servers = []
+
+    def start(folder: Path) -> tuple[str, list[tuple[str, int]]]:
+        sent: list[tuple[str, int]] = []
+        handler = type("Handler", (_PagesLikeHandler,), {"sent": sent})
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}", sent
 
     yield start
     for server in servers:

@@ -51,7 +51,11 @@ def test_site_figures_count_what_a_visitor_transfers(tmp_path):
     build_site([tmp_path / "modelled"], tmp_path / "site", derive=False)
     figures = bench.site_figures(tmp_path / "site")
     assert figures["games"] == 40 and figures["model games"] == 20
-    assert "bundle." in figures["page shell over the wire"] and "viewer.js" in figures["page shell over the wire"]
+    shell = figures["viewer page shell over the wire"]
+    assert "viewer.js" in shell and "theme.css" in shell and "bundle." not in shell and "site.js" not in shell
+    first_visit = figures["open one game, first visit: shell + manifest + data shard (median / largest)"]
+    median, largest = (int(part.strip(" B").replace(",", "")) for part in first_visit.split("/"))
+    assert median <= largest <= 60_000
     assert figures["exchange shards"].startswith("1 files") or figures["exchange shards"].startswith("2 files")
 
 
@@ -60,3 +64,25 @@ def test_modelled_needs_a_corpus_of_model_games(capsys):
         with pytest.raises(SystemExit):
             bench.main(argv)
         assert "--modelled describes a --corpus of model games" in capsys.readouterr().err
+
+
+def test_first_visit_counts_each_file_the_viewer_page_loads_as_pages_sends_it(tmp_path):
+    site = tmp_path / "site"
+    page = site / "replays" / "viewer" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text('<link rel="stylesheet" href="../../a.css"><link rel="icon" href="../../i.png">'
+                    '<script src="../../a.js?v=1"></script><script src="../../a.js"></script>'
+                    '<link rel="prev" href="../">', encoding="utf-8")
+    (site / "a.css").write_text("p{color:red}" * 100, encoding="utf-8")
+    (site / "a.js").write_text("var a = 1;" * 100, encoding="utf-8")
+    (site / "i.png").write_bytes(bytes(range(256)))
+    (site / "replays" / "data").mkdir()
+    (site / "replays" / "data" / "index.json").write_text('{"v": 2, "data": 2, "calls": 1}', encoding="utf-8")
+    (site / "replays" / "data" / "1.jsonl.gz").write_bytes(b"\x1f\x8b" + bytes(98))
+    from site_builder import replays
+    game = next(f"g-{n}" for n in range(100) if replays.shard_hash(f"g-{n}") % 2 == 1)
+    counted = bench.first_visit(site, game)
+    assert set(counted) == {"replays/viewer/index.html", "a.css", "i.png", "a.js", "replays/data/index.json",
+                            "replays/data/1.jsonl.gz"}
+    assert counted["a.css"] < 200 and counted["a.js"] < 200  # text: gzip-compressed on the way
+    assert counted["i.png"] == 256 and counted["replays/data/1.jsonl.gz"] == 100  # as they are

@@ -165,6 +165,26 @@ def test_plotly_is_served_from_the_site_and_loaded_lazily(built):
     assert "plotly.min.js" in (site / "assets" / "gamenight" / "site.js").read_text(encoding="utf-8")
 
 
+def test_the_viewer_page_loads_a_light_shell_and_every_other_page_the_whole_theme(built):
+    _, site, _ = built
+    viewer = site / "replays" / "viewer" / "index.html"
+    for page in html_pages(site):
+        text = page.read_text(encoding="utf-8")
+        if page == viewer:
+            assert "bundle." not in text and "site.js" not in text and 'class="md-search"' not in text
+            assert "assets/viewer/theme.css" in text and "main." not in text
+        elif page.name == "index.html" and page.parent != site / "404.html":
+            assert re.search(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js", text), page
+            assert 'class="md-search"' in text and "assets/viewer/theme.css" not in text, page
+    theme = (site / "assets" / "viewer" / "theme.css").read_text(encoding="utf-8")
+    material = next((site / "assets" / "stylesheets").glob("main.*.min.css")).read_text(encoding="utf-8")
+    assert len(theme) < len(material) / 2
+    for kept in (".md-header{", ".md-typeset table", ".md-button", '[data-md-color-scheme=slate]'):
+        assert kept in theme, kept
+    for dropped in (".md-search__form", ".md-typeset .admonition", ".highlight .", "--md-admonition-icon--bug"):
+        assert dropped not in theme, dropped
+
+
 def test_a_hostile_agent_label_is_text_everywhere(built):
     report, site, _ = built
     seen = 0

@@ -215,16 +215,25 @@ def test_outcome_summary(built, game, result, status, summary):
 
 def test_replay_list_rows_and_shards(built, monkeypatch):
     corpus = built[0]
-    monkeypatch.setattr(replays, "SHARD_ROWS", 1)
+    monkeypatch.setattr(replays, "SHARD_ROWS", 2)
     files = replays.replay_index(corpus.games, corpus.agents)
     index = files["index.json"]
+    assert index["v"] == replays.LIST_VERSION and index["rows"] == 2
     assert index["total"] == len(corpus.games)
     assert index["agents"] == sorted(a.label for a in corpus.agents.values())
-    chameleon = next(g for g in index["games"] if g["game"] == "chameleon")
-    assert chameleon["count"] == 3
-    assert chameleon["shards"] == ["chameleon-0.json", "chameleon-1.json", "chameleon-2.json"]
-    assert chameleon["roles"] == ["chameleon", "non_chameleon"]
-    rows = [row for shard in chameleon["shards"] for row in files[shard]["rows"]]
+    assert index["labels"] == sorted(set(index["agents"]))
+    assert [g["game"] for g in index["games"]] == ["chameleon", "undercover", "cost_sharing", "prisoners_dilemma",
+                                                  "public_good", "werewolf"]
+    chameleon_at = next(i for i, g in enumerate(index["games"]) if g["game"] == "chameleon")
+    chameleon = index["games"][chameleon_at]
+    assert chameleon["count"] == 3 and chameleon["roles"] == ["chameleon", "non_chameleon"]
+    assert files["g-chameleon.json"]["shards"] and len(files["g-chameleon.json"]["shards"]) == 2  # 3 rows, 2 a shard
+
+    def stream(name):
+        return [row for n in range(len(files[f"{name}.json"]["shards"]))
+                for row in files[f"{name}-{n}{replays.LIST_SHARD_SUFFIX}"]["rows"]]
+
+    rows = stream("g-chameleon")
     by_id = {row[0]: row for row in rows}
     sample = next(g for g in corpus.games if g.game_id == SAMPLES["chameleon"])
     row = by_id[sample.game_id]
@@ -235,10 +244,42 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
     assert [chameleon["roles"][r] for r in row[6]] == [s.role for s in sample.seats]
     moves = sum(1 for line in Path(corpus.paths[sample.game_id]).read_text(encoding="utf-8").splitlines()
                 if '"type":"event"' in line.replace(" ", "") and '"kind":"action"' in line.replace(" ", ""))
-    assert row[7] == moves > 0
+    assert row[7] == moves > 0 and row[8] == chameleon_at
     assert by_id[PAYLOAD_INVALID][5] == 1 and chameleon["outcomes"][by_id[PAYLOAD_INVALID][4]] == "invalid"
-    assert [g["game"] for g in index["games"]] == ["chameleon", "undercover", "cost_sharing", "prisoners_dilemma",
-                                                  "public_good", "werewolf"]
+
+    # "all" holds every game once, newest first; a game's stream and an agent's hold theirs, in that order.
+    everything = stream("all")
+    assert sorted(r[0] for r in everything) == sorted(g.game_id for g in corpus.games)
+    newest = sorted(sorted(corpus.games, key=lambda g: g.game_id), key=lambda g: g.created, reverse=True)
+    assert [r[0] for r in everything] == [g.game_id for g in newest]
+    assert rows == [r for r in everything if r[8] == chameleon_at]
+    for i, label in enumerate(index["labels"]):
+        assert stream(f"a{i}") == [r for r in everything if label in {index["agents"][a] for a in r[2]}]
+    # The counts say how many rows of each shard fall under each (game, outcome) key.
+    keys = [tuple(k) for k in index["keys"]]
+    for name in ["all", "g-chameleon"] + [f"a{i}" for i in range(len(index["labels"]))]:
+        counts = files[f"{name}.json"]
+        every = [keys.index((r[8], r[4])) for r in stream(name)]
+        assert counts["keys"] == sorted(set(every))
+        for n, tally in enumerate(counts["shards"]):
+            shard = files[f"{name}-{n}{replays.LIST_SHARD_SUFFIX}"]["rows"]
+            assert tally == [sum(1 for r in shard if keys.index((r[8], r[4])) == k) for k in counts["keys"]]
+            assert 0 < len(shard) <= 2
+
+
+def test_list_shards_are_gzip_and_the_counts_plain_json(tmp_path):
+    listed = [replays.ListedGame(f"g-{i}", "undercover", f"2026-01-{1 + i:02d}T00:00:00Z", ("x", "y", "y"),
+                                 ("undercover", "civilian", "civilian"), (0,), "undercover wins", True, 5)
+              for i in range(3)]
+    written = replays.write_list(tmp_path, replays.list_files(listed, {"x": "bot <x>", "y": "bot y"}))
+    folder = tmp_path / replays.LIST_DIR
+    assert written == len(list(folder.iterdir()))
+    shard = json.loads(gzip.decompress((folder / f"all-0{replays.LIST_SHARD_SUFFIX}").read_bytes()))
+    assert [r[0] for r in shard["rows"]] == ["g-2", "g-1", "g-0"]
+    index = (folder / "index.json").read_text(encoding="utf-8")
+    assert "bot \\u003cx\\u003e" in index and "<" not in index  # never markup, even opened as a page
+    assert json.loads((folder / "a0.json").read_text(encoding="utf-8")) == {"v": replays.LIST_VERSION, "keys": [0],
+                                                                           "shards": [[3]]}
 
 
 def test_data_files_are_small(built):
@@ -254,6 +295,8 @@ def test_written_json_never_holds_markup_characters(built):
     for path in written_files(site):
         if path.name.endswith(replays.SHARD_SUFFIX):
             texts = list(replays.unpack(path.read_bytes()).values())
+        elif path.name.endswith(replays.LIST_SHARD_SUFFIX):
+            texts = [gzip.decompress(path.read_bytes()).decode("utf-8")]
         else:
             texts = [path.read_text(encoding="utf-8")]
         for text in texts:

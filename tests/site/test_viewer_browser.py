@@ -299,6 +299,22 @@ def test_light_and_dark_schemes_restyle_the_viewer(page, site):
     assert light[0] != dark[0] and light[1] != dark[1]
 
 
+def test_the_light_or_dark_choice_carries_over_between_the_viewer_and_the_other_pages(page, site):
+    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    open_viewer(page, site, SAMPLES["public_good"], step=3)  # the viewer's own toggle: no Material bundle
+    assert page.evaluate("window.document$") is None
+    assert page.locator("label[for='__palette_0']").is_hidden()
+    page.locator("label[for='__palette_1']").click()
+    assert page.evaluate(scheme) == "slate" and page.locator("label[for='__palette_1']").is_hidden()
+    page.goto(f"{site[1]}/replays/")  # a page of the whole theme reads the choice
+    page.wait_for_selector(READY_LIST)
+    assert page.evaluate(scheme) == "slate"
+    page.locator("label[for='__palette_0']").click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+    open_viewer(page, site, SAMPLES["public_good"], step=3)
+    assert page.evaluate(scheme) == "default" and page.locator("label[for='__palette_1']").is_visible()
+
+
 def test_readable_on_a_phone(browser, site):
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
     page = context.new_page()
@@ -350,37 +366,78 @@ def test_replay_list_filters_by_game_agent_and_outcome_from_the_address(page, si
     assert address(page) == {} and len(rows(page)) == len(SAMPLES) + 3
 
 
-def test_replay_list_pages_through_many_replays(page, tmp_path, serve):
+def list_site(tmp_path, monkeypatch) -> tuple[Path, list]:
+    """A site of the list page alone, over 120 Undercover and 30 Chameleon games, 100 rows a shard."""
     site_dir = tmp_path / "site"
     (site_dir / "replays").mkdir(parents=True)
     shutil.copytree(Path(replays.__file__).parent / "assets" / "viewer", site_dir / "assets" / "viewer")
     (site_dir / "replays" / "index.html").write_text(
         "<!doctype html><meta charset=utf-8>" + replays.pages({})["replays/index.md"].split("# Replays", 1)[1],
         encoding="utf-8")
-    agents = ["a", "b"]
-    shard = {"v": replays.DATA_VERSION, "game": "undercover",
-             "rows": [[f"g-{i:04d}", f"2026-01-{1 + i % 28:02d}", [i % 2, 1, 1], [1, 2], i % 2, 0, [0, 1, 1]]
-                      for i in range(120)]}
-    index = {"v": replays.DATA_VERSION, "total": 120, "agents": agents, "games": [
-        {"game": "undercover", "title": "Undercover", "count": 120, "shards": ["undercover-0.json"],
-         "outcomes": ["civilians win", "undercover wins"], "roles": ["undercover", "civilian"], "agents": [0, 1]}]}
-    (site_dir / replays.LIST_DIR).mkdir(parents=True)
-    (site_dir / replays.LIST_DIR / "index.json").write_text(json.dumps(index))
-    (site_dir / replays.LIST_DIR / "undercover-0.json").write_text(json.dumps(shard))
-    page.goto(f"{serve(site_dir)}/replays/?page=2")
-    page.wait_for_selector(READY_LIST)
-    assert page.locator(".gn-page").inner_text() == "Page 2 of 3" and len(rows(page)) == 50
-    assert page.locator(f"{LIST} .gn-message").inner_text() == "Showing 51–100 of 120 replays."
-    dates = [r[2] for r in rows(page)]
-    assert dates == sorted(dates, reverse=True)
-    page.click(".gn-page-next")
-    page.wait_for_selector(READY_LIST)
-    assert page.locator(".gn-page").inner_text() == "Page 3 of 3" and len(rows(page)) == 20
-    assert address(page) == {"page": "3"}
-    page.select_option(f"{LIST} select[name=agent]", "a")
-    page.wait_for_selector(READY_LIST)
-    assert page.locator(".gn-page").inner_text() == "Page 1 of 2" and address(page) == {"agent": "a"}
+    listed = [replays.ListedGame(f"u-{i:04d}", "undercover", f"2026-01-{1 + i % 28:02d}T00:00:00Z",
+                                 ("a" if i % 2 else "b", "b", "b"), ("undercover", "civilian", "civilian"), (1, 2),
+                                 "civilians win" if i % 3 else "undercover wins", True, 7) for i in range(120)]
+    listed += [replays.ListedGame(f"c-{i:04d}", "chameleon", f"2026-02-{1 + i:02d}T00:00:00Z", ("a", "c", "c"),
+                                  ("chameleon", "non_chameleon", "non_chameleon"), (0,), "chameleon not caught",
+                                  True, 4) for i in range(30)]
+    monkeypatch.setattr(replays, "SHARD_ROWS", 100)
+    replays.write_list(site_dir, replays.list_files(listed, {"a": "a", "b": "b", "c": "c"}))
+    newest = sorted(sorted(listed, key=lambda g: g.game_id), key=lambda g: g.created, reverse=True)
+    return site_dir, newest
+
+
+def test_replay_list_loads_only_the_shards_of_the_rows_it_shows(page, tmp_path, serve, monkeypatch):
+    site_dir, newest = list_site(tmp_path, monkeypatch)
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[1])
+            if "/replays/list/" in request.url else None)
+
+    def shown(url_or_action):
+        fetched.clear()
+        if isinstance(url_or_action, str):
+            page.goto(url_or_action)
+        else:
+            url_or_action()
+        page.wait_for_selector(READY_LIST)
+        return page.locator(f"{LIST} tbody a").evaluate_all("links => links.map(a => a.title)")
+
+    base = serve(site_dir)
+    ids = [g.game_id for g in newest]
+    # A first screen: the index, the stream's counts and one shard.
+    assert shown(f"{base}/replays/?page=2") == ids[50:100]
+    assert fetched == ["index.json", "all.json", "all-0.json.gz"]
+    assert page.locator(".gn-page").inner_text() == "Page 2 of 3"
+    assert page.locator(f"{LIST} .gn-message").inner_text() == "Showing 51–100 of 150 replays."
+    # The next page is in the next shard, fetched then.
+    assert shown(lambda: page.click(".gn-page-next")) == ids[100:150]
+    assert fetched == ["all-1.json.gz"] and address(page) == {"page": "3"}
+    assert page.locator(f"{LIST} .gn-message").inner_text() == "Showing 101–150 of 150 replays."
+    assert shown(lambda: page.click(".gn-page-prev")) == ids[50:100] and fetched == []  # kept
+    # A game: its own stream; counts and rows right, the first page from one shard.
+    undercover = [g.game_id for g in newest if g.game == "undercover"]
+    assert shown(lambda: page.select_option(f"{LIST} select[name=game]", "undercover")) == undercover[:50]
+    assert fetched == ["g-undercover.json", "g-undercover-0.json.gz"]
+    assert page.locator(f"{LIST} .gn-message").inner_text() == "Showing 1–50 of 120 replays."
+    # ... and an outcome within it: the same stream, filtered, counted from the counts.
+    caught = [g.game_id for g in newest if g.game == "undercover" and g.outcome == "undercover wins"]
+    assert shown(lambda: page.select_option(f"{LIST} select[name=outcome]", "undercover wins")) == caught
+    assert fetched == ["g-undercover-1.json.gz"]  # the 40 matching rows span both of the game's shards
+    assert page.locator(f"{LIST} .gn-message").inner_text() == f"Showing 1–{len(caught)} of 40 replays."
+    # An agent: its stream, whatever the game.
+    assert shown(lambda: page.click(f"{LIST} button[type=reset]")) == ids[:50]
+    played_a = [g.game_id for g in newest if "a" in g.agents]
+    assert shown(lambda: page.select_option(f"{LIST} select[name=agent]", "a")) == played_a[:50]
+    assert fetched == ["a0.json", "a0-0.json.gz"] and address(page) == {"agent": "a"}
+    assert page.locator(f"{LIST} .gn-message").inner_text() == f"Showing 1–50 of {len(played_a)} replays."
+    assert rows(page)[0][3] == "a (chameleon), c ×2 (non-chameleon)"
+    # A permalink of a filtered page.
+    later = [g for g in newest if "a" in g.agents and g.game == "undercover"]
+    assert shown(f"{base}/replays/?game=undercover&agent=a&page=2") == [g.game_id for g in later][50:]
+    assert fetched == ["index.json", "a0.json", "a0-0.json.gz"]  # a's 90 rows: one shard
+    assert page.locator(f"{LIST} .gn-message").inner_text() == f"Showing 51–{len(later)} of {len(later)} replays."
     assert rows(page)[0][3] == "a (undercover), b ×2 (civilian)"
+    assert shown(f"{base}/replays/?agent=nobody") == [] and fetched == ["index.json"]
+    assert page.locator(f"{LIST} .gn-message").inner_text() == "No replay matches these filters."
 
 
 @contextlib.contextmanager

@@ -54,14 +54,19 @@
     return a;
   }
 
-  /** Fetch a JSON data file of the site (relative to the page); checks the data version. */
-  function fetchJSON(relative, signal) {
+  /** Fetch a JSON data file of the site (relative to the page), plain or gzip-compressed (a name
+      ending in .gz); checks its version (`version`, by default the viewer data's). */
+  function fetchJSON(relative, signal, version) {
     var url = new URL(relative, window.location.href);
-    return fetch(url, { signal: signal, credentials: "same-origin" }).then(function (response) {
-      if (!response.ok) throw new Error(response.status === 404 ? "not found" : "HTTP " + response.status);
-      return response.json();
-    }).then(function (data) {
-      if (!data || data.v !== DATA_VERSION) throw new Error("data of an unknown version");
+    var text = /\.gz$/.test(url.pathname)
+      ? fetchBytes(url, signal, false).then(shardText)
+      : fetch(url, { signal: signal, credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error(response.status === 404 ? "not found" : "HTTP " + response.status);
+        return response.text();
+      });
+    return text.then(function (body) {
+      var data = JSON.parse(body);
+      if (!data || data.v !== (version === undefined ? DATA_VERSION : version)) throw new Error("data of an unknown version");
       return data;
     });
   }
@@ -146,6 +151,20 @@
     return attempt(false);
   }
 
+  /** Fit the page's tables to their box (fit.js): through site.js on the theme's pages, directly on
+      the viewer's light page, which loads fit.js but not site.js. */
+  var refitOnResize = false;
+  function fitTables() {
+    if (window.gamenight) { window.gamenight.fitTables(); return; }
+    if (!window.gamenightFit) return;
+    window.gamenightFit.fitAll(document.querySelectorAll("article table.gn-table"));
+    if (!refitOnResize) {
+      refitOnResize = true;
+      var timer = null;
+      window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(fitTables, 100); });
+    }
+  }
+
   /** "non_chameleon" -> "non-chameleon", "fellow_mason" -> "fellow mason". */
   function words(name, joiner) {
     return String(name).replace(/_/g, joiner === undefined ? " " : joiner);
@@ -194,7 +213,7 @@
   var api = {
     SLUG: SLUG, el: el, fill: fill, link: link, fetchJSON: fetchJSON,
     shardHash: shardHash, fetchReplay: fetchReplay,
-    words: words, onEachPage: onEachPage
+    words: words, onEachPage: onEachPage, fitTables: fitTables
   };
   window.gamenightReplays = api;
   (window.gamenightReplaysWaiting || []).splice(0).forEach(function (install) { install(api); });

@@ -1,8 +1,10 @@
 /* gamenight replay list: every replay, filtered by game, agent and outcome, a page at a time.
  *
  * The filters live in the address (?game=chameleon&agent=<label>&outcome=<words>&page=2), so a
- * filtered list can be linked to. Data: list/index.json (games, agents, shards) and the shards
- * of rows, fetched only for the games shown.
+ * filtered list can be linked to. Data (site_builder/replays.py, "the replay list"): list/index.json
+ * (games, agents, labels, (game, outcome) keys), and per stream of rows ("all", "g-<game>",
+ * "a<label>") a file of counts per shard and the gzip shards. A page fetches the one stream its
+ * filters need, works out from the counts which shards hold the rows it shows, and fetches those.
  */
 (function (install) {
   // Material inserts a page's scripts all at once on instant navigation, so this file may run
@@ -15,6 +17,7 @@
   R.indexLoaded = true;
   var el = R.el, fill = R.fill;
   var PAGE_ROWS = 50;
+  var LIST_VERSION = 3; // site_builder/replays.py LIST_VERSION
   var FILTERS = ["game", "agent", "outcome"];
 
   R.onEachPage("[data-gn-replays]", start);
@@ -29,11 +32,13 @@
     FILTERS.forEach(function (f) { chosen[f] = params.get(f) || ""; });
     var page = /^[0-9]{1,6}$/.test(params.get("page") || "") ? Math.max(1, Number(params.get("page"))) : 1;
     var manifest = null;
-    var shards = {}; // shard file -> promise of its rows
+    var files = {}; // file -> promise of its content (stream counts and shards are kept once fetched)
+    var keyOf = {}; // "<game index>/<outcome index>" -> key index
     var latest = 0; // only the newest update may draw
 
-    R.fetchJSON(root.dataset.list + "index.json", abort.signal).then(function (loaded) {
+    R.fetchJSON(root.dataset.list + "index.json", abort.signal, LIST_VERSION).then(function (loaded) {
       manifest = loaded;
+      manifest.keys.forEach(function (key, k) { keyOf[key[0] + "/" + key[1]] = k; });
       form.addEventListener("change", onChange);
       form.addEventListener("reset", onReset);
       root.querySelector(".gn-page-prev").addEventListener("click", function () { page -= 1; update(); });
@@ -73,10 +78,27 @@
     }
 
     function load(file) {
-      if (!shards[file]) {
-        shards[file] = R.fetchJSON(root.dataset.list + file, abort.signal).then(function (shard) { return shard.rows; });
+      if (!files[file]) {
+        files[file] = R.fetchJSON(root.dataset.list + file, abort.signal, LIST_VERSION);
+        files[file].catch(function () { delete files[file]; }); // a failed fetch may be tried again
       }
-      return shards[file];
+      return files[file];
+    }
+
+    /** The stream holding every row of the chosen filters (null: no row can match). */
+    function stream() {
+      if (chosen.agent) {
+        var label = manifest.labels.indexOf(chosen.agent);
+        return label < 0 ? null : "a" + label;
+      }
+      if (chosen.game) return games().length ? "g-" + chosen.game : null;
+      return "all";
+    }
+
+    /** Whether key k, a (game, outcome) pair, passes the game and outcome filters. */
+    function keyMatches(k) {
+      var key = manifest.keys[k], game = manifest.games[key[0]];
+      return (!chosen.game || game.game === chosen.game) && (!chosen.outcome || game.outcomes[key[1]] === chosen.outcome);
     }
 
     function update() {
@@ -85,17 +107,37 @@
       drawFilters();
       writeAddress();
       fill(message, "Loading the list of replays\u2026");
-      var wanted = [];
-      games().forEach(function (g) { g.shards.forEach(function (file) { wanted.push({ game: g, file: file }); }); });
-      Promise.all(wanted.map(function (w) {
-        return load(w.file).then(function (rows) { return rows.map(function (row) { return { game: w.game, row: row }; }); });
-      })).then(function (lists) {
-        if (mine !== latest || abort.signal.aborted) return;
-        var rows = [].concat.apply([], lists).filter(matches);
-        rows.sort(function (a, b) {
-          return a.row[1] < b.row[1] ? 1 : a.row[1] > b.row[1] ? -1 : (a.row[0] < b.row[0] ? -1 : a.row[0] > b.row[0] ? 1 : 0);
+      var name = stream();
+      var counted = name === null ? Promise.resolve({ keys: [], shards: [] }) : load(name + ".json");
+      counted.then(function (counts) {
+        // Rows of each shard that pass the filters, from its counts; then the shards of this page.
+        var wantedKeys = (counts.keys || []).map(keyMatches);
+        var sizes = counts.shards.map(function (tally) {
+          return tally.reduce(function (sum, n, i) { return sum + (wantedKeys[i] ? n : 0); }, 0);
         });
-        draw(rows);
+        var total = sizes.reduce(function (a, b) { return a + b; }, 0);
+        var pages = Math.max(1, Math.ceil(total / PAGE_ROWS));
+        page = Math.min(Math.max(1, page), pages);
+        var first = (page - 1) * PAGE_ROWS, end = Math.min(total, first + PAGE_ROWS);
+        var wanted = [], before = 0, skip = 0;
+        sizes.forEach(function (size, n) {
+          if (size && before < end && before + size > first) {
+            if (!wanted.length) skip = first - before;
+            wanted.push(n);
+          }
+          before += size;
+        });
+        return Promise.all(wanted.map(function (n) { return load(name + "-" + n + ".json.gz"); })).then(function (shards) {
+          if (mine !== latest || abort.signal.aborted) return;
+          var rows = [];
+          shards.forEach(function (shard) {
+            shard.rows.forEach(function (row) {
+              var item = { game: manifest.games[row[8]], row: row };
+              if (matches(item)) rows.push(item);
+            });
+          });
+          draw(rows.slice(skip, skip + (end - first)), total, first, pages);
+        });
       }).catch(function (error) {
         if (mine !== latest || abort.signal.aborted) return;
         fill(message, "Some replays could not be loaded (" + error.message + ").");
@@ -104,22 +146,19 @@
 
     function matches(item) {
       var row = item.row;
-      if (chosen.outcome && item.game.outcomes[row[4]] !== chosen.outcome) return false;
+      var key = keyOf[row[8] + "/" + row[4]];
+      if (!item.game || key === undefined || !keyMatches(key)) return false;
       if (chosen.agent && !row[2].some(function (a) { return manifest.agents[a] === chosen.agent; })) return false;
       return true;
     }
 
-    function draw(rows) {
-      var pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
-      page = Math.min(Math.max(1, page), pages);
-      var first = (page - 1) * PAGE_ROWS;
-      var shown = rows.slice(first, first + PAGE_ROWS);
-      var plural = rows.length === 1 ? "" : "s";
-      fill(message, rows.length
-        ? "Showing " + (first + 1) + "\u2013" + (first + shown.length) + " of " + rows.length + " replay" + plural + "."
+    function draw(shown, total, first, pages) {
+      var plural = total === 1 ? "" : "s";
+      fill(message, total
+        ? "Showing " + (first + 1) + "\u2013" + (first + shown.length) + " of " + total + " replay" + plural + "."
         : "No replay matches these filters.");
       fill(root.querySelector(".gn-rows"), shown.map(drawRow));
-      if (window.gamenight) window.gamenight.fitTables();  // new rows: fit the table to its box again
+      R.fitTables();  // new rows: fit the table to its box again
       root.classList.toggle("gn-one-game", Boolean(chosen.game)); // the game column would repeat itself
       pager.hidden = pages === 1;
       fill(root.querySelector(".gn-page"), "Page " + page + " of " + pages);

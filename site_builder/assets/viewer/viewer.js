@@ -147,7 +147,7 @@
       root.dataset.step = String(step);
       root.dataset.pov = pov === null ? "all" : String(pov);
       writeAddress();
-      if (window.gamenight) window.gamenight.fitTables();  // the players' table fits the screen
+      R.fitTables();  // the players' table fits the screen
     }
 
     function renderHead() {
