@@ -258,14 +258,19 @@ def test_schema_problems_are_capped_per_line():
     assert "only the first" in problems[-1].message
 
 
+LINEAR_BOUND_S = 30
+
+
 def test_long_lists_are_checked_in_linear_time():
-    # jsonschema's own uniqueItems compares distinct objects pairwise: minutes for this list.
+    # jsonschema's own uniqueItems compares distinct objects pairwise: minutes for this list. The
+    # bound is loose on purpose (linear takes well under a second here): it catches the quadratic
+    # check, not a loaded machine, so it is a guard and not a speed measurement.
     event = changed(EVENT, "vis", [{"seat": i} for i in range(20_000)])
     start = time.perf_counter()
     problems = schema_problems("f.jsonl", Record(1, event))
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < LINEAR_BOUND_S
     assert [p.field for p in problems] == ["vis"]
     attempts = changed(EVENT, "attempts", [{"action": None, "raw": None, "error": "x"}] * 200_000)
     start = time.perf_counter()
     assert [p.field for p in schema_problems("f.jsonl", Record(1, attempts))] == ["attempts"]
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < LINEAR_BOUND_S
