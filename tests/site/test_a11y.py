@@ -90,3 +90,13 @@ def test_missing_werewolf_talk_values_are_explained(results):
     assert not [c for c in shown if c in BARE]
     assert shown.count("no suspicion probes") == 1 and shown.count("undefined in its games") == 3
     assert talk.count('colspan="2"') == 4  # the reason stands for the value and its games
+
+
+def test_no_table_cell_anywhere_is_a_bare_dash(results):
+    """A value that is missing says why in words on every page (a role never played, a row not
+    rated), never a dash that a screen reader reads as "dash" and a reader cannot interpret."""
+    site = pages.render(results, has_replays=True, recent={})
+    bare = {path: [c for c in cells(text) if c in BARE - {""}] for path, text in site.markdown.items()}
+    assert not {path: found for path, found in bare.items() if found}
+    game = site.markdown["games/werewolf.md"]
+    assert "not played" in cells(game)  # built-in agents that never sit in a role say so
