@@ -453,8 +453,37 @@
   /* ---------- tables that fit ---------- */
 
   /** The tables of the page's article that are wider than their box, made to fit (fit.js). */
+  /* A table box that scrolls sideways must be reachable by keyboard (axe: scrollable-region-focusable):
+     one that overflows becomes a named, focusable region; one that fits is left out of the tab order. */
+  function tableName(box) {
+    var caption = box.querySelector("caption");
+    if (caption && caption.textContent.trim()) return caption.textContent.trim();
+    for (var el = box.previousElementSibling; el; el = el.previousElementSibling) {
+      if (/^H[1-6]$/.test(el.tagName)) return "Table under " + el.textContent.replace(/\u00b6/g, "").trim();
+    }
+    return "Table";
+  }
+
+  function reachScrollingTables() {
+    var named = {};  // each region's name is unique on the page (axe: landmark-unique)
+    Array.prototype.forEach.call(document.querySelectorAll("article .md-typeset__scrollwrap"), function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        var name = tableName(box);
+        named[name] = (named[name] || 0) + 1;
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", name + (named[name] > 1 ? " (" + named[name] + ")" : "") + ", scrolls sideways");
+      } else if (box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  }
+
   function fitTables() {
     if (window.gamenightFit) window.gamenightFit.fitAll(document.querySelectorAll("article table.gn-table"));
+    reachScrollingTables();
   }
 
   var fitTimer = null;
