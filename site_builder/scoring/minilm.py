@@ -244,6 +244,8 @@ def load(path: Path) -> Model:
         sbert = read_json("sentence_bert_config.json")
         tokenizer = _tokenizer(read_json("tokenizer.json"))
         weights = read_safetensors(zf.read("model.safetensors"))
+    for name in [n for n in weights if n.startswith("encoder.") and n.endswith(".weight") and weights[n].ndim == 2]:
+        weights[name] = np.ascontiguousarray(weights[name].T)  # dense layers as (in x out), see _linear
     if (config.get("model_type") != "bert" or config.get("hidden_act") != "gelu"
             or sbert.get("max_seq_length") != MAX_TOKENS or config.get("hidden_size") != DIMENSIONS or not pooling.get("pooling_mode_mean_tokens")
             or not any(t.endswith("Normalize") for t in modules)):
@@ -272,7 +274,9 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) 
 
 
 def _linear(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
-    return x @ w[name + ".weight"].T + w[name + ".bias"]
+    """x (tokens x in) times the layer's weight, stored transposed and contiguous (in x out) at load:
+    a 2-D product with a contiguous matrix is one BLAS call, a stacked one with a view is not."""
+    return x @ w[name + ".weight"] + w[name + ".bias"]
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -284,31 +288,31 @@ def _forward(m: Model, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     w = m.weights
     rows, length = ids.shape
     x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
-         + w["embeddings.token_type_embeddings.weight"][0])
+         + w["embeddings.token_type_embeddings.weight"][0]).reshape(rows * length, -1)  # (rows x tokens) x hidden
     x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], m.eps)
     width = x.shape[-1] // m.heads
     scale = np.float32(1.0 / math.sqrt(width))
     # Padding is never attended to (a very negative score before the softmax).
     bias = np.where(mask[:, None, None, :] > 0, np.float32(0.0), np.float32(-1e30))
 
-    def split(t: np.ndarray) -> np.ndarray:  # rows x length x hidden -> rows x heads x length x width
+    def heads(t: np.ndarray) -> np.ndarray:  # (rows x tokens) x hidden -> rows x heads x tokens x width
         return t.reshape(rows, length, m.heads, width).transpose(0, 2, 1, 3)
 
     for i in range(m.layers):
         p = f"encoder.layer.{i}."
-        q, k, v = (split(_linear(x, w, p + "attention.self." + n)) for n in ("query", "key", "value"))
+        q, k, v = (heads(_linear(x, w, p + "attention.self." + n)) for n in ("query", "key", "value"))
         scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
         scores -= scores.max(-1, keepdims=True)
         probs = np.exp(scores)
         probs /= probs.sum(-1, keepdims=True)
-        context = (probs @ v).transpose(0, 2, 1, 3).reshape(rows, length, -1)
+        context = (probs @ v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
         x = _layer_norm(_linear(context, w, p + "attention.output.dense") + x,
                         w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], m.eps)
         hidden = _gelu(_linear(x, w, p + "intermediate.dense"))
         x = _layer_norm(_linear(hidden, w, p + "output.dense") + x,
                         w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], m.eps)
     weights = mask[:, :, None].astype(np.float32)
-    pooled = (x * weights).sum(1) / np.maximum(weights.sum(1), np.float32(1e-9))
+    pooled = (x.reshape(rows, length, -1) * weights).sum(1) / np.maximum(weights.sum(1), np.float32(1e-9))
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     return pooled / np.maximum(norms, np.float32(1e-12))
 
@@ -348,3 +352,22 @@ def embed(texts: Sequence[str]) -> np.ndarray:
         out[batch] = _forward(m, ids, mask)
         start = end
     return out
+
+
+def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
+    """The n x n cosine distances 1 - cos between the texts' vectors (004 Eq. text_distance).
+
+    The distinct texts are embedded as one batch; the entries are in [0, 2] (a MiniLM vector has
+    negative components), exactly 0 on the diagonal and between equal texts, exactly symmetric,
+    and rounded to 6 decimals: the float32 model is good to about 1e-7, and the rounding keeps
+    the results the same on another BLAS.
+    """
+    distinct = list(dict.fromkeys(texts))
+    vectors = embed(distinct).astype(np.float64)
+    distance = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
+    upper = np.triu(np.round(distance, 6), 1)
+    distance = upper + upper.T
+    where = {t: i for i, t in enumerate(distinct)}
+    index = np.array([where[t] for t in texts], dtype=np.int64)
+    return distance[np.ix_(index, index)].tolist()
+
