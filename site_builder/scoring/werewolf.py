@@ -226,14 +226,14 @@ def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
 
 def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
     """Text Distance with the all-MiniLM-L6-v2 embedder (004 embeds with a neural model), shaped as
-    `text_distance`; without the model package, {"embedder", "absent": why and how to install}.
+    `text_distance`; without the model package, {"embedder", "absent": why, "install": the command}.
 
     A mean distance above 1 (statements pointing apart on average) keeps its raw value; scaled is
     clipped to 1, as for every composite.
     """
     reason = minilm.absent_reason()
     if reason is not None:
-        return {"embedder": minilm.info(), "absent": reason}
+        return {"embedder": minilm.info(), "absent": reason, "install": minilm.INSTALL}
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary,
                    piece=(NEURAL_PIECE, neural_game_values))
     return {"embedder": minilm.info(), **out}

@@ -30,7 +30,7 @@ def test_absent_model_gives_the_reason_and_how_to_install(no_model):
     g = ww(texts_game(), game_id="ww-1")
     assert werewolf.neural_game_values(g) is None
     reading = werewolf.text_distance_neural([g], AGENTS, seed=1)
-    assert set(reading) == {"embedder", "absent"}
+    assert set(reading) == {"embedder", "absent", "install"}
     assert minilm.INSTALL in reading["absent"]
     assert reading["embedder"]["name"] == "all-MiniLM-L6-v2" and reading["embedder"]["dimensions"] == 384
     assert werewolf.neural_tag() == "all-MiniLM-L6-v2@absent"
