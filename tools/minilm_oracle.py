@@ -13,6 +13,14 @@ emoji, control characters, empty, and Werewolf statements picked from the shippe
 `SentenceTransformer(MODEL_DIR)` on the CPU, and writes each text with its token ids (the
 model's own tokenizer, cut to the model's max_seq_length) and its vector rounded to 6 decimals.
 It reads the replays as plain JSON lines: it needs nothing of gamenight.
+
+    /tmp/stvenv/bin/python tools/minilm_oracle.py --tokens /tmp/w/model /tmp/tokens.json
+
+writes instead, for every distinct text of the shipped replays (statements, clues, messages)
+and 3,000 seeded random strings from 18 Unicode blocks, the model's own token ids (the
+`tokenizers` package reading the zip's tokenizer.json); `python tools/minilm_oracle.py
+--compare /tmp/tokens.json`, in gamenight's environment with the model installed, counts the
+texts where `scoring.minilm` tokenises differently and shows them (docs/metrics/werewolf.md).
 """
 
 from __future__ import annotations
@@ -66,6 +74,54 @@ def shipped_statements(count: int) -> list[str]:
     return ordered[::step][:count]
 
 
+FUZZ_BLOCKS = [(0x20, 0x7E), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x3FF), (0x400, 0x4FF), (0x2000, 0x206F),
+               (0x3000, 0x30FF), (0x4E00, 0x4EFF), (0xF900, 0xFAFF), (0x1F300, 0x1F64F), (0x0, 0x1F),
+               (0x2B800, 0x2B9FF), (0xFE00, 0xFE0F), (0xFF00, 0xFFEF), (0x1100, 0x11FF), (0x600, 0x6FF),
+               (0x900, 0x97F), (0xE00, 0xE7F)]
+
+
+def token_texts() -> list[str]:
+    """Every distinct text of the shipped replays, then 3,000 seeded random strings."""
+    import random
+    seen: set[str] = set()
+    for path in sorted((ROOT / "replays").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            data = json.loads(line).get("data") or {}
+            seen.update(v for k, v in data.items() if k in ("text", "clue", "message", "reason") and isinstance(v, str))
+    rng = random.Random(7)
+    fuzz = []
+    for _ in range(3000):
+        chars = []
+        for _ in range(rng.randint(0, 40)):
+            low, high = rng.choice(FUZZ_BLOCKS)
+            chars.append(chr(rng.randint(low, high)))
+            if rng.random() < 0.2:
+                chars.append(" ")
+        fuzz.append("".join(chars))
+    return sorted(seen) + fuzz
+
+
+def tokens(model_dir: str, out: str) -> None:
+    from tokenizers import Tokenizer
+    tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(256)
+    texts = token_texts()
+    ids = [e.ids for e in tokenizer.encode_batch(texts)]
+    Path(out).write_text(json.dumps({"texts": texts, "ids": ids}, ensure_ascii=False), encoding="utf-8")
+
+
+def compare(path: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    from site_builder.scoring import minilm
+    record = json.loads(Path(path).read_text(encoding="utf-8"))
+    ours = minilm.encode(record["texts"])
+    differ = [(t, a, b) for t, a, b in zip(record["texts"], record["ids"], ours) if a != b]
+    print(f"{len(record['texts']) - len(differ)} of {len(record['texts'])} texts tokenised alike")
+    for text, theirs, mine in differ:
+        print(ascii(text), theirs, mine)
+
+
 def main(model_dir: str, out: str) -> None:
     import sentence_transformers
     import torch
@@ -92,4 +148,9 @@ def main(model_dir: str, out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1] == "--tokens":
+        tokens(*sys.argv[2:])
+    elif sys.argv[1] == "--compare":
+        compare(*sys.argv[2:])
+    else:
+        main(*sys.argv[1:])
