@@ -399,6 +399,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
                 for part in ("text_distance", "judgement_variation", "ewavm")}
+    neural = results["werewolf"].get("text_distance_neural")
+    werewolf["text_distance_neural"] = neural and {"embedder": neural["embedder"], "absent": neural.get("absent"),
+                                                   "entry": neural.get("agents", {}).get(key)}
     others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
               if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
@@ -511,6 +514,16 @@ def judge_labels(ewavm: Mapping[str, Any]) -> dict[str, str]:
     return labels
 
 
+def text_distance_readings(werewolf: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Text Distance's readings in page order, each with its title: the offline bag of words, then
+    the neural embedder (present in results of format 5 on, with numbers or why there are none)."""
+    readings = [{"id": "td-bow", "title": "Bag-of-words reading (offline)", "data": werewolf["text_distance"]}]
+    if "text_distance_neural" in werewolf:
+        readings.append({"id": "td-neural", "title": "Neural reading (sentence embeddings)",
+                         "data": werewolf["text_distance_neural"]})
+    return readings
+
+
 def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
     results = ctx["results"]
     cham = results["chameleon"]
@@ -519,6 +532,7 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
         checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
     pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
         **ctx, page="studies/werewolf.md", ww=results["werewolf"], judge_labels=judge_labels(results["werewolf"]["ewavm"]),
+        text_distance_readings=text_distance_readings(results["werewolf"]),
         agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
                             for k in results["werewolf"][part]["agents"]},
                            key=lambda k: ctx["refs"][k].display if k in ctx["refs"] else k))

@@ -26,7 +26,7 @@ from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
 from site_builder.parallel import map_on_cores
 from site_builder.scoring import SCORER_VERSION
-from site_builder.scoring.digest import compact
+from site_builder.scoring.digest import compact, environment
 from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
 
 
@@ -198,7 +198,9 @@ def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None
 
 
 def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, derive: bool) -> Corpus:
-    cache = Cache(cache_path, SCORER_VERSION if derive else f"{SCORER_VERSION}+underived") if cache_path else None
+    # Digests depend on the installed neural embedder too (`digest.environment`).
+    version = f"{SCORER_VERSION}+{environment()}" + ("" if derive else "+underived")
+    cache = Cache(cache_path, version) if cache_path else None
     entries: list[tuple[str, str, dict[str, Any]]] = []  # (path, hash, entry)
     found: list[tuple[str, str]] = []  # (path, content hash)
     hashed: set[str] = set()  # files read to hash them (not answered by the cache index)

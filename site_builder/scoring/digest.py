@@ -30,7 +30,14 @@ def moves(game: ScoredGame) -> int:
 
 #: Piece name -> the per-game function that computes it.
 PIECES = {magic.PIECE: magic.game_tallies, chameleon.PIECE: chameleon.shipped_curve,
-          werewolf.PIECE: werewolf.game_values, LENGTH: length}
+          werewolf.PIECE: werewolf.game_values, werewolf.NEURAL_PIECE: werewolf.neural_game_values,
+          LENGTH: length}
+
+
+def environment() -> str:
+    """What a digest depends on besides the game and the code: whether the neural embedder is
+    installed (and which version). A cache of digests is keyed by it."""
+    return werewolf.neural_tag()
 
 
 def digest(game: ScoredGame) -> dict[str, Any]:

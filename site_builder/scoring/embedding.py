@@ -21,7 +21,7 @@ import numpy as np
 NAME = "hashed-bow-v1"
 DIMENSIONS = 2 ** 20
 #: What the results record about the embedder, so a number can be traced to how it was made.
-INFO = {"name": NAME, "dimensions": DIMENSIONS, "features": "word unigrams + bigrams, lower-cased",
+INFO = {"name": NAME, "package": "gamenight", "version": "1", "dimensions": DIMENSIONS, "features": "word unigrams + bigrams, lower-cased",
         "hash": "blake2b-64 mod 2^20", "weight": "1 + ln(tf)", "norm": "L2"}
 
 # Words: runs of letters/digits, with inner apostrophes kept ("i'm", "don't").

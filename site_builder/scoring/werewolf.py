@@ -13,11 +13,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from runner import games
 from runner.games.werewolf import DECK, PLAYERS
-from site_builder.scoring import embedding, stats
+from site_builder.scoring import embedding, minilm, stats
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
 GAME = "werewolf"
@@ -111,13 +112,15 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
 
 
 def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int, name: str,
-             summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any") -> dict[str, Any]:
-    """Summarise metric `name` of `game_values` per agent, over all games and per design mix."""
+             summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any",
+             piece: tuple[str, Callable[[ScoredGame], Any]] | None = None) -> dict[str, Any]:
+    """Summarise metric `name` of a digest piece (`game_values` unless given) per agent, over all games and per design mix."""
+    piece_name, compute = piece or (PIECE, game_values)
     by_agent: dict[str, list[tuple[str, Any]]] = {}
     everything: list[tuple[str, Any]] = []
     by_mix: dict[str, list[tuple[str, Any]]] = {}
     for g in werewolf_games(games):
-        values = g.piece(PIECE, game_values)[name]
+        values = g.piece(piece_name, compute)[name]
         keys = sorted({s.agent for s in g.seats}) if agent_games == "any" else [k for k in [sole_agent(g)] if k]
         for key in keys:
             by_agent.setdefault(key, []).append((g.game_id, values["agents"][key]))
@@ -157,11 +160,16 @@ def clean_statement(text: str, speaker: str) -> str:
 # ---------------------------------------------------------------------------- Text Distance
 
 def distance_stats(texts: Sequence[str]) -> dict[str, float] | None:
-    """004 Algorithm TextDistance: mean of all n^2 cosine distances and their std (n^2 - 1); None if n < 2."""
-    n = len(texts)
+    """004 Algorithm TextDistance (hashed-bow-v1): mean of all n^2 cosine distances and their std (n^2 - 1); None if n < 2."""
+    return matrix_stats(embedding.distance_matrix(texts)) if len(texts) >= 2 else None
+
+
+def matrix_stats(matrix: Sequence[Sequence[float]]) -> dict[str, float] | None:
+    """The mean of all n^2 entries of a distance matrix and their std (n^2 - 1); None if n < 2."""
+    n = len(matrix)
     if n < 2:
         return None
-    entries = [d for row in embedding.distance_matrix(texts) for d in row]
+    entries = [d for row in matrix for d in row]
     mean = sum(entries) / (n * n)
     std = math.sqrt(sum((d - mean) ** 2 for d in entries) / (n * n - 1))
     return {"mean": mean, "std": std, "n": n}
@@ -182,6 +190,53 @@ def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], 
     """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary)
     return {"embedder": dict(embedding.INFO), **out}
+
+
+# ---------------------------------------------------------------------------- Text Distance, neural reading
+
+NEURAL_PIECE = "werewolf-minilm"
+
+
+def neural_tag() -> str:
+    """Which neural embedder this process has ("all-MiniLM-L6-v2@0.1.2", or "@absent"): the digest's
+    neural piece depends on it, so caches of games and sections are keyed by it."""
+    return f"{minilm.NAME}@{minilm.package_version() if minilm.archive() else 'absent'}"
+
+
+@lru_cache(maxsize=4096)  # the same game is digested again by every load of a corpus in a process
+def _neural_matrix(texts: tuple[str, ...]) -> list[list[float]]:
+    return minilm.distance_matrix(texts)
+
+
+def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
+    """Text Distance of one game under all-MiniLM-L6-v2, shaped as `game_values`' "text_distance"
+    (the whole table and each agent's seats); None for another game, an invalid one, or when the
+    model is not installed. The game's statements are embedded once, as one batch."""
+    if game.game != GAME or not game.valid or minilm.archive() is None:
+        return None
+    said = statements(game)
+    matrix = _neural_matrix(tuple(s["text"] for s in said))
+    agents = {}
+    for key in sorted({s.agent for s in game.seats}):
+        mine = {s.seat for s in game.seats_of(key)}
+        rows = [i for i, s in enumerate(said) if s["seat"] in mine]
+        agents[key] = matrix_stats([[matrix[i][j] for j in rows] for i in rows])
+    return {"text_distance": {"all": matrix_stats(matrix), "agents": agents}}
+
+
+def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+    """Text Distance with the all-MiniLM-L6-v2 embedder (004 embeds with a neural model), shaped as
+    `text_distance`; without the model package, {"embedder", "absent": why, "install": the command}.
+
+    A mean distance above 1 (statements pointing apart on average) keeps its raw value; scaled is
+    clipped to 1, as for every composite.
+    """
+    reason = minilm.absent_reason()
+    if reason is not None:
+        return {"embedder": minilm.info(), "absent": reason, "install": minilm.INSTALL}
+    out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary,
+                   piece=(NEURAL_PIECE, neural_game_values))
+    return {"embedder": minilm.info(), **out}
 
 
 # ---------------------------------------------------------------------------- Judgement Variation

