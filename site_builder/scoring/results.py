@@ -103,6 +103,9 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                          lambda: werewolf.text_distance(werewolves, agents, seed=seed)),
                 "judgement_variation": section("werewolf/judgement_variation", werewolves,
                                                lambda: werewolf.judgement_variation(werewolves, agents, seed=seed)),
+                "judgement_variation_llm": section(
+                    "werewolf/judgement_variation_llm", werewolves,
+                    lambda: werewolf.judgement_variation_llm(werewolves, agents, seed=seed)),
                 "ewavm": section("werewolf/ewavm", werewolves, lambda: werewolf.ewavm(werewolves, agents, seed=seed)),
             },
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
