@@ -589,3 +589,45 @@ def test_the_shipped_local_judge_file_defines_a_structured_judge():
     path = Path(__file__).resolve().parents[2] / "runner" / "judges" / "local-cpu.toml"
     agent = load(path, matchups_required=False).agents["gemma3-270m-judge"]
     assert agent.is_llm and agent.spec["structured_output"] == "json_object" and agent.spec["max_tokens"] >= 300
+
+
+def test_suspicions_read_as_real_models_write_them_and_failures_reach_the_scorer(tmp_path):
+    """Judgement Variation's LLM reading end to end over HTTP: round 1 answered in a code fence
+    after a <think> block, round 2 cut off at every ask, round 3 refused; the scorer reads round 1
+    alone, and a game whose every reading failed says so."""
+    from site_builder.scoring import corpus
+    from site_builder.scoring.werewolf import ALL_FAILED, judgement_variation_llm
+
+    files = werewolf_replays(tmp_path / "r", count=2)
+    first = read_game(files[0])
+    assert isinstance(first, GameToJudge)
+    werewolf = first.names[first.roles.index("werewolf")]
+
+    def script(body, call):
+        messages = chat_messages(body)
+        prompt = messages[1]["content"]
+        round_ = int(re.search(r"Read only round (\d+)", question(prompt))[1])
+        if first.statements[0].quoted in prompt and round_ == 1:
+            names = [name for _, name, _ in statements_of(prompt, 1)]
+            suspects = {n: werewolf if n != werewolf else "nobody" for n in names}
+            return f"<think>Everyone eyes {werewolf}.</think>\n```json\n{json.dumps({'suspects': suspects})}\n```"
+        if round_ == 2:
+            return Reply('{"suspects": {"' + first.names[0] + '": "', finish="length")
+        return Reply("I'm sorry, but I can't help with that.", refusal=True)
+
+    with FakeOpenAI(script) as server:
+        result = judge(files[:2], tournament_file(tmp_path, server.base_url), "--dimension", "suspicion")
+    assert result.exit_code == 1
+    lines = judge_lines(files[0])
+    assert [(j["round"], (j.get("failure") or {}).get("reason")) for j in lines] == [
+        (1, None), (2, "cut_off"), (3, "refused")]
+    seat = first.roles.index("werewolf")
+    assert lines[0]["suspects"] == [seat if s != seat else None for s in range(8)]
+    assert all(check_file(f).ok for f in files[:2])
+    loaded = corpus.load([tmp_path / "r"])
+    reading = judgement_variation_llm(loaded.games, loaded.agents, seed=2)["all"]
+    (judged_by,) = reading["judges"]
+    assert json.loads(judged_by)["prompt_version"] == "ewavm-3"
+    # Seven words on the Werewolf in the one round read: all on one card, J = 1 / sigma defined.
+    assert reading["judges"][judged_by]["J"]["n"] == 1
+    assert reading["unread"] == {ALL_FAILED: 1} and reading["games"] == 2
