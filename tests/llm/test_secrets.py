@@ -35,7 +35,7 @@ def echoing(body: dict[str, Any], call: int) -> Answer:
         limited = rate_limited(0.01)
         return Fault(429, f"rate limit for key {auth}", headers=limited.headers)
     messages = chat_messages(body)
-    if "You are judging a game" in messages[0]["content"]:
+    if "=== Your question about this game ===" in messages[-1]["content"]:  # the judge's questions
         return good_answer(messages[-1]["content"])
     return legal_reply(body, call)
 
