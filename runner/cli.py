@@ -449,16 +449,23 @@ def agents_command():
               help="The tournament file defining the judge agent (and its [providers] limits, [prices]); "
                    "it needs no matchups.")
 @click.option("--dimension", "dimensions", multiple=True, type=click.Choice(JUDGE_DIMENSIONS),
-              help="Only these EWAVM dimensions (repeatable; default: all five).")
+              help="Only these dimensions (repeatable; default: all six).")
 @click.option("--parallel", type=click.IntRange(1, 256), default=4, show_default=True,
-              help="Replays judged concurrently.")
-def judge_command(paths, judge_name, tournament_file, dimensions, parallel):
-    """Evaluate Werewolf replays with an LLM judge (004's EWAVM) and append judge lines.
+              help="Replays judged concurrently (1 for a local server: a game's questions share its "
+                   "prompt cache).")
+@click.option("--retry-failed", is_flag=True,
+              help="Ask again the evaluations this judge tried and failed (recorded as failed); "
+                   "by default they are skipped like those it made.")
+def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retry_failed):
+    """Evaluate Werewolf replays with an LLM judge (004) and append judge lines.
 
     For every valid, complete Werewolf replay under PATHS: one engagement, wonder and attraction
-    score, the who-is-what mentions of each round (variation) and the 10 most memorable
-    statements (memorability). The game lines are never changed; each file is rewritten
-    atomically; evaluations this judge already made are skipped, so a second run resumes.
+    score, the who-is-what mentions of each round (variation), the 10 most memorable statements
+    (memorability) — 004's EWAVM — and whom each player's statement of each round points at as
+    the Werewolf (suspicion, for Judgement Variation). An evaluation the judge failed (cut off,
+    refused, unreadable after its re-asks) is recorded as failed, with why. The game lines are
+    never changed; each file is rewritten atomically; evaluations this judge already made or
+    tried are skipped, so a second run resumes.
     """
     try:
         tournament = load(tournament_file, matchups_required=False)
@@ -474,7 +481,8 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel):
     if not files:
         raise click.ClickException("no *.jsonl replay files found")
     try:
-        report = asyncio.run(_judge_with_progress(files, agent, tournament, dimensions or JUDGE_DIMENSIONS, parallel))
+        report = asyncio.run(_judge_with_progress(files, agent, tournament, dimensions or JUDGE_DIMENSIONS, parallel,
+                                                  retry_failed))
     except CannotStart as exc:
         raise click.ClickException(f"cannot start: {exc}") from None
     for line in report.skipped:
@@ -488,17 +496,18 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel):
                f"{report.already} evaluation(s) already there; {len(report.skipped)} replay(s) skipped; "
                f"{len(report.unreadable)} evaluation(s) not recorded"
                + (" (" + ", ".join(f"{report.failed[k]} {FAILURES[k]}" for k in FAILURES if report.failed[k]) + ")"
-                  if report.failed else ""))
+                  if report.failed else "")
+               + (f", {report.failures_written} of them recorded as failed" if report.failures_written else ""))
     _print_usage(report.usage, tournament.prices)
     if not report.ok:
         sys.exit(1)
 
 
 async def _judge_with_progress(files: list[Path], agent: AgentSpec, tournament: Tournament,
-                               dimensions: tuple[str, ...], parallel: int) -> JudgeReport:
+                               dimensions: tuple[str, ...], parallel: int, retry_failed: bool) -> JudgeReport:
     from runner.judge import run_judge
 
     with _progress() as progress:
         task = progress.add_task("judging", total=len(files))
         return await run_judge(files, agent, tournament.providers, dimensions=dimensions, parallel=parallel,
-                               on_done=lambda path: progress.advance(task))
+                               retry_failed=retry_failed, on_done=lambda path: progress.advance(task))

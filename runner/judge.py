@@ -1,11 +1,16 @@
-"""004's EWAVM evaluations of finished Werewolf games by an LLM judge, appended to the replays.
+"""004's LLM-judge evaluations of finished Werewolf games, appended to the replays.
 
 For each valid, complete Werewolf replay the judge is asked for one engagement, one wonder and
 one attraction score (1-10) of the whole game, the who-is-what mentions of each round's
-statements (variation), and the k = 10 most memorable statements (memorability). Each answer
-becomes one `judge` line after the outcome (docs/replay-format.md, "Judge annotations"). The
-game lines are kept byte for byte; the file is rewritten atomically; evaluations already made by
-the same judge are not asked again, so an interrupted judging run resumes.
+statements (variation), the k = 10 most memorable statements (memorability) — 004's EWAVM — and,
+per round, whom each player's statement points at as the Werewolf (suspicion: the votes of 004's
+Judgement Variation). Each evaluation becomes one `judge` line after the outcome
+(docs/replay-format.md, "Judge annotations"), a failed one too, with why it failed. The game lines
+are kept byte for byte; the file is rewritten atomically; evaluations the same judge already made
+or tried are not asked again (unless failed ones are retried), so an interrupted run resumes.
+
+Every question about one game starts with the same text (the rules and the whole dialog) and ends
+with what it asks, so a server that keeps its prompt cache (llama.cpp does) reads a game once.
 
 The judge asks for its answers as the players do: with the agent's `structured_output` mode, a
 JSON Schema per question constrains the reply (enums of the game's names, roles and statement
@@ -21,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,8 +44,11 @@ from runner.replay.validate import check_bytes
 from runner.run import Usage, connections_for
 from runner.tournament import AgentSpec
 
-#: The five dimensions, in the order their lines are appended.
-DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability")
+#: The dimensions, in the order their lines are appended: 004's EWAVM, then the suspicions read
+#: for Judgement Variation.
+DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
+#: The dimensions asked once per round of statements.
+PER_ROUND = ("variation", "suspicion")
 SCORED = ("engagement", "wonder", "attraction")
 #: How many statements the memorability evaluation asks for (004's k).
 HIGHLIGHTS = 10
@@ -48,12 +57,20 @@ MAX_ASKS = 3
 #: Recorded in the judge's description: changing the prompts makes a new judge. ewavm-2: the
 #: answer is asked for in the agent's structured-output mode, or as an ANSWER line read leniently
 #: about its surroundings (fences, emphasis, prose after it), like the players' answers.
-PROMPT_VERSION = "ewavm-2"
-#: Most who-is-what mentions one round's schema allows (two per speaker; a guard against a
+#: ewavm-3: one system prompt and the whole dialog first in every question (a shared prefix for
+#: the server's prompt cache), roles named after the dialog where a question uses them, the
+#: question last; the suspicion question; a mention's schema cannot name its speaker as target.
+PROMPT_VERSION = "ewavm-3"
+#: Most who-is-what mentions one round's schema allows (one per speaker; a guard against a
 #: constrained decoder looping, not a rule: the format takes more).
-MAX_MENTIONS = 2 * PLAYERS
+MAX_MENTIONS = PLAYERS
+#: What a suspicion answer says for a statement that points at no one.
+NOBODY = "nobody"
 #: Why an evaluation was not recorded, as the report words it.
 FAILURES = {"cut_off": "cut off", "refused": "refused", "unparseable": "unparseable", "call_failed": "call failed"}
+#: The failures recorded in the replay (the judge's own answers); a failed call is the provider's
+#: trouble, not the judge's, and is asked again by the next run.
+RECORDED_FAILURES = ("cut_off", "refused", "unparseable")
 #: How replies that decline the task begin (OpenAI sends a refusal as the reply's text).
 _REFUSAL = re.compile(r"^\W*(I'?m sorry|I am sorry|I can(?:no|')t|I cannot|I won'?t|I will not|I'?m unable|"
                       r"I am unable|I'?m not able|As an AI)\b", re.IGNORECASE)
@@ -114,12 +131,18 @@ class GameTally:
     already: int = 0
     recorded: int = 0
     failed: Counter = field(default_factory=Counter)   # FAILURES key -> evaluations not recorded
+    tried_before: int = 0                              # failed earlier (recorded as failed), not asked again
+    seconds: float = 0.0                               # time spent asking for this game's evaluations
 
     def summary(self) -> str:
         """E.g. "5 of 7 evaluations recorded (2 already there); not recorded: 1 cut off, 1 refused"."""
         text = f"{self.already + self.recorded} of {self.wanted} evaluations recorded"
         if self.already:
             text += f" ({self.already} already there)"
+        if self.tried_before:
+            text += f" ({self.tried_before} failed before, not asked again)"
+        if self.seconds >= 1:
+            text += f" in {self.seconds:.0f} s"
         if self.failed:
             text += "; not recorded: " + ", ".join(f"{self.failed[k]} {FAILURES[k]}" for k in FAILURES
                                                    if self.failed[k])
@@ -139,6 +162,7 @@ class JudgeReport:
     usage: dict[str, Usage] = field(default_factory=dict)  # model -> calls and tokens spent now
     games: list[GameTally] = field(default_factory=list)  # one per judged game, in path order
     failed: Counter = field(default_factory=Counter)      # FAILURES key -> evaluations not recorded
+    failures_written: int = 0                             # failed evaluations recorded as such
 
     @property
     def ok(self) -> bool:
@@ -195,21 +219,35 @@ def judge_identity(description: Mapping[str, Any]) -> str:
 
 
 def wanted_tasks(game: GameToJudge, dimensions: Sequence[str]) -> list[Task]:
-    """Every evaluation of `dimensions` for this game: one per scored dimension, one variation
-    per round of statements, one memorability."""
-    tasks = [Task(d) for d in SCORED if d in dimensions]
-    if "variation" in dimensions:
-        tasks += [Task("variation", r) for r in sorted({s.round for s in game.statements})]
-    if "memorability" in dimensions:
-        tasks.append(Task("memorability"))
+    """Every evaluation of `dimensions` for this game, in DIMENSIONS order: one per whole-game
+    dimension, one per round of statements for variation and suspicion."""
+    rounds = sorted({s.round for s in game.statements})
+    tasks = []
+    for dimension in DIMENSIONS:
+        if dimension in dimensions:
+            tasks += [Task(dimension, r) for r in rounds] if dimension in PER_ROUND else [Task(dimension)]
     return tasks
 
 
-def missing_tasks(game: GameToJudge, description: Mapping[str, Any], dimensions: Sequence[str]) -> list[Task]:
-    """The wanted evaluations this judge has not yet made for this game."""
+def missing_tasks(game: GameToJudge, description: Mapping[str, Any], dimensions: Sequence[str],
+                  retry_failed: bool = False) -> tuple[list[Task], int]:
+    """The wanted evaluations this judge has not yet made for this game, and how many of the
+    others it tried and failed (recorded with `failure`): those are asked again only when
+    `retry_failed`, since the same judge and prompt tend to fail the same way."""
     me = judge_identity(description)
-    done = {(r["dimension"], r["round"]) for r in game.judged() if judge_identity(r["judge"]) == me}
-    return [t for t in wanted_tasks(game, dimensions) if (t.dimension, t.round) not in done]
+    mine = [r for r in game.judged() if judge_identity(r["judge"]) == me]
+    made = {(r["dimension"], r["round"]) for r in mine if r.get("failure") is None}
+    failed = {(r["dimension"], r["round"]) for r in mine if r.get("failure") is not None} - made
+    missing, tried = [], 0
+    for task in wanted_tasks(game, dimensions):
+        key = (task.dimension, task.round)
+        if key in made:
+            continue
+        if key in failed and not retry_failed:
+            tried += 1
+            continue
+        missing.append(task)
+    return missing, tried
 
 
 # -- prompts ------------------------------------------------------------------------------
@@ -234,6 +272,9 @@ def expected_answer(game: GameToJudge, task: Task) -> str:
     """The answer line of a task, as the prompt and every re-ask show it."""
     if task.dimension == "variation":
         return 'ANSWER: {"mentions": [{"speaker": "<name>", "target": "<name>", "role": "<role>"}, ...]}'
+    if task.dimension == "suspicion":
+        entries = ", ".join(f'"{name}": "<name or {NOBODY}>"' for name in game.names)
+        return f'ANSWER: {{"suspects": {{{entries}}}}}'
     if task.dimension == "memorability":
         k = min(HIGHLIGHTS, len(game.statements))
         return f'ANSWER: {{"highlights": [<statement number>, ...]}}  (exactly {k} different numbers)'
@@ -252,13 +293,26 @@ def _strict_object(properties: Mapping[str, Any], reasoning_chars: int) -> dict[
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
+def _others(game: GameToJudge, seat: int) -> list[str]:
+    return [name for other, name in enumerate(game.names) if other != seat]
+
+
 def answer_schema(game: GameToJudge, task: Task, reasoning_chars: int = 0) -> dict[str, Any]:
-    """The JSON Schema of a task's answer: what of the readers' checks a schema can say."""
+    """The JSON Schema of a task's answer: what of the readers' checks a schema can say. Every
+    name a speaker may point at excludes the speaker (one alternative per speaker), so that a
+    constrained small model cannot fill its answer with claims about itself."""
     if task.dimension == "variation":
-        name = {"type": "string", "enum": list(game.names)}
-        mention = _strict_object({"speaker": name, "target": name, "role": {"type": "string", "enum": list(ROLES)}}, 0)
+        role = {"type": "string", "enum": list(ROLES)}
+        mention = {"anyOf": [_strict_object({"speaker": {"type": "string", "enum": [name]},
+                                             "target": {"type": "string", "enum": _others(game, seat)},
+                                             "role": role}, 0)
+                             for seat, name in enumerate(game.names)]}
         value = {"type": "array", "items": mention, "maxItems": MAX_MENTIONS}
         return _strict_object({"mentions": value}, reasoning_chars)
+    if task.dimension == "suspicion":
+        suspects = _strict_object({name: {"type": "string", "enum": [*_others(game, seat), NOBODY]}
+                                   for seat, name in enumerate(game.names)}, 0)
+        return _strict_object({"suspects": suspects}, reasoning_chars)
     if task.dimension == "memorability":
         k = min(HIGHLIGHTS, len(game.statements))
         number = {"type": "integer", "enum": [s.n for s in game.statements]}
@@ -268,25 +322,28 @@ def answer_schema(game: GameToJudge, task: Task, reasoning_chars: int = 0) -> di
 
 
 def prompt(game: GameToJudge, task: Task, style: AnswerStyle = AnswerStyle()) -> list[Any]:
-    """The messages asking for one evaluation."""
+    """The messages asking for one evaluation: the same system prompt and the same start (the
+    rules and the whole dialog, without roles) for every question about the game, then the
+    question, naming the true roles only where it uses them."""
     from runner.llm.types import Message
 
     env = _templates()
     common = {"structured": style.structured, "thinking": not style.structured or style.reasoning_chars > 0,
-              "answer_rule": style.rule(expected_answer(game, task))}
-    if task.dimension == "variation":
-        statements = [s for s in game.statements if s.round == task.round]
-        user = env.get_template("variation.j2").render(
-            statements=statements, round=task.round, show_roles=False, example=game.names[:2], **common)
+              "answer_rule": style.rule(expected_answer(game, task)),
+              "seats": [{"name": n, "role": r} for n, r in zip(game.names, game.roles)]}
+    shared = env.get_template("_game.j2").render(statements=game.statements)
+    if task.dimension in PER_ROUND:
+        numbers = [s.n for s in game.statements if s.round == task.round]
+        question = env.get_template(f"{task.dimension}.j2").render(
+            round=task.round, first=numbers[0], last=numbers[-1], example=game.names[:2], **common)
     elif task.dimension == "memorability":
         k = min(HIGHLIGHTS, len(game.statements))
-        user = env.get_template("memorability.j2").render(
-            statements=game.statements, show_roles=True, k=k,
-            example_numbers=", ".join(str(s.n) for s in game.statements[:3]), **common)
+        question = env.get_template("memorability.j2").render(
+            k=k, example_numbers=", ".join(str(s.n) for s in game.statements[:3]), **common)
     else:
-        user = env.get_template(f"{task.dimension}.j2").render(statements=game.statements, show_roles=True, **common)
-    system = env.get_template("system.j2").render(dimension=task.dimension)
-    return [Message("system", system.strip()), Message("user", user.strip())]
+        question = env.get_template(f"{task.dimension}.j2").render(**common)
+    system = env.get_template("system.j2").render()
+    return [Message("system", system.strip()), Message("user", f"{shared.strip()}\n\n{question.strip()}")]
 
 
 # -- reading the judge's answers ----------------------------------------------------------
@@ -364,25 +421,60 @@ def read_mentions(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]
     return {"mentions": mentions}
 
 
+#: The fewest different statements a highlight list may keep after its repeats are dropped.
+MIN_HIGHLIGHTS = HIGHLIGHTS // 2
+
+
 def read_highlights(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
+    """The highlighted statement numbers, a repeated number kept once (at its first place).
+
+    A schema cannot forbid repeats to llama.cpp's grammar, and Gemma 3 270M repeated one number
+    in most lists (e.g. [10, 25, 3, 4, 6, 7, 8, 9, 10, 11]), the same way at every re-ask; the
+    metric counts a statement once anyway. A list left with fewer than MIN_HIGHLIGHTS different
+    statements (or more than k) is refused."""
     numbers = _exact_keys(value, "highlights")
     k = min(HIGHLIGHTS, len(game.statements))
     known = {s.n for s in game.statements}
     if not isinstance(numbers, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
         raise Unreadable("highlights must be a list of statement numbers")
-    if len(set(numbers)) != len(numbers):
-        raise Unreadable("highlights must not repeat a statement")
     strangers = [n for n in numbers if n not in known]
     if strangers:
         raise Unreadable(f"{strangers} are not statement numbers; use the #n shown before each statement")
-    if len(numbers) != k:
-        raise Unreadable(f"give exactly {k} statement numbers, not {len(numbers)}")
-    return {"highlights": numbers}
+    distinct = list(dict.fromkeys(numbers))
+    if len(numbers) > k or len(distinct) < min(MIN_HIGHLIGHTS, k):
+        raise Unreadable(f"give exactly {k} different statement numbers, not {len(distinct)}"
+                         + (f" (of {len(numbers)} given)" if len(distinct) != len(numbers) else ""))
+    return {"highlights": distinct}
+
+
+def read_suspects(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
+    """Whom each player's statement points at as the Werewolf: a list by seat of a seat, or None
+    for nobody. Every player must be answered for, and nobody points at themself."""
+    answers = _exact_keys(value, "suspects")
+    if not isinstance(answers, dict):
+        raise Unreadable('suspects must be an object with one entry per player, e.g. {"Ada": "Bo"}')
+    suspects: list[int | None] = [None] * len(game.names)
+    seen: set[int] = set()
+    for speaker, target in answers.items():
+        by = _seat_named(speaker, game, "suspects: the key")
+        if by in seen:
+            raise Unreadable(f"suspects: {game.names[by]} is answered for twice")
+        seen.add(by)
+        if isinstance(target, str) and target.strip().casefold() == NOBODY:
+            continue
+        about = _seat_named(target, game, f"suspects: {game.names[by]}'s target")
+        if about == by:
+            raise Unreadable(f'suspects: {game.names[by]} cannot point at themself; write "{NOBODY}" instead')
+        suspects[by] = about
+    missing = [name for seat, name in enumerate(game.names) if seat not in seen]
+    if missing:
+        raise Unreadable(f"suspects: give an entry for every player; missing: {', '.join(missing)}")
+    return {"suspects": suspects}
 
 
 READERS: dict[str, Callable[[Mapping[str, Any], GameToJudge], dict[str, Any]]] = {
     "engagement": read_score, "wonder": read_score, "attraction": read_score,
-    "variation": read_mentions, "memorability": read_highlights}
+    "variation": read_mentions, "memorability": read_highlights, "suspicion": read_suspects}
 
 
 # -- asking -------------------------------------------------------------------------------
@@ -434,11 +526,23 @@ async def ask(model: Any, game: GameToJudge, task: Task, max_asks: int = MAX_ASK
     return Asked(task, None, calls, reported, problem, failure)
 
 
-def judge_line(task: Task, description: Mapping[str, Any], fields: Mapping[str, Any],
-               calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """One judge record in the replay format."""
-    record = {"type": "judge", "dimension": task.dimension, "judge": dict(description), "round": task.round,
-              "score": None, "mentions": None, "highlights": None, **fields}
+#: The longest failure description recorded (the format's limit for error texts).
+MAX_PROBLEM = 2000
+
+
+def judge_line(task: Task, description: Mapping[str, Any], fields: Mapping[str, Any] | None,
+               calls: list[dict[str, Any]], failure: tuple[str, str] | None = None) -> dict[str, Any]:
+    """One judge record in the replay format: the evaluation's field filled, or (`fields` None) a
+    failed evaluation with its `failure` (kind, problem) and every value field null."""
+    record: dict[str, Any] = {"type": "judge", "dimension": task.dimension, "judge": dict(description),
+                              "round": task.round, "score": None, "mentions": None, "highlights": None}
+    if task.dimension == "suspicion":
+        record["suspects"] = None
+    if fields is not None:
+        record.update(fields)
+    elif failure is not None:
+        kind, problem = failure
+        record["failure"] = {"reason": kind, "problem": problem[:MAX_PROBLEM], "asks": len(calls)}
     if calls:
         record["evidence"] = {"calls": calls}
     return record
@@ -456,16 +560,21 @@ def description_in(game: GameToJudge, base: Mapping[str, Any], asked: Sequence[A
 
 
 async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dimensions: Sequence[str],
-                     report: JudgeReport) -> None:
-    """Make the missing evaluations of one game and rewrite its file with the new judge lines."""
-    tasks = missing_tasks(game, base, dimensions)
+                     report: JudgeReport, retry_failed: bool = False) -> None:
+    """Make the missing evaluations of one game and rewrite its file with the new judge lines,
+    failed evaluations included (with why), so that the page can say why a value is missing."""
+    tasks, tried = missing_tasks(game, base, dimensions, retry_failed)
     wanted = len(wanted_tasks(game, dimensions))
-    tally = GameTally(str(game.path), wanted=wanted, already=wanted - len(tasks))
+    tally = GameTally(str(game.path), wanted=wanted, already=wanted - len(tasks) - tried, tried_before=tried)
     report.games.append(tally)
     report.already += tally.already
     if not tasks:
         return
-    asked = await asyncio.gather(*(ask(model, game, task, style=answer_style(base)) for task in tasks))
+    started = time.perf_counter()
+    # One question after the other: they share the game's prompt prefix, which a server with a
+    # prompt cache then reads once; asked together they would interleave with other games'.
+    asked = [await ask(model, game, task, style=answer_style(base)) for task in tasks]
+    tally.seconds = time.perf_counter() - started
     description = description_in(game, base, asked)
     lines = []
     for result in asked:
@@ -474,6 +583,9 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
         if result.fields is None:
             report.unreadable.append(f"{game.path}: {result.task.label}: {result.problem}")
             tally.failed[result.failure or "unparseable"] += 1
+            if result.failure in RECORDED_FAILURES:
+                lines.append(judge_line(result.task, description, None, result.calls,
+                                        (result.failure, result.problem or "")))
         else:
             lines.append(judge_line(result.task, description, result.fields, result.calls))
     report.failed.update(tally.failed)
@@ -487,9 +599,11 @@ async def judge_game(model: Any, game: GameToJudge, base: Mapping[str, Any], dim
         report.failed["unparseable"] += len(lines)
         return
     await asyncio.to_thread(write_atomic, game.path, data)
-    tally.recorded = len(lines)
+    recorded = [line for line in lines if "failure" not in line]
+    tally.recorded = len(recorded)
     report.changed.append(str(game.path))
-    report.added.update(line["dimension"] for line in lines)
+    report.added.update(line["dimension"] for line in recorded)
+    report.failures_written += len(lines) - len(recorded)
 
 
 def with_lines(game: GameToJudge, lines: Sequence[Mapping[str, Any]]) -> bytes:
@@ -505,7 +619,7 @@ def with_lines(game: GameToJudge, lines: Sequence[Mapping[str, Any]]) -> bytes:
 
 
 async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,
-                      dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4,
+                      dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4, retry_failed: bool = False,
                       on_done: Callable[[Path], None] | None = None) -> JudgeReport:
     """Judge every replay in `paths` with `model`, `parallel` files at a time."""
     report = JudgeReport()
@@ -522,7 +636,7 @@ async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,
             if isinstance(game, str):
                 report.skipped.append(f"{path}: {game}")
             else:
-                await judge_game(model, game, base, dimensions, report)
+                await judge_game(model, game, base, dimensions, report, retry_failed)
             if on_done:
                 on_done(path)
 
@@ -535,7 +649,7 @@ async def judge_files(paths: Iterable[Path], agent: AgentSpec, model: Any, *,
 
 
 async def run_judge(paths: Iterable[Path], agent: AgentSpec, providers: Mapping[str, Mapping[str, Any]], *,
-                    dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4,
+                    dimensions: Sequence[str] = DIMENSIONS, parallel: int = 4, retry_failed: bool = False,
                     environ: Mapping[str, str] | None = None,
                     on_done: Callable[[Path], None] | None = None) -> JudgeReport:
     """Judge replays with a tournament's language-model agent, through one `Connections` registry.
@@ -544,4 +658,4 @@ async def run_judge(paths: Iterable[Path], agent: AgentSpec, providers: Mapping[
     """
     async with connections_for([agent], providers, environ) as connections:
         return await judge_files(paths, agent, connections.model(agent.settings()), dimensions=dimensions,
-                                 parallel=parallel, on_done=on_done)
+                                 parallel=parallel, retry_failed=retry_failed, on_done=on_done)

@@ -492,12 +492,15 @@ def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages
         **ctx, page="agents/index.md", listed=[(r, agents[r.key]) for r in refs])
 
 
-def judge_labels(ewavm: Mapping[str, Any]) -> dict[str, str]:
-    """A readable label per judge key of the EWAVM results: the judge's model, provider and prompt
-    version (the key is the judge's replay description as JSON, minus its name). A key that does
-    not read as such is shown as it is (escaped, like all replay text)."""
+def judge_labels(ewavm: Mapping[str, Any], judgement_llm: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """A readable label per judge key of the EWAVM results and of the LLM reading of Judgement
+    Variation: the judge's model, provider and prompt version (the key is the judge's replay
+    description as JSON, minus its name). A key that does not read as such is shown as it is
+    (escaped, like all replay text)."""
     keys = set((ewavm.get("all") or {}).get("judges") or ())
     keys.update(j for entry in ewavm.get("agents", {}).values() for j in entry.get("judges") or ())
+    for entry in [(judgement_llm or {}).get("all") or {}, *((judgement_llm or {}).get("agents") or {}).values()]:
+        keys.update(entry.get("judges") or ())
     labels = {}
     for key in keys:
         try:
@@ -531,7 +534,8 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
         **ctx, page="studies/chameleon.md", data=chameleon_data(results, ctx["refs"]),
         checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
     pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
-        **ctx, page="studies/werewolf.md", ww=results["werewolf"], judge_labels=judge_labels(results["werewolf"]["ewavm"]),
+        **ctx, page="studies/werewolf.md", ww=results["werewolf"],
+        judge_labels=judge_labels(results["werewolf"]["ewavm"], results["werewolf"].get("judgement_variation_llm")),
         text_distance_readings=text_distance_readings(results["werewolf"]),
         agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
                             for k in results["werewolf"][part]["agents"]},

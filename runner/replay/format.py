@@ -20,8 +20,8 @@ import orjson
 FORMAT_NAME = "gamenight.replay"
 #: The newest format version. A writer records the lowest version whose fields the replay uses,
 #: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 3
-FORMAT_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4
+FORMAT_VERSIONS = (1, 2, 3, 4)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
@@ -32,6 +32,10 @@ V2_AGENT_FIELDS = frozenset(("top_p", "stop", "reasoning_effort", "thinking_budg
 #: What version 3 added: seats played by people (agent kind "human") and the time each of their
 #: decisions took (`took_ms` on their events and probes).
 V3_RECORD_FIELDS = frozenset(("took_ms",))
+#: What version 4 added to judge annotations: the `suspicion` dimension (with its `suspects`) and
+#: failed evaluations (`failure`).
+V4_JUDGE_FIELDS = frozenset(("suspects", "failure"))
+V4_JUDGE_DIMENSIONS = frozenset(("suspicion",))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.
@@ -667,9 +671,22 @@ def version_3_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
             yield i, key, f"the field {key!r}"
 
 
+def version_4_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-4 field in a replay's records."""
+    for i, data in enumerate(records):
+        if data.get("type") != "judge":
+            continue
+        if data.get("dimension") in V4_JUDGE_DIMENSIONS:
+            yield i, "dimension", f"the judge dimension {data['dimension']!r}"
+        for key in sorted(V4_JUDGE_FIELDS & data.keys()):
+            yield i, key, f"the judge field {key!r}"
+
+
 def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
     """The lowest format version that can hold these records."""
     records = list(records)
+    if next(version_4_uses(records), None) is not None:
+        return 4
     if next(version_3_uses(records), None) is not None:
         return 3
     return 2 if next(version_2_uses(records), None) is not None else 1

@@ -18,7 +18,7 @@ from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
-                                  version_3_uses)
+                                  version_3_uses, version_4_uses)
 from runner.tournament import PlannedGame
 
 #: Fields of event records that the runner adds and the rules do not produce.
@@ -105,6 +105,10 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         checked.problems.extend(
             Problem(path, records[i].line, f"{what} needs replay format version 3; this file says version {version}",
                     field) for i, field, what in version_3_uses(r.data for r in records))
+    if version in (1, 2, 3):
+        checked.problems.extend(
+            Problem(path, records[i].line, f"{what} needs replay format version 4; this file says version {version}",
+                    field) for i, field, what in version_4_uses(r.data for r in records))
     if not checked.problems:
         checked.problems.extend(_human_fields(path, records))
     if checked.problems:
@@ -331,22 +335,48 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     return state
 
 
-#: Which optional fields each judge dimension fills (004's EWAVM); the others must be null.
+#: Which optional fields each judge dimension fills (004's EWAVM, and the suspicions of version 4);
+#: the others must be null.
 JUDGE_FIELDS = {"engagement": "score", "wonder": "score", "attraction": "score",
-                "variation": "mentions", "memorability": "highlights"}
+                "variation": "mentions", "memorability": "highlights", "suspicion": "suspects"}
+#: Dimensions read per round of statements: their records name the round.
+PER_ROUND = ("variation", "suspicion")
 
 
 def _check_judge(path: str, record: Record, state: State) -> Problem | None:
-    """A judge annotation must fill exactly its dimension's field and point at real things."""
+    """A judge annotation must fill exactly its dimension's field (none when it records a failed
+    evaluation) and point at real things."""
     data = record.data
-    filled = JUDGE_FIELDS[data["dimension"]]
-    for name in ("score", "mentions", "highlights"):
+    dimension = data["dimension"]
+    failed = data.get("failure") is not None
+    filled = None if failed else JUDGE_FIELDS[dimension]
+    names = ("score", "mentions", "highlights", "suspects") if dimension == "suspicion" else (
+        "score", "mentions", "highlights")
+    if dimension == "suspicion" and "suspects" not in data:
+        return Problem(path, record.line, "a suspicion judgement has the field suspects (null when it failed)",
+                       "suspects")
+    if dimension != "suspicion" and "suspects" in data:
+        return Problem(path, record.line, f"only a suspicion judgement has this field, not {dimension}", "suspects")
+    for name in names:
         if (data[name] is None) == (name == filled):
-            need = "must be given" if name == filled else "must be null"
-            return Problem(path, record.line, f"for the {data['dimension']} dimension this field {need}", name)
-    if data["dimension"] == "variation" and data["round"] is None:
-        return Problem(path, record.line, "a variation judgement names the round it read", "round")
+            if failed:
+                need = "must be null in a failed evaluation"
+            else:
+                need = "must be given" if name == filled else "must be null"
+            return Problem(path, record.line, f"for the {dimension} dimension this field {need}", name)
+    if dimension in PER_ROUND and data["round"] is None:
+        return Problem(path, record.line, f"a {dimension} judgement names the round it read", "round")
     players = state.game.players(state.params)
+    suspects = data.get("suspects")
+    if suspects is not None:
+        if len(suspects) != players:
+            return Problem(path, record.line, f"give one entry per seat ({players}), not {len(suspects)}", "suspects")
+        for seat, about in enumerate(suspects):
+            if about is not None and about >= players:
+                return Problem(path, record.line, f"this game has seats 0 to {players - 1}", f"suspects[{seat}]")
+            if about == seat:
+                return Problem(path, record.line, "a player points at another player or at nobody (null)",
+                               f"suspects[{seat}]")
     for i, mention in enumerate(data["mentions"] or []):
         where = f"mentions[{i}]"
         if mention["by"] >= players or mention["about"] >= players:

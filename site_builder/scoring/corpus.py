@@ -65,7 +65,8 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     end = outcome_index(checked.records)
     judgements = tuple(
         {"dimension": r.data["dimension"], "judge": agent_key(r.data["judge"]), "round": r.data["round"],
-         "score": r.data["score"], "mentions": r.data["mentions"], "highlights": r.data["highlights"]}
+         "score": r.data["score"], "mentions": r.data["mentions"], "highlights": r.data["highlights"],
+         "suspects": r.data.get("suspects"), "failure": (r.data.get("failure") or {}).get("reason")}
         for r in checked.records[end + 1:])
     for record in checked.records[1:end]:
         data = record.data

@@ -22,7 +22,8 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 5  # 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version
+RESULTS_VERSION = 5  # 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
+#   werewolf.judgement_variation_llm (the LLM judge's reading)
 # 4: people (how many played; each game's pooled "people" row)
 # 3: magic has both readings (reading, agents, alternative)
 # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
@@ -115,6 +116,9 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                                 lambda: werewolf.text_distance_neural(werewolves, agents, seed=seed)),
                 "judgement_variation": section("werewolf/judgement_variation", werewolves,
                                                lambda: werewolf.judgement_variation(werewolves, agents, seed=seed)),
+                "judgement_variation_llm": section(
+                    "werewolf/judgement_variation_llm", werewolves,
+                    lambda: werewolf.judgement_variation_llm(werewolves, agents, seed=seed)),
                 "ewavm": section("werewolf/ewavm", werewolves, lambda: werewolf.ewavm(werewolves, agents, seed=seed)),
             },
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),

@@ -1,4 +1,5 @@
-"""The Werewolf metrics of 004: Text Distance, Judgement Variation and EWAVM, from replays.
+"""The Werewolf metrics of 004: Text Distance, Judgement Variation (from the players' probes, and
+from an LLM judge's reading of the statements) and EWAVM, from replays.
 
 Every function reads only valid Werewolf games and returns, per agent, over all games and per
 design mix, composites {"raw", "scaled", "ci", "n"} (plus "raw_ci" when raw and scaled differ):
@@ -97,6 +98,7 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
     per_game = _ewavm_per_game(game)
     distance = distance_stats([s["text"] for s in said])
     judgement = game_judgement(game, range(len(game.seats)))
+    judgement_llm = game_judgement_llm(game, range(len(game.seats)))
     sole = len(seats) == 1  # one agent in every seat: its values are the table's, not worked out again
     return {
         "text_distance": {"all": distance,
@@ -106,6 +108,9 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
         "judgement_variation": {"all": judgement,
                                 "agents": {key: judgement if sole else game_judgement(game, mine)
                                            for key, mine in seats.items()}},
+        "judgement_variation_llm": {"all": judgement_llm,
+                                    "agents": {key: judgement_llm if sole else game_judgement_llm(game, mine)
+                                               for key, mine in seats.items()}},
         # EWAVM counts a game for an agent only when it plays every seat (`ewavm`).
         "ewavm": {"all": per_game, "agents": {key: per_game for key in seats} if len(seats) == 1 else {}},
     }
@@ -269,13 +274,22 @@ def suspicions(game: ScoredGame, seats: Iterable[int]) -> dict[tuple[int, int], 
 
 def extended_votes(game: ScoredGame, seats: Iterable[int]) -> list[float]:
     """V*: suspicions received per role summed over turns, duplicated roles split evenly (004 F_E)."""
-    per_role: Counter[str] = Counter(game.role_of(target) for target in suspicions(game, seats).values())
+    return votes_by_unit(game, suspicions(game, seats).values())
+
+
+def votes_by_unit(game: ScoredGame, targets: Iterable[int]) -> list[float]:
+    """V* of a list of votes (suspected seats): votes per role, duplicated roles split evenly (004 F_E)."""
+    per_role: Counter[str] = Counter(game.role_of(target) for target in targets)
     return [per_role[role] / MULTIPLICITY[role] for role in UNITS]
 
 
 def game_judgement(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]:
     """004 Algorithm JudgementVariation for the given seats of one game: V*, sigma, J = 1/sigma."""
-    votes = extended_votes(game, seats)
+    return judgement_of(extended_votes(game, seats))
+
+
+def judgement_of(votes: list[float]) -> dict[str, Any]:
+    """004 Algorithm JudgementVariation from V*: sigma, J = 1/sigma, the evenness, or why J is undefined."""
     total = sum(votes)
     sigma = _sample_std(votes)
     out: dict[str, Any] = {"votes": votes, "suspicions": total, "sigma": sigma, "J": None, "reason": None,
@@ -304,11 +318,81 @@ def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentI
     return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary)
 
 
+# ------------------------------------------------- Judgement Variation, the LLM judge's reading
+
+#: Why a game has no LLM reading of Judgement Variation for a judge or at all.
+NOT_JUDGED = "no judge has read the game's suspicions yet"
+ALL_FAILED = "every suspicion evaluation of the judge failed"
+
+
+def judged_suspicions(game: ScoredGame) -> dict[str, dict[int, list[int | None]]]:
+    """Judge key -> round -> per seat the seat its statement points at as the Werewolf (None:
+    nobody), from the judge's `suspicion` records (format version 4; a later record of a round
+    replaces an earlier one)."""
+    out: dict[str, dict[int, list[int | None]]] = {}
+    for record in judgements(game):
+        rnd, suspects = record.get("round"), record.get("suspects")
+        if record.get("dimension") == "suspicion" and isinstance(rnd, int) and isinstance(suspects, list):
+            out.setdefault(str(record.get("judge")), {})[rnd] = [s if _seat(s) else None for s in suspects]
+    return out
+
+
+def _tried_suspicions(game: ScoredGame) -> set[str]:
+    """The judges that tried to read the game's suspicions, whether or not they managed."""
+    return {str(r.get("judge")) for r in game.judgements if r.get("dimension") == "suspicion"}
+
+
+def game_judgement_llm(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]:
+    """004's own reading of Judgement Variation for the given seats of one game, per judge: the
+    votes of each turn are the seats the judge read the seats' statements to point at (Eq. JV_llm),
+    summed over the turns read, then V*, sigma and J exactly as for the probe reading. Every seat's
+    words count, the Werewolf's too (004 reads the whole dialog). {"judges": {judge: JV of the
+    game, plus "turns"}, "reason": why there is none, or None}."""
+    wanted = set(seats)
+    read = judged_suspicions(game)
+    out: dict[str, Any] = {"judges": {}, "reason": None}
+    for judge, turns in sorted(read.items()):
+        targets = [about for suspects in turns.values() for by, about in enumerate(suspects)
+                   if by in wanted and about is not None]
+        out["judges"][judge] = {**judgement_of(votes_by_unit(game, targets)), "turns": len(turns)}
+    if not read:
+        out["reason"] = ALL_FAILED if _tried_suspicions(game) else NOT_JUDGED
+    return out
+
+
+def _judgement_llm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+    judges = sorted({j for _, v in values for j in v["judges"]})
+    return {"judges": {j: _judgement_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
+                                             _subseed(seed, j))
+                       for j in judges},
+            "unread": dict(sorted(Counter(v["reason"] for _, v in values if v["reason"]).items())),
+            "games": len(values)}
+
+
+def judgement_variation_llm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int
+                            ) -> dict[str, Any]:
+    """Judgement Variation (004) from an LLM judge's reading of each turn's statements, per judge:
+    per agent (its seats' statements), over all seats of each game and per design mix."""
+    return _grouped(games, agents, seed=seed, name="judgement_variation_llm", summarise=_judgement_llm_summary)
+
+
 # ---------------------------------------------------------------------------- EWAVM
 
 def judgements(game: ScoredGame) -> tuple[Mapping[str, Any], ...]:
-    """The LLM-judge records of a game (judge annotations of the replay)."""
-    return game.judgements
+    """The LLM-judge records of a game that hold a value (judge annotations of the replay; a
+    failed evaluation's record, format version 4, holds only why it failed)."""
+    return tuple(r for r in game.judgements if r.get("failure") is None)
+
+
+def failed_judgements(game: ScoredGame) -> dict[str, dict[str, int]]:
+    """Dimension -> {why: evaluations} of the game's failed evaluations that no later record of
+    the same judge and question made up for."""
+    made = {(r.get("judge"), r.get("dimension"), r.get("round")) for r in judgements(game)}
+    out: dict[str, Counter[str]] = {}
+    for r in game.judgements:
+        if r.get("failure") is not None and (r.get("judge"), r.get("dimension"), r.get("round")) not in made:
+            out.setdefault(str(r.get("dimension")), Counter())[str(r["failure"])] += 1
+    return {d: dict(sorted(c.items())) for d, c in sorted(out.items())}
 
 
 def _number(value: Any) -> bool:
@@ -438,7 +522,15 @@ def _ewavm_per_game(game: ScoredGame) -> dict[str, Any]:
     values["variation"] = _variation_value(game)
     values["memorability"] = _memorability_lists(game)
     values["judges"] = sorted({str(r.get("judge")) for r in judgements(game) if r.get("dimension") in DIMENSIONS})
+    values["failed"] = {d: why for d, why in failed_judgements(game).items() if d in DIMENSIONS}
     return values
+
+
+def _add_failures(total: dict[str, dict[str, int]], failed: Mapping[str, Mapping[str, int]]) -> None:
+    for dimension, why in failed.items():
+        counts = total.setdefault(dimension, {})
+        for reason, n in why.items():
+            counts[reason] = counts.get(reason, 0) + n
 
 
 def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
@@ -450,6 +542,12 @@ def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[
                                                 _subseed(seed, "memorability"))
     out["judges"] = sorted({j for _, v in values for j in v["judges"]})
     out["games"] = len(values)
+    # Failed evaluations (cut off, refused, unparseable) per dimension and why, so that a page can
+    # say why a value is missing; digests of older scorers have no "failed".
+    failed: dict[str, dict[str, int]] = {}
+    for _, v in values:
+        _add_failures(failed, v.get("failed") or {})
+    out["failed"] = {d: dict(sorted(why.items())) for d, why in sorted(failed.items())}
     return out
 
 

@@ -35,8 +35,9 @@ def echoing(body: dict[str, Any], call: int) -> Answer:
         limited = rate_limited(0.01)
         return Fault(429, f"rate limit for key {auth}", headers=limited.headers)
     messages = chat_messages(body)
-    if "You are judging a game" in messages[0]["content"]:
-        return good_answer(messages[-1]["content"])
+    asked = next((m["content"] for m in messages if "=== Your question about this game ===" in m["content"]), None)
+    if asked is not None:  # the judge's questions (and their re-asks)
+        return good_answer(asked)
     return legal_reply(body, call)
 
 
@@ -105,7 +106,7 @@ lineup = ["bad", "good", "random"]
     files = [p for p in out.rglob("*") if p.is_file()]
     records = [json.loads(line) for p in files if p.suffix == ".jsonl" for line in p.read_text(encoding="utf-8").splitlines()]
     assert (out / "tournament.toml") in files  # the plan is written too, and checked for keys below
-    assert any(r.get("type") == "judge" for r in records)
+    assert any(r.get("type") == "judge" for r in records), judged.output
     assert len([p for p in files if p.suffix == ".jsonl"]) == 3  # no replay of the bad key's game
     assert not [(p.name, leaks(p.read_text(encoding="utf-8", errors="replace"))) for p in files
                 if leaks(p.read_text(encoding="utf-8", errors="replace"))]

@@ -92,8 +92,60 @@ def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
     raw = encode([*werewolf_records, judge("engagement", score=7)])
     game = scored_game(check_bytes("judged-1.jsonl", raw), "hash")
     assert game.judgements == ({"dimension": "engagement", "judge": agent_key(JUDGE), "round": None,
-                                "score": 7, "mentions": None, "highlights": None},)
+                                "score": 7, "mentions": None, "highlights": None, "suspects": None,
+                                "failure": None},)
     # The cache keeps the game's digest instead: the judged score, raw and scaled to [0, 1].
     corpus = load([tmp_path])
     assert corpus.games[0].judgements == ()
     assert corpus.games[0].digest["werewolf"]["ewavm"]["all"]["engagement"] == [7, (7 - 1) / 9]
+
+
+def version_4(records):
+    """The game's records with the header at version 4 (needed by suspicion and failure records)."""
+    return [{**records[0], "version": 4}, *records[1:]]
+
+
+def failed(dimension, reason="cut_off", **fields):
+    return {**judge(dimension, **fields), "failure": {"reason": reason, "problem": "the reply was cut off", "asks": 3}}
+
+
+def test_suspicions_and_failed_evaluations_are_accepted_in_version_4(werewolf_records):
+    extra = [judge("suspicion", round=1, suspects=[3, None, 0, 1, 1, 1, None, 2]),
+             failed("suspicion", round=2, suspects=None), failed("memorability", "unparseable"),
+             failed("engagement", "refused")]
+    checked = check_bytes("g.jsonl", encode([*version_4(werewolf_records), *extra]))
+    assert checked.ok, [str(p) for p in checked.problems]
+
+
+@pytest.mark.parametrize("record, field, message", [
+    (judge("suspicion", round=1, suspects=[3, None, 0, 1, 1, 1, None, 2]), "dimension", "needs replay format version 4"),
+    (failed("engagement"), "failure", "needs replay format version 4"),
+], ids=["suspicion", "failure"])
+def test_version_4_records_are_refused_in_older_files(werewolf_records, record, field, message):
+    checked = check_bytes("g.jsonl", encode([*werewolf_records, record]))
+    assert not checked.ok
+    problem = checked.problems[0]
+    assert (problem.line, problem.field) == (len(werewolf_records) + 1, field) and message in problem.message
+
+
+@pytest.mark.parametrize("record, field, message", [
+    (judge("suspicion", round=1), "suspects", "has the field suspects"),
+    (judge("suspicion", round=1, suspects=None), "suspects", "must be given"),
+    (judge("suspicion", suspects=[None] * 8), "round", "names the round"),
+    (judge("suspicion", round=1, suspects=[None] * 7), "suspects", "one entry per seat (8)"),
+    (judge("suspicion", round=1, suspects=[0] + [None] * 7), "suspects[0]", "another player or at nobody"),
+    (judge("suspicion", round=1, suspects=[9] + [None] * 7), "suspects[0]", "seats 0 to 7"),
+    (judge("suspicion", round=1, suspects=[None] * 8, score=3), "score", "must be null"),
+    (judge("engagement", score=3, suspects=None), "suspects", "only a suspicion judgement"),
+    (failed("engagement", score=3), "score", "must be null in a failed evaluation"),
+    (failed("suspicion", round=1, suspects=[None] * 8), "suspects", "must be null in a failed evaluation"),
+    (failed("engagement", "call_failed"), "failure.reason", ""),
+    ({**judge("engagement"), "failure": {"reason": "cut_off", "problem": "x", "asks": 0}}, "failure.asks", ""),
+], ids=["no-suspects", "suspects-null", "no-round", "short", "self", "no-such-seat", "two-fields",
+        "suspects-elsewhere", "failed-with-value", "failed-suspects", "unknown-reason", "no-asks"])
+def test_malformed_version_4_records_are_refused_with_line_and_field(werewolf_records, record, field, message):
+    checked = check_bytes("g.jsonl", encode([*version_4(werewolf_records), record]))
+    assert not checked.ok
+    problem = checked.problems[0]
+    assert (problem.line, problem.field) == (len(werewolf_records) + 1, field), str(problem)
+    assert message in problem.message

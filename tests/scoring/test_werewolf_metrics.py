@@ -244,7 +244,8 @@ def test_judgement_variation_all_invalid_and_no_games():
 
 def test_werewolf_metrics_do_not_depend_on_game_order():
     games = [jv_game_1(), jv_game_2(), ww(texts_game(), game_id="ww-1")]
-    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.ewavm):
+    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.judgement_variation_llm,
+                   werewolf.ewavm):
         expected = json.dumps(metric(games, AGENTS, seed=5), sort_keys=True)
         for order in range(3):
             shuffled = games[:]
@@ -263,9 +264,10 @@ KEY_SOLO = agent_key(SOLO)
 
 
 def rec(dimension: str, judge: str = "judge-1", round: int | None = None, score: float | None = None,
-        mentions: list[dict[str, Any]] | None = None, highlights: list[int] | None = None) -> dict[str, Any]:
+        mentions: list[dict[str, Any]] | None = None, highlights: list[int] | None = None,
+        suspects: list[int | None] | None = None, failure: str | None = None) -> dict[str, Any]:
     return {"dimension": dimension, "judge": judge, "round": round, "score": score, "mentions": mentions,
-            "highlights": highlights}
+            "highlights": highlights, "suspects": suspects, "failure": failure}
 
 
 def m(by: int, about: int, role: str) -> dict[str, Any]:
@@ -368,6 +370,83 @@ def test_scaled_values_stay_in_unit_interval():
             for v in value.values():
                 walk(v)
 
-    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.ewavm):
+    for metric in (werewolf.text_distance, werewolf.judgement_variation, werewolf.judgement_variation_llm,
+                   werewolf.ewavm):
         walk(metric(games, AGENTS, seed=2))
     assert found > 10
+
+
+# ------------------------------------------------- Judgement Variation, the LLM judge's reading
+
+def jv_llm_game() -> ScoredGame:
+    """Seats 0-3 are A, 4-7 B (roles: Seer, Mason, Mason, Villager, Villager, Werewolf, Minion,
+    Tanner). judge-1 read rounds 1 and 2 (its round 3 failed); judge-2 read round 1 only."""
+    return judged(ww(game_id="jv-llm"),
+                  rec("suspicion", round=1, suspects=[5, 5, 5, 5, 0, None, 2, 3]),
+                  rec("suspicion", round=2, suspects=[5, 6, None, 1, 5, 4, 7, None]),
+                  rec("suspicion", round=3, failure="cut_off"),
+                  rec("suspicion", "judge-2", round=1, suspects=[7, 7, 7, 7, 7, 7, 7, None]),
+                  rec("engagement", score=5))
+
+
+def test_game_judgement_llm_by_hand():
+    g = jv_llm_game()
+    a = werewolf.game_judgement_llm(g, [0, 1, 2, 3])["judges"]["judge-1"]
+    # A's words: round 1 Werewolf x4; round 2 Werewolf, Minion, Mason (nobody is no vote).
+    # V* = [0, 0.5, 0.5, 0, 0, 5, 1, 0], total 7, mean 7/8; squared deviations
+    # 49/64 + 2 * 9/64 + 2 * 49/64 + 33^2/64 + 1/64 + 49/64 = 1304/64 = 163/8 -> sigma^2 = 163/56.
+    assert a["votes"] == [0, 0.5, 0.5, 0, 0, 5, 1, 0] and a["suspicions"] == 7 and a["turns"] == 2
+    assert math.isclose(a["J"], math.sqrt(56 / 163))
+    assert math.isclose(a["evenness"], 1 - math.sqrt(163 / 56) * math.sqrt(8) / 7)
+    b = werewolf.game_judgement_llm(g, [4, 5, 6, 7])["judges"]["judge-1"]
+    # B's words: Seer, Mason, Villager; Werewolf (the Werewolf's own words count), Villager, Tanner.
+    # V* = [1, 0.5, 0.5, 1, 1, 1, 0, 1], mean 3/4; squared deviations 5/16 + 2/16 + 9/16 = 1 -> J = sqrt(7).
+    assert b["votes"] == [1, 0.5, 0.5, 1, 1, 1, 0, 1] and math.isclose(b["J"], math.sqrt(7))
+    table = werewolf.game_judgement_llm(g, range(8))
+    # All seats: V* = [1, 1, 1, 1, 1, 6, 1, 1], mean 13/8; 7 * 25/64 + 35^2/64 = 1400/64 -> sigma^2 = 25/8.
+    assert table["judges"]["judge-1"]["votes"] == [1, 1, 1, 1, 1, 6, 1, 1]
+    assert math.isclose(table["judges"]["judge-1"]["J"], 2 * math.sqrt(2) / 5)
+    # judge-2: seven words on the Tanner: everything on one card, sigma = 7 / (2 sqrt 2), evenness 0.
+    two = table["judges"]["judge-2"]
+    assert math.isclose(two["J"], 2 * math.sqrt(2) / 7) and math.isclose(two["evenness"], 0, abs_tol=1e-12)
+    assert two["turns"] == 1 and table["reason"] is None
+
+
+def test_game_judgement_llm_says_why_there_is_none():
+    unread = werewolf.game_judgement_llm(ww(game_id="jv-unread"), range(8))
+    assert unread == {"judges": {}, "reason": werewolf.NOT_JUDGED}
+    failed = judged(ww(game_id="jv-failed"), rec("suspicion", round=1, failure="unparseable"))
+    assert werewolf.game_judgement_llm(failed, range(8)) == {"judges": {}, "reason": werewolf.ALL_FAILED}
+    nobody = judged(ww(game_id="jv-nobody"), rec("suspicion", round=1, suspects=[None] * 8))
+    quiet = werewolf.game_judgement_llm(nobody, range(8))["judges"]["judge-1"]
+    assert quiet["J"] is None and quiet["reason"] == "no suspicions recorded"
+
+
+def test_judgement_variation_llm_golden():
+    games = [jv_llm_game(), ww(game_id="jv-unread")]
+    result = werewolf.judgement_variation_llm(games, AGENTS, seed=4)
+    a = result["agents"][KEY_A]
+    assert set(a["judges"]) == {"judge-1", "judge-2"} and a["games"] == 2
+    assert a["unread"] == {werewolf.NOT_JUDGED: 1}
+    one = a["judges"]["judge-1"]
+    assert math.isclose(one["J"]["raw"], math.sqrt(56 / 163)) and one["J"]["n"] == 1 and one["games"] == 1
+    # judge-2 read A's four words on the Tanner: V* = [0]*7 + [4], mean 1/2; 7/4 + 49/4 = 14 -> sigma^2 = 2.
+    assert math.isclose(a["judges"]["judge-2"]["J"]["raw"], 1 / math.sqrt(2))
+    assert math.isclose(result["all"]["judges"]["judge-1"]["J"]["raw"], 2 * math.sqrt(2) / 5)
+    assert result["all"]["games"] == 2 and result["all"]["unread"] == {werewolf.NOT_JUDGED: 1}
+    # The probe reading of the same games is untouched by the judge's records (no probes: undefined).
+    assert werewolf.judgement_variation(games, AGENTS, seed=4)["agents"][KEY_A]["J"] is None
+
+
+def test_failed_evaluations_are_left_out_of_every_ewavm_value_and_counted():
+    g = judged(ww(agents=[SOLO] * 8, game_id="ew-failed"),
+               rec("variation", round=1, mentions=[m(0, 1, "seer")]),
+               rec("variation", round=2, mentions=[m(0, 1, "seer")]),
+               rec("variation", round=3, failure="cut_off"),   # not an empty matrix for round 3
+               rec("wonder", failure="refused"), rec("memorability", failure="unparseable"),
+               rec("engagement", failure="cut_off"), rec("engagement", score=7))  # made up for later
+    result = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]
+    assert result["variation"]["raw"] == 0  # two equal turns; the failed third does not count as empty
+    assert result["wonder"] is None and result["memorability"] is None and result["engagement"]["raw"] == 7
+    assert result["failed"] == {"memorability": {"unparseable": 1}, "variation": {"cut_off": 1},
+                                "wonder": {"refused": 1}}

@@ -262,7 +262,7 @@ def test_markdown_headings_hold_no_data(results):
                 assert "img" not in line and "&lt;" not in line, (path, line)
 
 
-JUDGE_COMMAND = "gamenight judge replays/builtin --judge gemma3-270m-judge"
+JUDGE_COMMAND = "gamenight judge replays --judge gemma3-270m-judge"
 
 
 def werewolf_cells(text: str) -> list[str]:
@@ -273,6 +273,8 @@ def test_unjudged_werewolf_metrics_say_why_and_how_to_get_them(results):
     text = pages.render(results).markdown["studies/werewolf.md"]  # the built-in games carry no judge lines
     assert "have no data yet: none of the replays carries an LLM judge" in text
     assert JUDGE_COMMAND in text
+    assert "The LLM reading has no data yet" in text and "no judge has read the game&#39;s suspicions yet in" in text
+    assert "--dimension suspicion" in text
     assert "&mdash;" not in text and "—" not in "".join(werewolf_cells(text))
 
 
@@ -328,6 +330,31 @@ def test_werewolf_page_shows_both_text_distance_readings_each_labelled(results):
     # Results of format 4 (no neural reading) still render, with the bag-of-words reading only.
     del absent["werewolf"]["text_distance_neural"]
     assert "Neural reading" not in pages.render(absent).markdown["studies/werewolf.md"]
+
+
+def test_the_llm_reading_of_judgement_variation_is_labelled_with_its_judge_and_says_why_not(results):
+    judged = copy.deepcopy(results)
+    ww = judged["werewolf"]
+    judge = json.dumps({"kind": "llm", "model": "tiny-judge", "prompt_version": "ewavm-3",
+                        "provider": "openai_compatible"}, sort_keys=True)
+    j = {"raw": 0.8, "scaled": 0.4, "ci": [0.3, 0.5], "raw_ci": [0.7, 0.9], "n": 2}
+    read = {"judges": {judge: {"J": j, "undefined": {}, "games": 2}},
+            "unread": {"no judge has read the game's suspicions yet": 1}, "games": 3}
+    keys = list(ww["judgement_variation_llm"]["agents"])
+    ww["judgement_variation_llm"]["all"] = read
+    ww["judgement_variation_llm"]["agents"][keys[0]] = read
+    ww["ewavm"]["all"] = {d: None for d in ("engagement", "wonder", "attraction", "variation", "memorability")} | {
+        "judges": [judge], "games": 3, "failed": {"memorability": {"unparseable": 2}, "wonder": {"cut_off": 1}}}
+    text = pages.render(judged).markdown["studies/werewolf.md"]
+    llm_part = text.split("### LLM reading", 1)[1].split("## Engagement", 1)[0]
+    assert "tiny-judge (openai_compatible, prompts ewavm-3)" in llm_part
+    assert "0.800" in llm_part and "no judge has read the game&#39;s suspicions yet: 1" in llm_part
+    cells = werewolf_cells(llm_part)
+    assert not [c for c in cells if c.strip() in ("&mdash;", "—", "-", "")]
+    # Agents without any reading say so, linked to the note naming the command.
+    assert sum('<a href="#why-jv-llm">not read</a>' in c for c in cells) == 2 * (len(keys) - 1)
+    assert 'id="why-jv-llm"' in llm_part and "--dimension suspicion" in llm_part
+    assert "Memorability: 2 unparseable; Wonder: 1 cut off." in text
 
 
 def test_radar_data_has_seven_axes_per_agent(results):

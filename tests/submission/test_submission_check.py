@@ -164,6 +164,29 @@ def test_an_honest_tournament_of_a_new_model_passes(repo, played):
     assert "| overall | new-model | 0 → 5 | — → " in effect
 
 
+def test_a_submission_with_judge_lines_of_format_version_4_passes(repo, played):
+    """Judged Werewolf games (suspicions and a failed evaluation, format version 4) are checked
+    like any replay and accepted."""
+    files = dict(played["newcomer"])
+    path, raw = first_game(files, "werewolf")
+    lines = [json.loads(line) for line in raw.splitlines()]
+    judge = {"name": "j", "kind": "llm", "provider": "openai_compatible", "model": "judge-model",
+             "model_reported": "judge-model", "prompt_version": "ewavm-3"}
+    base = {"type": "judge", "judge": judge, "score": None, "mentions": None, "highlights": None}
+    lines[0]["version"] = 4
+    lines += [{**base, "dimension": "suspicion", "round": 1, "suspects": [1, 0, None, 0, 0, 1, 1, 0]},
+              {**base, "dimension": "memorability", "round": None,
+               "failure": {"reason": "unparseable", "problem": "give exactly 10 different statement numbers, not 3",
+                           "asks": 3}}]
+    files[path] = b"".join(json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+                           for line in lines)
+    repo.write_all(files)
+    repo.commit("newcomer, judged")
+    result, summary = repo.check(author="bob")
+    assert result.exit_code == 0, summary
+    assert "✅ accepted: 5 new replay(s)" in summary
+
+
 def test_the_owner_adds_another_tournament_of_her_model(repo, played):
     repo.write_all(played["contrib-two"])
     repo.commit("contrib-two")
@@ -659,12 +682,12 @@ def test_the_layout_patterns():
 def test_report_lists_problems_as_file_line_field_message(repo, played):
     files = dict(played["newcomer"])
     path, raw = first_game(files)
-    files[path] = edit(raw, lambda lines: lines[0].update(version=4))
+    files[path] = edit(raw, lambda lines: lines[0].update(version=5))
     repo.write_all(files)
     repo.commit()
     result, summary = repo.check(author="bob")
     assert result.exit_code == 1
-    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2, 3; got 4" in summary
+    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2, 3, 4; got 5" in summary
     assert json.loads(json.dumps(summary))  # plain text, no binary
 
 
