@@ -76,7 +76,7 @@ def _parse_block(css: str, at: int) -> tuple[list[Rule], int]:
                 children, at = _parse_block(css, at + 1)
                 rules.append(Rule(prelude, children=children, grouping=True))
             else:
-                end = _block_end(css, at + 1)
+                end = _matching(css, at + 1)
                 rules.append(Rule(prelude, css[at + 1:end]))
                 at = end + 1
             start = at
@@ -94,17 +94,18 @@ def _skip_string(css: str, at: int) -> int:
     return at + 1
 
 
-def _block_end(css: str, at: int) -> int:
-    """The index of the brace that closes the block starting at `at`."""
+def _matching(text: str, at: int, opening: str = "{", closing: str = "}") -> int:
+    """The index of the `closing` bracket that ends the group whose inside starts at `at`
+    (nested groups and strings skipped)."""
     depth = 1
-    while at < len(css):
-        char = css[at]
+    while at < len(text):
+        char = text[at]
         if char in "\"'":
-            at = _skip_string(css, at)
+            at = _skip_string(text, at)
             continue
-        if char == "{":
+        if char == opening:
             depth += 1
-        elif char == "}":
+        elif char == closing:
             depth -= 1
             if depth == 0:
                 return at
@@ -156,7 +157,7 @@ def _any_of(selector: str) -> list[str]:
             at = _skip_string(selector, at)
             continue
         if depth == 0 and (match := ANY_OF.match(selector, at)):
-            end = _closing(selector, match.end())
+            end = _matching(selector, match.end(), "(", ")")
             groups.append(selector[match.end():end])
             at = end + 1
             continue
@@ -164,24 +165,6 @@ def _any_of(selector: str) -> list[str]:
         depth -= char in ")]"
         at += 1
     return groups
-
-
-def _closing(text: str, at: int) -> int:
-    """The index of the parenthesis that closes the group whose inside starts at `at`."""
-    depth = 1
-    while at < len(text):
-        char = text[at]
-        if char in "\"'":
-            at = _skip_string(text, at)
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return at
-        at += 1
-    return at
 
 
 def subset(css: str, classes: Iterable[str], also_read: Iterable[str] = ()) -> str:
