@@ -22,7 +22,9 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 5  # 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
+RESULTS_VERSION = 6  # 6: werewolf.ewavm per judge ({"judges": {judge: the five dimensions, games, failed},
+#   "unjudged", "games"}), never pooled over judges
+# 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
 #   werewolf.judgement_variation_llm (the LLM judge's reading)
 # 4: people (how many played; each game's pooled "people" row)
 # 3: magic has both readings (reading, agents, alternative)
