@@ -28,7 +28,7 @@ from runner import games as registry
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring import judges
-from site_builder.scoring.results import HEADLINE_KEYS
+from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
 MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
@@ -528,7 +528,7 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
 
 def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, csv_names: Sequence[str]) -> None:
     pages.markdown["downloads.md"] = env.get_template("downloads.md.j2").render(
-        **ctx, page="downloads.md", csv_names=list(csv_names))
+        **ctx, page="downloads.md", csv_names=list(csv_names), csv_what=CSV_WHAT)
 
 
 # -- chart data ------------------------------------------------------------------------------
