@@ -27,7 +27,8 @@ import markupsafe
 from runner import games as registry
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
-from site_builder.scoring.results import HEADLINE_KEYS
+from site_builder.scoring import judges
+from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
 MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
@@ -250,7 +251,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string)
     env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
-                       reading_titles=READING_TITLES)
+                       reading_titles=READING_TITLES, ranked_judges=judges.ranked)
     return env
 
 
@@ -399,6 +400,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
                 for part in ("text_distance", "judgement_variation", "ewavm")}
+    llm_reading = results["werewolf"].get("judgement_variation_llm")  # results of format 5 on
+    werewolf["judgement_variation_llm"] = llm_reading and (llm_reading["agents"].get(key)
+                                                           or {"judges": {}, "unread": {}, "games": 0})
     neural = results["werewolf"].get("text_distance_neural")
     werewolf["text_distance_neural"] = neural and {"embedder": neural["embedder"], "absent": neural.get("absent"),
                                                    "entry": neural.get("agents", {}).get(key)}
@@ -493,28 +497,9 @@ def _agents_index(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages
 
 
 def judge_labels(ewavm: Mapping[str, Any], judgement_llm: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """A readable label per judge key of the EWAVM results and of the LLM reading of Judgement
-    Variation: the judge's model, provider and prompt version (the key is the judge's replay
-    description as JSON, minus its name). A key that does not read as such is shown as it is
-    (escaped, like all replay text)."""
-    keys = set((ewavm.get("all") or {}).get("judges") or ())
-    keys.update(j for entry in ewavm.get("agents", {}).values() for j in entry.get("judges") or ())
-    for entry in [(judgement_llm or {}).get("all") or {}, *((judgement_llm or {}).get("agents") or {}).values()]:
-        keys.update(entry.get("judges") or ())
-    labels = {}
-    for key in keys:
-        try:
-            judge = json.loads(key)
-        except ValueError:
-            judge = None
-        if isinstance(judge, dict) and isinstance(judge.get("model"), str):
-            details = [str(judge[k]) for k in ("provider", "structured_output") if isinstance(judge.get(k), str)]
-            if isinstance(judge.get("prompt_version"), str):
-                details.append(f"prompts {judge['prompt_version']}")
-            labels[key] = judge["model"] + (f" ({', '.join(details)})" if details else "")
-        else:
-            labels[key] = key
-    return labels
+    """A readable, distinct label per judge key of the EWAVM results and of the LLM reading of
+    Judgement Variation (`scoring.judges.labels`)."""
+    return judges.labels(judges.judges_of(ewavm, judgement_llm))
 
 
 def text_distance_readings(werewolf: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -535,7 +520,6 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
         checks=cham["strategy_checks"], cells=cham["matchups"]["cells"])
     pages.markdown["studies/werewolf.md"] = env.get_template("werewolf.md.j2").render(
         **ctx, page="studies/werewolf.md", ww=results["werewolf"],
-        judge_labels=judge_labels(results["werewolf"]["ewavm"], results["werewolf"].get("judgement_variation_llm")),
         text_distance_readings=text_distance_readings(results["werewolf"]),
         agents_seen=sorted({k for part in ("text_distance", "judgement_variation", "ewavm")
                             for k in results["werewolf"][part]["agents"]},
@@ -544,7 +528,7 @@ def _studies(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> 
 
 def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, csv_names: Sequence[str]) -> None:
     pages.markdown["downloads.md"] = env.get_template("downloads.md.j2").render(
-        **ctx, page="downloads.md", csv_names=list(csv_names))
+        **ctx, page="downloads.md", csv_names=list(csv_names), csv_what=CSV_WHAT)
 
 
 # -- chart data ------------------------------------------------------------------------------
@@ -687,7 +671,8 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
            "recent": dict(recent or {}), "featured": dict(featured or {}), "featured_rules": FEATURED_RULES,
            "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
-           "variant_title": variant_title}
+           "variant_title": variant_title,
+           "judge_labels": judge_labels(results["werewolf"]["ewavm"], results["werewolf"].get("judgement_variation_llm"))}
     ctx["readings"] = magic_views.readings(results)  # every page with MAgIC numbers names its reading
     ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it

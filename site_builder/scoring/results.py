@@ -12,7 +12,8 @@ from typing import Any
 
 from runner import __version__ as runner_version
 from runner import games as registry
-from site_builder.scoring import SCORER_VERSION, chameleon, leaderboards, magic, people, ratings, theory, werewolf
+from site_builder.scoring import (SCORER_VERSION, chameleon, judges, leaderboards, magic, people, ratings, theory,
+                                  werewolf)
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo
 from site_builder.scoring.sections import Sections
@@ -22,7 +23,9 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 5  # 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
+RESULTS_VERSION = 6  # 6: werewolf.ewavm per judge ({"judges": {judge: the five dimensions, games, failed},
+#   "unjudged", "games"}), never pooled over judges
+# 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
 #   werewolf.judgement_variation_llm (the LLM judge's reading)
 # 4: people (how many played; each game's pooled "people" row)
 # 3: magic has both readings (reading, agents, alternative)
@@ -167,6 +170,19 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+#: What each CSV table holds, for the downloads page.
+CSV_WHAT = {
+    "ratings.csv": "the overall ratings with their 95% intervals",
+    "leaderboards.csv": "per game and agent: games, seats, win rate, forfeits, re-asks",
+    "magic.csv": "the MAgIC metrics per agent, a row per reading (the headline reading first)",
+    "chameleon_matchups.csv": "The Chameleon per variant and pairing",
+    "werewolf.csv": "Werewolf per agent: Text Distance per embedder and Judgement Variation in the probe "
+                    "reading and each LLM judge's reading, a column group each, named with its embedder or judge",
+    "werewolf_ewavm.csv": "Werewolf Engagement, Wonder, Attraction, Variation and Memorability, a row per agent "
+                          "and judge (never pooled across judges)",
+}
+
+
 def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
     """The main tables as CSV texts, by file name."""
     tables: dict[str, str] = {}
@@ -174,7 +190,7 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
     def write(name: str, header: list[str], rows: list[list[Any]]) -> None:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(header)
+        writer.writerow([_cell(h) for h in header])  # a header may hold a judge's model name
         writer.writerows([[_cell(v) for v in row] for row in rows])
         tables[name] = out.getvalue()
 
@@ -199,6 +215,12 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
     write("magic.csv", ["agent", "reading", *metrics, "radar_area"],
           [[labels.get(key, key), reading, *[entry.get(m) for m in metrics], (entry.get("radar") or {}).get("area")]
            for reading, entries in readings for key, entry in entries.items()])
+    header, rows = _werewolf_readings(results, labels)
+    if rows:
+        write("werewolf.csv", header, rows)
+    header, rows = _werewolf_ewavm(results, labels)
+    if rows:
+        write("werewolf_ewavm.csv", header, rows)
     write("chameleon_matchups.csv",
           ["players", "words", "clue", "ties", "chameleon", "non_chameleon", "games", "valid_ratio",
            "identification", "non_chameleon_win", "second_chance"],
@@ -207,6 +229,69 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
             c["games"], c["valid_ratio"], c["identification"], c["non_chameleon_win"], c["second_chance"]]
            for c in results["chameleon"]["matchups"]["cells"]])
     return tables
+
+
+#: Per composite of a CSV reading: its headline value, interval, raw value and games behind it.
+_COMPOSITE_COLUMNS = ("", " low", " high", " raw", " n")
+
+
+def _composite_cells(entry: Mapping[str, Any] | None) -> list[Any]:
+    if not entry:
+        return [None] * len(_COMPOSITE_COLUMNS)
+    ci = entry.get("ci") or [None, None]
+    return [entry.get("scaled"), ci[0], ci[1], entry.get("raw"), entry.get("n")]
+
+
+def _werewolf_readings(results: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[list[str], list[list[Any]]]:
+    """werewolf.csv: per agent (and over all games), Text Distance in each embedder's reading and
+    Judgement Variation J (scaled) in the probe reading and each LLM judge's reading, every column
+    named with its reading, embedder or judge; an empty cell has no value (the site says why)."""
+    ww = results.get("werewolf") or {}
+    # (column name, part of the results, how to get the composite from an entry)
+    readings: list[tuple[str, Mapping[str, Any], Any]] = []
+    if ww.get("text_distance"):
+        name = ww["text_distance"]["embedder"]["name"]
+        readings.append((f"text_distance [{name}]", ww["text_distance"], lambda e: e.get("distance")))
+    neural = ww.get("text_distance_neural")
+    if neural:  # results of format 5 on; without the model package its cells are empty
+        readings.append((f"text_distance [{neural['embedder']['name']}]", neural, lambda e: e.get("distance")))
+    if ww.get("judgement_variation"):
+        readings.append(("judgement_variation J [probe reading]", ww["judgement_variation"], lambda e: e.get("J")))
+    llm = ww.get("judgement_variation_llm")
+    if llm:
+        names = judges.labels(judges.judges_of(ww.get("ewavm"), llm))
+        for judge in judges.ranked((llm.get("all") or {}).get("judges") or {}):
+            readings.append((f"judgement_variation J [LLM reading by {names[judge]}]", llm,
+                             lambda e, j=judge: ((e.get("judges") or {}).get(j) or {}).get("J")))
+    keys = sorted({k for _, part, _ in readings for k in part.get("agents") or {}}, key=lambda k: (labels.get(k, k), k))
+    header = ["scope", "agent"] + [name + suffix for name, _, _ in readings for suffix in _COMPOSITE_COLUMNS]
+
+    def cells(pick: Any, entry: Mapping[str, Any] | None) -> list[Any]:
+        return _composite_cells(pick(entry) if entry else None)
+
+    rows = [["agent", labels.get(k, k), *[c for _, part, pick in readings
+                                          for c in cells(pick, (part.get("agents") or {}).get(k))]] for k in keys]
+    if any(part.get("all") for _, part, _ in readings):
+        rows.append(["all games", None, *[c for _, part, pick in readings for c in cells(pick, part.get("all"))]])
+    return header, rows
+
+
+def _werewolf_ewavm(results: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[list[str], list[list[Any]]]:
+    """werewolf_ewavm.csv: a row per agent and judge (and per judge over all games), each judge's
+    own five dimensions (never pooled across judges), the most judged first."""
+    ww = results.get("werewolf") or {}
+    ewavm = ww.get("ewavm") or {}
+    names = judges.labels(judges.judges_of(ewavm, ww.get("judgement_variation_llm")))
+    header = ["scope", "agent", "judge", "games judged",
+              *[d + suffix for d in werewolf.DIMENSIONS for suffix in _COMPOSITE_COLUMNS]]
+    scoped = [("agent", labels.get(k, k), entry) for k, entry in
+              sorted((ewavm.get("agents") or {}).items(), key=lambda kv: (labels.get(kv[0], kv[0]), kv[0]))]
+    if ewavm.get("all"):
+        scoped.append(("all games", None, ewavm["all"]))
+    rows = [[scope, label, names[j], entry["judges"][j]["games"],
+             *[c for d in werewolf.DIMENSIONS for c in _composite_cells(entry["judges"][j][d])]]
+            for scope, label, entry in scoped for j in judges.ranked(entry.get("judges") or {})]
+    return header, rows
 
 
 def write(results: Mapping[str, Any], out: Path, csv_dir: Path | None = None) -> list[Path]:

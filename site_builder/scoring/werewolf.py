@@ -384,12 +384,13 @@ def judgements(game: ScoredGame) -> tuple[Mapping[str, Any], ...]:
     return tuple(r for r in game.judgements if r.get("failure") is None)
 
 
-def failed_judgements(game: ScoredGame) -> dict[str, dict[str, int]]:
-    """Dimension -> {why: evaluations} of the game's failed evaluations that no later record of
-    the same judge and question made up for."""
-    made = {(r.get("judge"), r.get("dimension"), r.get("round")) for r in judgements(game)}
+def failed_judgements(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Dimension -> {why: evaluations} of the failed evaluations among `records` (a game's, or one
+    judge's of a game) that no later record of the same judge and question made up for."""
+    records = list(records)
+    made = {(r.get("judge"), r.get("dimension"), r.get("round")) for r in records if r.get("failure") is None}
     out: dict[str, Counter[str]] = {}
-    for r in game.judgements:
+    for r in records:
         if r.get("failure") is not None and (r.get("judge"), r.get("dimension"), r.get("round")) not in made:
             out.setdefault(str(r.get("dimension")), Counter())[str(r["failure"])] += 1
     return {d: dict(sorted(c.items())) for d, c in sorted(out.items())}
@@ -450,8 +451,9 @@ def highlight_counts(game: ScoredGame, highlights: Iterable[Any]) -> list[float]
     return [roles[role] / MULTIPLICITY[role] for role in UNITS]
 
 
-def _ewa_value(game: ScoredGame, dimension: str) -> tuple[float, float] | None:
-    scores = [r["score"] for r in judgements(game) if r.get("dimension") == dimension and _number(r.get("score"))]
+def _ewa_value(records: Sequence[Mapping[str, Any]], dimension: str) -> tuple[float, float] | None:
+    """One judge's score of a dimension for a game (the mean, should it have recorded several), raw and scaled."""
+    scores = [r["score"] for r in records if r.get("dimension") == dimension and _number(r.get("score"))]
     if not scores:
         return None
     raw = sum(scores) / len(scores)
@@ -459,22 +461,18 @@ def _ewa_value(game: ScoredGame, dimension: str) -> tuple[float, float] | None:
     return raw, (raw - lo) / (hi - lo)
 
 
-def _variation_value(game: ScoredGame) -> tuple[float, float] | None:
-    by_judge: dict[str, list[Mapping[str, Any]]] = {}
-    for record in judgements(game):
-        if record.get("dimension") == "variation":
-            by_judge.setdefault(str(record.get("judge")), []).append(record)
-    values = [v for _, recs in sorted(by_judge.items()) if (v := variation_score(recs)) is not None]
-    if not values:
+def _variation_value(records: Sequence[Mapping[str, Any]]) -> tuple[float, float] | None:
+    """One judge's Variation of a game from its mention lists, raw and scaled."""
+    raw = variation_score(r for r in records if r.get("dimension") == "variation")
+    if raw is None:
         return None
-    raw = sum(values) / len(values)
     return raw, raw / (2 * PLAYERS * PLAYERS)  # two turns differ by at most 2 in each of N^2 cells
 
 
-def _memorability_lists(game: ScoredGame) -> list[dict[str, float]]:
-    """Per highlight list of the game: the std of its role counts (R* - 1) and how many highlights it has."""
+def _memorability_lists(game: ScoredGame, records: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:
+    """Per highlight list of one judge in the game: the std of its role counts (R* - 1) and how many highlights it has."""
     out = []
-    for record in judgements(game):
+    for record in records:
         if record.get("dimension") == "memorability" and record.get("highlights"):
             counts = highlight_counts(game, record["highlights"])
             if counts is not None:
@@ -518,12 +516,22 @@ def _memorability_summary(values: list[tuple[str, list[dict[str, float]]]], seed
 
 
 def _ewavm_per_game(game: ScoredGame) -> dict[str, Any]:
-    values: dict[str, Any] = {d: _ewa_value(game, d) for d in EWA}
-    values["variation"] = _variation_value(game)
-    values["memorability"] = _memorability_lists(game)
-    values["judges"] = sorted({str(r.get("judge")) for r in judgements(game) if r.get("dimension") in DIMENSIONS})
-    values["failed"] = {d: why for d, why in failed_judgements(game).items() if d in DIMENSIONS}
-    return values
+    """Every judge's EWAVM values of one game, kept apart: {"judges": {judge: {dimension: value,
+    "failed": ...}}}. A judge counts as having judged the game when it has any EWAVM record of it,
+    a failed one too (a judge whose every evaluation failed says so)."""
+    by_judge: dict[str, list[Mapping[str, Any]]] = {}
+    for record in game.judgements:
+        if record.get("dimension") in DIMENSIONS:
+            by_judge.setdefault(str(record.get("judge")), []).append(record)
+    judges = {}
+    for judge, records in sorted(by_judge.items()):
+        valued = [r for r in records if r.get("failure") is None]
+        values: dict[str, Any] = {d: _ewa_value(valued, d) for d in EWA}
+        values["variation"] = _variation_value(valued)
+        values["memorability"] = _memorability_lists(game, valued)
+        values["failed"] = failed_judgements(records)
+        judges[judge] = values
+    return {"judges": judges}
 
 
 def _add_failures(total: dict[str, dict[str, int]], failed: Mapping[str, Mapping[str, int]]) -> None:
@@ -533,28 +541,40 @@ def _add_failures(total: dict[str, dict[str, int]], failed: Mapping[str, Mapping
             counts[reason] = counts.get(reason, 0) + n
 
 
-def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+def _ewavm_judge_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+    """One judge's Engagement, Wonder, Attraction, Variation and Memorability over the games it
+    judged, with its failed evaluations per dimension and why."""
     out: dict[str, Any] = {}
     for d in (*EWA, "variation"):
         out[d] = composite(((gid, v[d][0], v[d][1]) for gid, v in values if v[d] is not None),
                            seed=_subseed(seed, d))
     out["memorability"] = _memorability_summary([(gid, v["memorability"]) for gid, v in values],
                                                 _subseed(seed, "memorability"))
-    out["judges"] = sorted({j for _, v in values for j in v["judges"]})
     out["games"] = len(values)
-    # Failed evaluations (cut off, refused, unparseable) per dimension and why, so that a page can
-    # say why a value is missing; digests of older scorers have no "failed".
     failed: dict[str, dict[str, int]] = {}
     for _, v in values:
-        _add_failures(failed, v.get("failed") or {})
+        _add_failures(failed, v["failed"])
     out["failed"] = {d: dict(sorted(why.items())) for d, why in sorted(failed.items())}
     return out
 
 
+def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
+    """Per judge, its own summary (no judge's value holds another's scores: two judges, or two
+    prompt versions of one, are two measurements); judges with the most judged games first."""
+    judged = Counter(j for _, v in values for j in v["judges"])
+    order = sorted(judged, key=lambda j: (-judged[j], j))
+    return {"judges": {j: _ewavm_judge_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
+                                               _subseed(seed, j))
+                       for j in order},
+            "unjudged": sum(1 for _, v in values if not v["judges"]),
+            "games": len(values)}
+
+
 def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
-    """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records.
+    """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records, per judge.
 
     A game counts for an agent only when that agent plays every seat (004 gives one design to
-    all players); "all" and "by_mix" use every judged game.
+    all players); "all" and "by_mix" use every judged game. Each entry is {"judges": {judge:
+    summary}, "unjudged": games no judge evaluated, "games": all games of the entry}.
     """
     return _grouped(games, agents, seed=seed, name="ewavm", summarise=_ewavm_summary, agent_games="sole")

@@ -170,8 +170,10 @@ def test_the_scorer_reads_the_judgements(tmp_path):
     with FakeOpenAI(judging_script) as server:
         assert judge([tmp_path / "r"], tournament_file(tmp_path, server.base_url)).exit_code == 0
     loaded = corpus.load([tmp_path / "r"])
-    result = ewavm(loaded.games, loaded.agents, seed=1)["all"]
-    assert result["engagement"]["raw"] == pytest.approx(6.5)
+    judges = ewavm(loaded.games, loaded.agents, seed=1)["all"]["judges"]
+    assert len(judges) == 1  # one judge, one prompt version: one measurement
+    result = next(iter(judges.values()))
+    assert result["games"] == 2 and result["engagement"]["raw"] == pytest.approx(6.5)
     assert result["variation"] is not None and result["memorability"] is not None
 
 
@@ -275,8 +277,8 @@ def test_the_scorer_ignores_failed_evaluations_and_counts_them(tmp_path):
     with FakeOpenAI(failing_script) as server:
         judge(files, tournament_file(tmp_path, server.base_url), "--dimension", "engagement", "--dimension", "wonder")
     loaded = corpus.load([tmp_path / "r"])
-    result = ewavm(loaded.games, loaded.agents, seed=1)["all"]
-    assert result["engagement"]["raw"] == 8 and result["wonder"] is None
+    (result,) = ewavm(loaded.games, loaded.agents, seed=1)["all"]["judges"].values()
+    assert result["engagement"]["raw"] == 8 and result["wonder"] is None and result["games"] == 1
     assert result["failed"] == {"wonder": {"cut_off": 1}}
 
 

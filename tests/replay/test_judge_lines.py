@@ -94,10 +94,11 @@ def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
     assert game.judgements == ({"dimension": "engagement", "judge": agent_key(JUDGE), "round": None,
                                 "score": 7, "mentions": None, "highlights": None, "suspects": None,
                                 "failure": None},)
-    # The cache keeps the game's digest instead: the judged score, raw and scaled to [0, 1].
+    # The cache keeps the game's digest instead: the judge's score, raw and scaled to [0, 1].
     corpus = load([tmp_path])
     assert corpus.games[0].judgements == ()
-    assert corpus.games[0].digest["werewolf"]["ewavm"]["all"]["engagement"] == [7, (7 - 1) / 9]
+    assert corpus.games[0].digest["werewolf"]["ewavm"]["all"]["judges"][agent_key(JUDGE)]["engagement"] == [
+        7, (7 - 1) / 9]
 
 
 def version_4(records):

@@ -124,7 +124,7 @@ def test_score_command_writes_results_and_csv(sample, tmp_path):
     results = json.loads(out.read_text(encoding="utf-8"))
     assert results["corpus"]["games"] == len(list(sample.glob("*.jsonl")))
     assert results["scorer_version"] and len(results["replay_set_hash"]) == 64
-    for name in ("ratings.csv", "leaderboards.csv", "magic.csv", "chameleon_matchups.csv"):
+    for name in ("ratings.csv", "leaderboards.csv", "magic.csv", "chameleon_matchups.csv", "werewolf.csv"):
         text = (tmp_path / "csv" / name).read_text(encoding="utf-8")
         assert text.count("\n") >= 2, name
     assert "scored" in result.output
@@ -138,6 +138,67 @@ def test_csv_tables_have_one_row_per_agent(sample_results):
     assert len(magic_rows) == 1 + 2 * len(results["magic"]["agents"])
     readings = [row[1] for row in magic_rows[1:]]
     assert readings == ["paper"] * len(results["magic"]["agents"]) + ["reference"] * len(results["magic"]["agents"])
+
+
+def judge_key(model: str, prompts: str) -> str:
+    return json.dumps({"kind": "llm", "model": model, "prompt_version": prompts, "provider": "openai_compatible"},
+                      sort_keys=True)
+
+
+def composite(value: float, n: int) -> dict:
+    return {"raw": value * 2, "scaled": value, "ci": [value - 0.01, value + 0.01], "n": n}
+
+
+def table(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+def test_werewolf_csv_has_each_reading_beside_the_offline_one_named_by_embedder_and_judge(sample_results):
+    results = copy.deepcopy(sample_results)
+    ww = results["werewolf"]
+    labels = {a["key"]: a["label"] for a in results["agents"]}
+    first, second = sorted(ww["text_distance"]["agents"], key=lambda k: labels[k])[:2]
+    ww["text_distance_neural"] = {"embedder": {"name": "all-MiniLM-L6-v2"},
+                                  "agents": {first: {"distance": composite(0.4321, 3)}}, "all": None, "by_mix": {}}
+    judge = judge_key("tiny-judge", "ewavm-3")
+    read = {"judges": {judge: {"J": composite(0.4, 2), "undefined": {}, "games": 2}}, "unread": {}, "games": 2}
+    ww["judgement_variation_llm"]["agents"][first] = read
+    ww["judgement_variation_llm"]["all"] = read
+    rows = table(csv_tables(results)["werewolf.csv"])
+    llm_column = "judgement_variation J [LLM reading by tiny-judge (openai_compatible, prompts ewavm-3)]"
+    assert list(rows[0])[:2] == ["scope", "agent"]
+    assert {"text_distance [hashed-bow-v1]", "text_distance [all-MiniLM-L6-v2]",
+            "judgement_variation J [probe reading]", llm_column, llm_column + " low", llm_column + " n"} <= set(rows[0])
+    mine = next(r for r in rows if r["agent"] == labels[first])
+    assert mine["scope"] == "agent" and float(mine["text_distance [all-MiniLM-L6-v2]"]) == 0.4321
+    assert float(mine[llm_column]) == 0.4 and float(mine[llm_column + " high"]) == pytest.approx(0.41) and mine[llm_column + " n"] == "2"
+    offline = ww["text_distance"]["agents"][first]["distance"]
+    assert float(mine["text_distance [hashed-bow-v1]"]) == offline["scaled"]
+    other = next(r for r in rows if r["agent"] == labels[second])
+    assert other["text_distance [all-MiniLM-L6-v2]"] == "" and other[llm_column] == ""  # no value: empty
+    assert rows[-1]["scope"] == "all games" and float(rows[-1][llm_column]) == 0.4
+
+
+def test_werewolf_ewavm_csv_has_a_row_per_judge_never_pooled(sample_results):
+    results = copy.deepcopy(sample_results)
+    ew = results["werewolf"]["ewavm"]
+    old, new = judge_key("tiny-judge", "ewavm-2"), judge_key("=cmd|' /C calc'!A0", "ewavm-3")
+    empty = {d: None for d in ("wonder", "attraction", "variation", "memorability")}
+    ew["all"] = {"judges": {old: {"engagement": composite(0.25, 2), **empty, "games": 2, "failed": {}},
+                            new: {"engagement": composite(0.75, 5), **empty, "games": 5, "failed": {}}},
+                 "unjudged": 0, "games": 7}
+    rows = table(csv_tables(results)["werewolf_ewavm.csv"])
+    assert [(r["scope"], r["judge"], r["games judged"], r["engagement"]) for r in rows[-2:]] == [
+        ("all games", "'=cmd|' /C calc'!A0 (openai_compatible, prompts ewavm-3)", "5", "0.75"),
+        ("all games", "tiny-judge (openai_compatible, prompts ewavm-2)", "2", "0.25")]
+    assert rows[-1]["wonder"] == "" and "memorability raw" in rows[0]
+    # A judge's name in a header is quoted like any cell a spreadsheet would run.
+    ww = results["werewolf"]
+    ww["judgement_variation_llm"]["all"] = {"judges": {new: {"J": composite(0.5, 1), "undefined": {}, "games": 1}},
+                                            "unread": {}, "games": 1}
+    header = next(csv.reader(io.StringIO(csv_tables(results)["werewolf.csv"])))
+    assert "judgement_variation J [LLM reading by =cmd|' /C calc'!A0 (openai_compatible, prompts ewavm-3)]" in header
+    assert not any(h.startswith(("=", "+", "@")) for h in header)
 
 
 def test_score_can_headline_the_reference_reading(sample, sample_results, tmp_path):

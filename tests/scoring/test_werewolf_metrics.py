@@ -305,33 +305,74 @@ def test_variation_score_by_hand():
 def test_ewavm_golden():
     result = werewolf.ewavm(ewavm_games(), AGENTS, seed=3)
     solo = result["agents"][KEY_SOLO]
-    # Engagement: game 1 mean (8 + 6)/2 = 7, game 2: 4 -> raw 5.5; scaled ((7-1)/9 + (4-1)/9)/2 = 1/2.
-    assert solo["engagement"]["raw"] == 5.5 and math.isclose(solo["engagement"]["scaled"], 0.5)
-    assert solo["engagement"]["n"] == 2
-    assert solo["engagement"]["raw_ci"][0] >= 4 and solo["engagement"]["raw_ci"][1] <= 7
-    # Wonder only in game 1; Attraction only as a record without a score -> absent.
-    assert solo["wonder"]["raw"] == 9 and math.isclose(solo["wonder"]["scaled"], 8 / 9)
-    assert solo["wonder"]["n"] == 1 and solo["wonder"]["ci"] == [8 / 9, 8 / 9]
-    assert solo["attraction"] is None
-    # Variation: game 1 = 16/9; game 2 has a single turn -> no value.
-    assert math.isclose(solo["variation"]["raw"], 16 / 9)
-    assert math.isclose(solo["variation"]["scaled"], 16 / 9 / 128)
-    assert solo["variation"]["n"] == 1
-    # Memorability. Game 1: Seer 2, Mason 2 -> 1 + 1, Werewolf 1: c = [2, 1, 1, 0, 0, 1, 0, 0], k = 5,
-    # mean 5/8, squared deviations (121 + 9 + 9 + 25 + 25 + 9 + 25 + 25)/64 = 248/64, std sqrt(248/64/7).
+    # judge-1 judged both games, judge-2 both too (game 1: Engagement; game 2: Variation): a tie
+    # in games, so the keys order them.
+    assert list(solo["judges"]) == ["judge-1", "judge-2"] and solo["games"] == 2 and solo["unjudged"] == 0
+    one, two = solo["judges"]["judge-1"], solo["judges"]["judge-2"]
+    assert one["games"] == 2 and two["games"] == 2
+    # judge-1's Engagement: 8 in game 1, 4 in game 2 -> raw 6; scaled ((8-1)/9 + (4-1)/9)/2 = 5/9.
+    assert one["engagement"]["raw"] == 6 and math.isclose(one["engagement"]["scaled"], 5 / 9)
+    assert one["engagement"]["n"] == 2
+    assert one["engagement"]["raw_ci"][0] >= 4 and one["engagement"]["raw_ci"][1] <= 8
+    # judge-2's Engagement: its 6 of game 1 alone -> scaled 5/9, n = 1.
+    assert two["engagement"]["raw"] == 6 and math.isclose(two["engagement"]["scaled"], 5 / 9)
+    assert two["engagement"]["n"] == 1 and two["engagement"]["ci"] == [5 / 9, 5 / 9]
+    # Wonder only from judge-1 in game 1; Attraction only as a record without a score -> absent.
+    assert one["wonder"]["raw"] == 9 and math.isclose(one["wonder"]["scaled"], 8 / 9)
+    assert one["wonder"]["n"] == 1 and one["wonder"]["ci"] == [8 / 9, 8 / 9]
+    assert two["wonder"] is None and one["attraction"] is None and two["attraction"] is None
+    # Variation: judge-1's three turns of game 1 = 16/9; judge-2's single turn of game 2 -> no value.
+    assert math.isclose(one["variation"]["raw"], 16 / 9)
+    assert math.isclose(one["variation"]["scaled"], 16 / 9 / 128)
+    assert one["variation"]["n"] == 1 and two["variation"] is None
+    # Memorability, judge-1's two lists. Game 1: Seer 2, Mason 2 -> 1 + 1, Werewolf 1:
+    # c = [2, 1, 1, 0, 0, 1, 0, 0], k = 5, mean 5/8, squared deviations
+    # (121 + 9 + 9 + 25 + 25 + 9 + 25 + 25)/64 = 248/64, std sqrt(248/64/7).
     # Game 2: c = [3, 0, ..., 0], k = 3, std = sqrt((9 * 49/64 + 7 * 9/64)/7) = 3/sqrt(8).
     s1, s2 = math.sqrt(248 / 64 / 7), 3 / math.sqrt(8)
-    assert math.isclose(solo["memorability"]["raw"], 100 * 2 / (s1 + s2))
-    assert math.isclose(solo["memorability"]["scaled"], 1 - (s1 + s2) / (5 / math.sqrt(8) + 3 / math.sqrt(8)))
-    assert solo["memorability"]["n"] == 2 and solo["memorability"]["highlight_lists"] == 2
-    assert solo["judges"] == ["judge-1", "judge-2"]
-    assert solo["games"] == 2
+    assert math.isclose(one["memorability"]["raw"], 100 * 2 / (s1 + s2))
+    assert math.isclose(one["memorability"]["scaled"], 1 - (s1 + s2) / (5 / math.sqrt(8) + 3 / math.sqrt(8)))
+    assert one["memorability"]["n"] == 2 and one["memorability"]["highlight_lists"] == 2
+    assert two["memorability"] is None
+    assert one["failed"] == {} and two["failed"] == {}
+
+
+def test_two_judges_of_one_game_are_two_measurements():
+    """The same game judged by two judges (a prompt version makes another judge): each judge's
+    value is its own scores alone, worked out by hand; nothing is averaged across judges."""
+    g = judged(ww(agents=[SOLO] * 8, game_id="ew-two"),
+               rec("engagement", "old", score=10), rec("engagement", "new", score=4),
+               rec("wonder", "old", score=10), rec("wonder", "new", score=1),
+               # old: rounds 1 and 2 disagree on one cell, (0,1): 2 + 2 (both orders) / 2^2 = 1.
+               rec("variation", "old", round=1, mentions=[m(0, 1, "seer")]),
+               rec("variation", "old", round=2, mentions=[m(0, 1, "werewolf")]),
+               # new: rounds 1 and 2 the same -> 0. Pooled matrices would have given something else.
+               rec("variation", "new", round=1, mentions=[m(2, 3, "tanner")]),
+               rec("variation", "new", round=2, mentions=[m(2, 3, "tanner")]),
+               rec("memorability", "old", highlights=[2, 10]),     # the Seer twice: std 2/sqrt(8)
+               rec("memorability", "new", failure="cut_off"))
+    game2 = judged(ww(agents=[SOLO] * 8, game_id="ew-two-b"), rec("engagement", "new", score=7))
+    result = werewolf.ewavm([g, game2], AGENTS, seed=9)
+    for entry in (result["agents"][KEY_SOLO], result["all"], result["by_mix"]["vanilla"]):
+        assert list(entry["judges"]) == ["new", "old"]  # "new" judged two games, "old" one
+        old, new = entry["judges"]["old"], entry["judges"]["new"]
+        assert (old["games"], new["games"], entry["games"], entry["unjudged"]) == (1, 2, 2, 0)
+        assert old["engagement"]["raw"] == 10 and old["engagement"]["scaled"] == 1.0
+        # new: 4 and 7 -> raw 5.5, scaled (3/9 + 6/9)/2 = 1/2.
+        assert new["engagement"]["raw"] == 5.5 and math.isclose(new["engagement"]["scaled"], 0.5)
+        assert old["wonder"]["raw"] == 10 and new["wonder"]["raw"] == 1 and new["wonder"]["scaled"] == 0
+        assert old["variation"]["raw"] == 1 and math.isclose(old["variation"]["scaled"], 1 / 128)
+        assert new["variation"]["raw"] == 0
+        # old's one list: c = [2, 0, ..., 0], std = sqrt((49/16 + 7/16)/7) = 1/sqrt(2); M = 100/std.
+        assert math.isclose(old["memorability"]["raw"], 100 * math.sqrt(2))
+        assert new["memorability"] is None and new["failed"] == {"memorability": {"cut_off": 1}}
+        assert old["failed"] == {}
 
 
 def test_ewavm_memorability_even_lists_give_no_raw_value():
     # One highlighted statement from every seat: c = [1] * 8 after the Mason/Villager split, std 0.
     g = judged(ww(agents=[SOLO] * 8, game_id="ew-even"), rec("memorability", highlights=list(range(2, 10))))
-    mem = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]["memorability"]
+    mem = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]["judges"]["judge-1"]["memorability"]
     assert mem["raw"] is None and "sum of stds = 0" in mem["reason"]
     assert mem["scaled"] == 1.0
 
@@ -340,13 +381,15 @@ def test_ewavm_attribution_and_absence():
     plain = ww(agents=[SOLO] * 8, game_id="ew-plain")          # no judge records at all
     mixed = judged(ww(game_id="ew-mixed"), rec("engagement", score=10))  # A and B at the table
     result = werewolf.ewavm([plain, mixed], AGENTS, seed=1)
-    # Every dimension absent (None, never 0) for the self-play agent whose game was not judged.
+    # No judge at all for the self-play agent whose game was not judged (no value, never 0).
     solo = result["agents"][KEY_SOLO]
-    assert all(solo[d] is None for d in werewolf.DIMENSIONS) and solo["games"] == 1 and solo["judges"] == []
+    assert solo == {"judges": {}, "unjudged": 1, "games": 1}
     # The mixed game belongs to no agent, but counts over all games.
     assert KEY_A not in result["agents"] and KEY_B not in result["agents"]
-    assert result["all"]["engagement"]["raw"] == 10 and result["all"]["engagement"]["scaled"] == 1.0
-    assert result["all"]["games"] == 2
+    everything = result["all"]
+    assert everything["judges"]["judge-1"]["engagement"]["raw"] == 10
+    assert everything["judges"]["judge-1"]["engagement"]["scaled"] == 1.0
+    assert everything["games"] == 2 and everything["unjudged"] == 1 and everything["judges"]["judge-1"]["games"] == 1
     # A ScoredGame without the field at all is read as having no records.
     assert werewolf.judgements(plain) == ()
 
@@ -445,8 +488,20 @@ def test_failed_evaluations_are_left_out_of_every_ewavm_value_and_counted():
                rec("variation", round=3, failure="cut_off"),   # not an empty matrix for round 3
                rec("wonder", failure="refused"), rec("memorability", failure="unparseable"),
                rec("engagement", failure="cut_off"), rec("engagement", score=7))  # made up for later
-    result = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]
+    result = werewolf.ewavm([g], AGENTS, seed=1)["agents"][KEY_SOLO]["judges"]["judge-1"]
     assert result["variation"]["raw"] == 0  # two equal turns; the failed third does not count as empty
     assert result["wonder"] is None and result["memorability"] is None and result["engagement"]["raw"] == 7
     assert result["failed"] == {"memorability": {"unparseable": 1}, "variation": {"cut_off": 1},
                                 "wonder": {"refused": 1}}
+
+
+def test_a_judge_whose_every_evaluation_failed_counts_its_game_and_says_why():
+    g = judged(ww(agents=[SOLO] * 8, game_id="ew-all-failed"),
+               rec("engagement", "judge-1", score=5),
+               rec("engagement", "judge-2", failure="cut_off"), rec("wonder", "judge-2", failure="refused"))
+    result = werewolf.ewavm([g], AGENTS, seed=1)["all"]
+    two = result["judges"]["judge-2"]
+    assert two["games"] == 1 and all(two[d] is None for d in werewolf.DIMENSIONS)
+    assert two["failed"] == {"engagement": {"cut_off": 1}, "wonder": {"refused": 1}}
+    # judge-1's value is untouched by judge-2's failures, and judge-1 reports none of them.
+    assert result["judges"]["judge-1"]["engagement"]["raw"] == 5 and result["judges"]["judge-1"]["failed"] == {}

@@ -82,14 +82,16 @@ def test_missing_werewolf_talk_values_are_explained(results):
     key = next(iter(ww["text_distance"]["agents"]))
     ww["judgement_variation"]["agents"].pop(key, None)
     score = {"raw": 6.5, "scaled": 0.61, "ci": [0.5, 0.7], "raw_ci": [5.5, 7.3], "n": 2}
-    ww["ewavm"]["agents"][key] = {"engagement": score, "wonder": score, "attraction": None, "variation": None,
-                                  "memorability": None, "judges": [], "games": 2}
+    ww["ewavm"]["agents"][key] = {"judges": {"judge-1": {
+        "engagement": score, "wonder": score, "attraction": None, "variation": None, "memorability": None,
+        "games": 2, "failed": {}}}, "unjudged": 0, "games": 2}
     ref = pages.agent_refs(changed)[key]
     talk = section(pages.render(changed).markdown[ref.page], "Werewolf talk")
     shown = cells(talk)
     assert not [c for c in shown if c in BARE]
     assert shown.count("no suspicion probes") == 1 and shown.count("undefined in its games") == 3
-    assert talk.count('colspan="2"') == 4  # the reason stands for the value and its games
+    assert shown.count("not read by a judge") == 1  # the LLM reading of J: no judge read its games
+    assert talk.count('colspan="2"') == 5  # the reason stands for the value and its games
 
 
 def test_no_table_cell_anywhere_is_a_bare_dash(results):

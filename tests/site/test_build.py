@@ -111,7 +111,7 @@ def test_strict_build_report(built):
     assert report.site_bytes > 1_000_000 and report.seconds > 0
     results = json.loads(report.results.read_text(encoding="utf-8"))
     assert results["corpus"]["games"] == report.games
-    for name in ("ratings.csv", "leaderboards.csv", "magic.csv", "chameleon_matchups.csv"):
+    for name in ("ratings.csv", "leaderboards.csv", "magic.csv", "chameleon_matchups.csv", "werewolf.csv"):
         assert (site / "downloads" / name).is_file()
     assert set(report.phases) >= {"score", "render pages", "mkdocs build"}
 

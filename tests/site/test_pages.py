@@ -287,9 +287,10 @@ def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
                         "provider": "openai_compatible"}, sort_keys=True)  # as the scorer keys a judge
     score = {"raw": 6.5, "scaled": 0.61, "ci": [0.5, 0.7], "raw_ci": [5.5, 7.3], "n": 2}
     agent = next(iter(ww["ewavm"]["agents"]))
-    ww["ewavm"]["all"] = {"engagement": score, "wonder": score, "attraction": None, "variation": None,
-                          "memorability": None, "judges": [judge], "games": 4}
-    ww["ewavm"]["agents"][agent] = {**ww["ewavm"]["all"], "games": 2}
+    values = {"engagement": score, "wonder": score, "attraction": None, "variation": None, "memorability": None,
+              "failed": {}}
+    ww["ewavm"]["all"] = {"judges": {judge: {**values, "games": 4}}, "unjudged": 0, "games": 4}
+    ww["ewavm"]["agents"][agent] = {"judges": {judge: {**values, "games": 2}}, "unjudged": 0, "games": 2}
     jv_agent = next(iter(ww["judgement_variation"]["agents"]))
     ww["judgement_variation"]["agents"][jv_agent] = {"J": None, "undefined": {"no suspicions recorded": 3}, "games": 3}
     text = pages.render(judged).markdown["studies/werewolf.md"]
@@ -343,8 +344,8 @@ def test_the_llm_reading_of_judgement_variation_is_labelled_with_its_judge_and_s
     keys = list(ww["judgement_variation_llm"]["agents"])
     ww["judgement_variation_llm"]["all"] = read
     ww["judgement_variation_llm"]["agents"][keys[0]] = read
-    ww["ewavm"]["all"] = {d: None for d in ("engagement", "wonder", "attraction", "variation", "memorability")} | {
-        "judges": [judge], "games": 3, "failed": {"memorability": {"unparseable": 2}, "wonder": {"cut_off": 1}}}
+    ww["ewavm"]["all"] = {"judges": {judge: {d: None for d in pages.EWAVM_DIMENSIONS} | {
+        "games": 3, "failed": {"memorability": {"unparseable": 2}, "wonder": {"cut_off": 1}}}}, "unjudged": 0, "games": 3}
     text = pages.render(judged).markdown["studies/werewolf.md"]
     llm_part = text.split("### LLM reading", 1)[1].split("## Engagement", 1)[0]
     assert "tiny-judge (openai_compatible, prompts ewavm-3)" in llm_part
@@ -355,6 +356,77 @@ def test_the_llm_reading_of_judgement_variation_is_labelled_with_its_judge_and_s
     assert sum('<a href="#why-jv-llm">not read</a>' in c for c in cells) == 2 * (len(keys) - 1)
     assert 'id="why-jv-llm"' in llm_part and "--dimension suspicion" in llm_part
     assert "Memorability: 2 unparseable; Wonder: 1 cut off." in text
+
+
+def tiny_judge(prompts: str) -> str:
+    """A judge key as the scorer makes it (the description as JSON, minus its name)."""
+    return json.dumps({"kind": "llm", "model": "tiny-judge", "prompt_version": prompts,
+                       "provider": "openai_compatible"}, sort_keys=True)
+
+
+def ewavm_values(engagement: float, games: int, failed: dict | None = None) -> dict:
+    score = {"raw": 1 + 9 * engagement, "scaled": engagement, "ci": [engagement, engagement], "n": games}
+    return {"engagement": score, "wonder": None, "attraction": None, "variation": None, "memorability": None,
+            "games": games, "failed": failed or {}}
+
+
+def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
+    """Two judges (one model, two prompt versions): a table each, captioned with the judge, the one
+    that judged the most games first as the headline; an agent only the older judge read has
+    that judge's numbers in its table and "not judged" in the other's."""
+    judged = copy.deepcopy(results)
+    ew = judged["werewolf"]["ewavm"]
+    old, new = tiny_judge("ewavm-2"), tiny_judge("ewavm-3")
+    # The results list the older judge first: the page ranks by judged games, not by order.
+    ew["all"] = {"judges": {old: ewavm_values(0.25, 2), new: ewavm_values(0.75, 5, {"wonder": {"cut_off": 2}})},
+                 "unjudged": 1, "games": 8}
+    agent = next(iter(ew["agents"]))
+    ew["agents"][agent] = {"judges": {old: ewavm_values(0.125, 2)}, "unjudged": 0, "games": 2}
+    text = pages.render(judged).markdown["studies/werewolf.md"]
+    part = text.split("## Engagement", 1)[1].split("\n## ", 1)[0]
+    captions = re.findall(r"<caption>(.*?)</caption>", part)
+    assert captions == ["Headline: judged by tiny-judge (openai_compatible, prompts ewavm-3), 5 of 8 games",
+                        "Judged by tiny-judge (openai_compatible, prompts ewavm-2), 2 of 8 games"]
+    first, second = part.split("<caption>")[1:]
+    assert "0.750" in first and "0.250" not in first and "0.125" not in first
+    assert "0.250" in second and "0.125" in second and "0.750" not in second
+    row = next(r for r in first.split("<tr>") if pages.agent_refs(judged)[agent].display in r)
+    assert werewolf_cells(row).count('<a href="#why-ewavm">not judged</a>') == 5
+    assert "Wonder: 2 cut off." in first and "cut off" not in second  # each judge's own failures
+    assert "No judge has evaluated\n1 of the 8 games yet." in part
+
+    page = pages.render(judged).markdown[pages.agent_refs(judged)[agent].page]
+    assert "Judged by tiny-judge (openai_compatible, prompts ewavm-2), 2 of its 2 self-play games" in page
+    assert "0.125" in page and "0.750" not in page
+
+
+def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(results):
+    judged = copy.deepcopy(results)
+    jl = judged["werewolf"]["judgement_variation_llm"]
+    judge = tiny_judge("ewavm-3")
+    j = {"raw": 0.8, "scaled": 0.4, "ci": [0.3, 0.5], "raw_ci": [0.7, 0.9], "n": 2}
+    keys = list(jl["agents"])
+    jl["agents"][keys[0]] = {"judges": {judge: {"J": j, "undefined": {}, "games": 2}}, "unread": {}, "games": 2}
+    jl["all"] = {"judges": {judge: {"J": j, "undefined": {}, "games": 2}}, "unread": {}, "games": 4}
+    mixes = list(judged["werewolf"]["text_distance"]["by_mix"])
+    jl["by_mix"] = {mixes[0]: jl["all"]}  # the other mixes were not read
+    site = pages.render(judged).markdown
+    refs = pages.agent_refs(judged)
+    read = site[refs[keys[0]].page]
+    assert ("Judgement Variation J (scaled, LLM reading by tiny-judge (openai_compatible, prompts ewavm-3))"
+            "</th><td class=\"gn-num\" data-sort=\"0.4\"") in read
+    assert "Judgement Variation J (scaled, probe reading)" in read
+    unread = site[refs[keys[1]].page]
+    assert "Judgement Variation J (scaled, LLM reading)</th><td" in unread and "not read by a judge" in unread
+    mix_table = site["studies/werewolf.md"].split("## By design mix", 1)[1]
+    assert "<th>J scaled, LLM reading by tiny-judge (openai_compatible, prompts ewavm-3) [95%]</th>" in mix_table
+    cells = werewolf_cells(mix_table)
+    assert sum("0.400" in c for c in cells) == 1
+    assert sum('<a href="#why-jv-llm">not read</a>' in c for c in cells) == len(mixes) - 1
+    assert not [c for c in cells if c.strip() in ("&mdash;", "—", "-", "")]
+    # Nobody read anything: no judge column, and the table says why in words.
+    jl["agents"], jl["all"], jl["by_mix"] = {}, None, {}
+    assert "The LLM reading of J has no column yet" in pages.render(judged).markdown["studies/werewolf.md"]
 
 
 def test_radar_data_has_seven_axes_per_agent(results):
