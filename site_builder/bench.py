@@ -214,9 +214,12 @@ def _run_step(kind: str, folders: list[str], cache: Path, out: Path, derive: boo
         phases = dict(report.phases)
         games = report.games
     seconds = time.perf_counter() - started
+    # CPU seconds of this process and its workers: on a shared machine, what the step itself cost.
+    cpu = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for field in ("ru_utime", "ru_stime"))
     peak_kb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    return {"seconds": seconds, "phases": phases, "peak_mb": peak_kb / 1024, "games": games}
+    return {"seconds": seconds, "cpu_seconds": cpu, "phases": phases, "peak_mb": peak_kb / 1024, "games": games}
 
 
 # -- a corpus --------------------------------------------------------------------------------
@@ -365,13 +368,14 @@ def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| corpus | step | games | seconds | × floor | peak MB | of which | note |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
+    lines = ["| corpus | step | games | seconds | × floor | CPU s | peak MB | of which | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in rows:
         phases = ", ".join(f"{k} {v:.1f}" for k, v in (r.get("phases") or {}).items())
         peak = f"{r['peak_mb']:.0f}" if r.get("peak_mb") else ""
+        cpu = f"{r['cpu_seconds']:.0f}" if r.get("cpu_seconds") else ""
         lines.append(f"| {r['corpus']} | {r['step']} | {r.get('games', '')} | {r['seconds']:.2f} | "
-                     f"{r['ratio']:.1f} | {peak} | {phases} | {r.get('note', '')} |")
+                     f"{r['ratio']:.1f} | {cpu} | {peak} | {phases} | {r.get('note', '')} |")
     return "\n".join(lines)
 
 
@@ -405,6 +409,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}")
+    from site_builder.scoring import minilm
+    absent = minilm.absent_reason()
+    # With the model package, every build that digests Werewolf games embeds their statements.
+    print(f"neural Text Distance: {minilm.NAME} " + (f"absent ({absent})" if absent else
+                                                    f"installed ({minilm.package_version()}): builds embed statements"))
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gamenight-bench-") as scratch_dir:
         root = args.keep or Path(scratch_dir)

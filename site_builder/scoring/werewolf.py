@@ -216,7 +216,7 @@ def _neural_matrix(texts: tuple[str, ...]) -> list[list[float]]:
 def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
     """Text Distance of one game under all-MiniLM-L6-v2, shaped as `game_values`' "text_distance"
     (the whole table and each agent's seats); None for another game, an invalid one, or when the
-    model is not installed. The game's statements are embedded once, as one batch."""
+    model is not installed. Each distinct statement is embedded once per process (`minilm.vector`)."""
     if game.game != GAME or not game.valid or minilm.archive() is None:
         return None
     said = statements(game)

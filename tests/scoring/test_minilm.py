@@ -100,10 +100,25 @@ def test_vectors_equal_sentence_transformers():
 
 
 @needs_model
-def test_batching_does_not_change_the_vectors(monkeypatch):
+def test_a_texts_vector_depends_on_the_text_only():
+    # Bit for bit, whatever was embedded before and beside it: a statement repeated across games
+    # is embedded once, and a game scored alone gets the numbers of a cold score of the corpus.
     texts = [t["text"] for t in GOLDEN["texts"]]
-    whole = minilm.embed(texts)
-    monkeypatch.setattr(minilm, "BATCH_TOKENS", 1)  # one text per batch, no padding
-    alone = minilm.embed(texts)
-    assert np.abs(whole - alone).max() < 1e-5
+    minilm.vector.cache_clear()
+    forward = minilm.embed(texts)
+    minilm.vector.cache_clear()
+    backward = minilm.embed(texts[::-1])[::-1]
+    assert np.array_equal(forward, backward)
+    minilm.vector.cache_clear()
+    assert np.array_equal(minilm.embed([texts[2]])[0], forward[2])
     assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
+
+
+@needs_model
+def test_a_repeated_text_is_embedded_once():
+    minilm.vector.cache_clear()
+    minilm.embed(["I am a Villager.", "I am a Villager.", "Trust me."])
+    minilm.embed(["Trust me."])
+    info = minilm.vector.cache_info()
+    assert (info.misses, info.hits) == (2, 2)
+    assert not minilm.vector("Trust me.").flags.writeable  # callers share it
