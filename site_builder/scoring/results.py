@@ -112,17 +112,17 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                            lambda: theory.strategy_checks(chameleons, agents, groups())),
             },
             "werewolf": {
-                "text_distance": section("werewolf/text_distance", werewolves,
-                                         lambda: werewolf.text_distance(werewolves, agents, seed=seed)),
-                # The neural reading, or why it is absent; its name says which embedder computed it.
-                "text_distance_neural": section(f"werewolf/text_distance/{werewolf.neural_tag()}", werewolves,
-                                                lambda: werewolf.text_distance_neural(werewolves, agents, seed=seed)),
-                "judgement_variation": section("werewolf/judgement_variation", werewolves,
-                                               lambda: werewolf.judgement_variation(werewolves, agents, seed=seed)),
-                "judgement_variation_llm": section(
-                    "werewolf/judgement_variation_llm", werewolves,
-                    lambda: werewolf.judgement_variation_llm(werewolves, agents, seed=seed)),
-                "ewavm": section("werewolf/ewavm", werewolves, lambda: werewolf.ewavm(werewolves, agents, seed=seed)),
+                name: section(f"werewolf/{name}{suffix}", werewolves,
+                              lambda name=name, suffix=suffix: getattr(werewolf, reading)(
+                                  werewolves, agents, seed=seed, keep=store.section,
+                                  section=f"werewolf/{name}{suffix}"))
+                # The neural reading, or why it is absent; its section names the embedder that computed it.
+                for name, reading, suffix in (("text_distance", "text_distance", ""),
+                                              ("text_distance_neural", "text_distance_neural",
+                                               f"/{werewolf.neural_tag()}"),
+                                              ("judgement_variation", "judgement_variation", ""),
+                                              ("judgement_variation_llm", "judgement_variation_llm", ""),
+                                              ("ewavm", "ewavm", ""))
             },
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
         }

@@ -21,6 +21,7 @@ from runner import games
 from runner.games.werewolf import DECK, PLAYERS
 from site_builder.scoring import embedding, minilm, stats
 from site_builder.scoring.model import AgentInfo, ScoredGame
+from site_builder.scoring.sections import Keep, compute
 
 GAME = "werewolf"
 #: Role of each unit of the extended vote list (004: R* = 8, Mason and Villager split in two).
@@ -118,23 +119,38 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
 
 def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int, name: str,
              summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any",
-             piece: tuple[str, Callable[[ScoredGame], Any]] | None = None) -> dict[str, Any]:
-    """Summarise metric `name` of a digest piece (`game_values` unless given) per agent, over all games and per design mix."""
-    piece_name, compute = piece or (PIECE, game_values)
+             piece: tuple[str, Callable[[ScoredGame], Any]] | None = None,
+             keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+    """Summarise metric `name` of a digest piece (`game_values` unless given) per agent, over all games and per design mix.
+
+    Each agent's and each mix's summary reads its own games only: `keep` may answer it from an
+    earlier scoring under `section` (`scoring.sections`), so new games of one agent recompute
+    that agent's summary and its mixes', not every agent's.
+    """
+    piece_name, compute_piece = piece or (PIECE, game_values)
+    prefix = section or f"werewolf/{name}"
     by_agent: dict[str, list[tuple[str, Any]]] = {}
+    agent_list: dict[str, list[ScoredGame]] = {}
     everything: list[tuple[str, Any]] = []
     by_mix: dict[str, list[tuple[str, Any]]] = {}
+    mix_list: dict[str, list[ScoredGame]] = {}
     for g in werewolf_games(games):
-        values = g.piece(piece_name, compute)[name]
+        values = g.piece(piece_name, compute_piece)[name]
         keys = sorted({s.agent for s in g.seats}) if agent_games == "any" else [k for k in [sole_agent(g)] if k]
         for key in keys:
             by_agent.setdefault(key, []).append((g.game_id, values["agents"][key]))
+            agent_list.setdefault(key, []).append(g)
         everything.append((g.game_id, values["all"]))
-        by_mix.setdefault(design_mix(g, agents), []).append((g.game_id, values["all"]))
+        mix = design_mix(g, agents)
+        by_mix.setdefault(mix, []).append((g.game_id, values["all"]))
+        mix_list.setdefault(mix, []).append(g)
     return {
-        "agents": {k: summarise(v, _subseed(seed, name, "agent", k)) for k, v in sorted(by_agent.items())},
+        "agents": {k: keep(f"{prefix}/agent/{k}", agent_list[k],
+                           lambda k=k, v=v: summarise(v, _subseed(seed, name, "agent", k)))
+                   for k, v in sorted(by_agent.items())},
         "all": summarise(everything, _subseed(seed, name, "all")) if everything else None,
-        "by_mix": {m: summarise(v, _subseed(seed, name, "mix", m)) for m, v in sorted(by_mix.items())},
+        "by_mix": {m: keep(f"{prefix}/mix/{m}", mix_list[m], lambda m=m, v=v: summarise(v, _subseed(seed, name, "mix", m)))
+                   for m, v in sorted(by_mix.items())},
     }
 
 
@@ -191,9 +207,11 @@ def _distance_summary(values: list[tuple[str, dict[str, float] | None]], seed: i
     }
 
 
-def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+                  keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
     """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
-    out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary)
+    out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary, keep=keep,
+                   section=section)
     return {"embedder": dict(embedding.INFO), **out}
 
 
@@ -229,7 +247,8 @@ def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
     return {"text_distance": {"all": matrix_stats(matrix), "agents": agents}}
 
 
-def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+                         keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
     """Text Distance with the all-MiniLM-L6-v2 embedder (004 embeds with a neural model), shaped as
     `text_distance`; without the model package, {"embedder", "absent": why, "install": the command}.
 
@@ -240,7 +259,7 @@ def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, Agent
     if reason is not None:
         return {"embedder": minilm.info(), "absent": reason, "install": minilm.INSTALL}
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary,
-                   piece=(NEURAL_PIECE, neural_game_values))
+                   piece=(NEURAL_PIECE, neural_game_values), keep=keep, section=section)
     return {"embedder": minilm.info(), **out}
 
 
@@ -312,10 +331,11 @@ def _judgement_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> d
             "games": len(values)}
 
 
-def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int
-                        ) -> dict[str, Any]:
+def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+                        keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
     """Judgement Variation (004) per agent from its seats' `suspect` probes; also over all seats of each game."""
-    return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary)
+    return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary,
+                    keep=keep, section=section)
 
 
 # ------------------------------------------------- Judgement Variation, the LLM judge's reading
@@ -369,11 +389,12 @@ def _judgement_llm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) 
             "games": len(values)}
 
 
-def judgement_variation_llm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int
-                            ) -> dict[str, Any]:
+def judgement_variation_llm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+                            keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
     """Judgement Variation (004) from an LLM judge's reading of each turn's statements, per judge:
     per agent (its seats' statements), over all seats of each game and per design mix."""
-    return _grouped(games, agents, seed=seed, name="judgement_variation_llm", summarise=_judgement_llm_summary)
+    return _grouped(games, agents, seed=seed, name="judgement_variation_llm", summarise=_judgement_llm_summary,
+                    keep=keep, section=section)
 
 
 # ---------------------------------------------------------------------------- EWAVM
@@ -570,11 +591,13 @@ def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[
             "games": len(values)}
 
 
-def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int) -> dict[str, Any]:
+def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
+          keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
     """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records, per judge.
 
     A game counts for an agent only when that agent plays every seat (004 gives one design to
     all players); "all" and "by_mix" use every judged game. Each entry is {"judges": {judge:
     summary}, "unjudged": games no judge evaluated, "games": all games of the entry}.
     """
-    return _grouped(games, agents, seed=seed, name="ewavm", summarise=_ewavm_summary, agent_games="sole")
+    return _grouped(games, agents, seed=seed, name="ewavm", summarise=_ewavm_summary, agent_games="sole",
+                    keep=keep, section=section)
