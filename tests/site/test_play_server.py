@@ -149,11 +149,19 @@ def test_a_model_that_cannot_be_reached_stops_the_game_and_writes_nothing(tmp_pa
 
 def _start_command(tmp_path, *args):
     import re
+    import signal
     import subprocess
     import sys
 
+    def ctrl_c_as_in_a_terminal() -> None:
+        # A shell without job control starts background commands with SIGINT ignored, and a child
+        # inherits that: Python then installs no KeyboardInterrupt handler. Ctrl-C in a terminal
+        # always reaches the command, so the test gives it SIGINT's default disposition.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     process = subprocess.Popen([sys.executable, "-m", "runner", "play", "--no-open", "--out", str(tmp_path), *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     lines = [process.stdout.readline() for _ in range(2)]
     link = re.search(r"http://127\.0\.0\.1:\d+/seat/\S+", lines[1])
     assert link, lines
