@@ -112,17 +112,15 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                            lambda: theory.strategy_checks(chameleons, agents, groups())),
             },
             "werewolf": {
-                name: section(f"werewolf/{name}{suffix}", werewolves,
-                              lambda name=name, suffix=suffix: getattr(werewolf, reading)(
-                                  werewolves, agents, seed=seed, keep=store.section,
-                                  section=f"werewolf/{name}{suffix}"))
+                name: section(where, werewolves,
+                              lambda name=name, where=where: getattr(werewolf, name)(
+                                  werewolves, agents, seed=seed, keep=store.section, section=where))
                 # The neural reading, or why it is absent; its section names the embedder that computed it.
-                for name, reading, suffix in (("text_distance", "text_distance", ""),
-                                              ("text_distance_neural", "text_distance_neural",
-                                               f"/{werewolf.neural_tag()}"),
-                                              ("judgement_variation", "judgement_variation", ""),
-                                              ("judgement_variation_llm", "judgement_variation_llm", ""),
-                                              ("ewavm", "ewavm", ""))
+                for name, where in (("text_distance", "werewolf/text_distance"),
+                                    ("text_distance_neural", f"werewolf/text_distance_neural/{werewolf.neural_tag()}"),
+                                    ("judgement_variation", "werewolf/judgement_variation"),
+                                    ("judgement_variation_llm", "werewolf/judgement_variation_llm"),
+                                    ("ewavm", "werewolf/ewavm"))
             },
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
         }

@@ -19,7 +19,7 @@ from typing import Any
 
 from runner import games
 from runner.games.werewolf import DECK, PLAYERS
-from site_builder.scoring import embedding, minilm, stats
+from site_builder.scoring import embedding, judges, minilm, stats
 from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import Keep, compute
 
@@ -128,7 +128,7 @@ def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, se
     that agent's summary and its mixes', not every agent's.
     """
     piece_name, compute_piece = piece or (PIECE, game_values)
-    prefix = section or f"werewolf/{name}"
+    prefix = section or f"{piece_name}/{name}"  # the piece too: two readings of one metric share its name
     by_agent: dict[str, list[tuple[str, Any]]] = {}
     agent_list: dict[str, list[ScoredGame]] = {}
     everything: list[tuple[str, Any]] = []
@@ -381,10 +381,10 @@ def game_judgement_llm(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]
 
 
 def _judgement_llm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
-    judges = sorted({j for _, v in values for j in v["judges"]})
+    keys = sorted({j for _, v in values for j in v["judges"]})
     return {"judges": {j: _judgement_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
                                              _subseed(seed, j))
-                       for j in judges},
+                       for j in keys},
             "unread": dict(sorted(Counter(v["reason"] for _, v in values if v["reason"]).items())),
             "games": len(values)}
 
@@ -544,15 +544,15 @@ def _ewavm_per_game(game: ScoredGame) -> dict[str, Any]:
     for record in game.judgements:
         if record.get("dimension") in DIMENSIONS:
             by_judge.setdefault(str(record.get("judge")), []).append(record)
-    judges = {}
+    per_judge = {}
     for judge, records in sorted(by_judge.items()):
         valued = [r for r in records if r.get("failure") is None]
         values: dict[str, Any] = {d: _ewa_value(valued, d) for d in EWA}
         values["variation"] = _variation_value(valued)
         values["memorability"] = _memorability_lists(game, valued)
         values["failed"] = failed_judgements(records)
-        judges[judge] = values
-    return {"judges": judges}
+        per_judge[judge] = values
+    return {"judges": per_judge}
 
 
 def _add_failures(total: dict[str, dict[str, int]], failed: Mapping[str, Mapping[str, int]]) -> None:
@@ -582,11 +582,10 @@ def _ewavm_judge_summary(values: list[tuple[str, dict[str, Any]]], seed: int) ->
 def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
     """Per judge, its own summary (no judge's value holds another's scores: two judges, or two
     prompt versions of one, are two measurements); judges with the most judged games first."""
-    judged = Counter(j for _, v in values for j in v["judges"])
-    order = sorted(judged, key=lambda j: (-judged[j], j))
-    return {"judges": {j: _ewavm_judge_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
-                                               _subseed(seed, j))
-                       for j in order},
+    summaries = {j: _ewavm_judge_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
+                                         _subseed(seed, j))
+                 for j in sorted({j for _, v in values for j in v["judges"]})}
+    return {"judges": {j: summaries[j] for j in judges.ranked(summaries)},
             "unjudged": sum(1 for _, v in values if not v["judges"]),
             "games": len(values)}
 
