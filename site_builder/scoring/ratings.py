@@ -22,6 +22,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from site_builder.scoring.model import AgentInfo, ScoredGame
+from site_builder.scoring.sections import KeepDerived, compute_derived
 from site_builder.scoring.stats import percentile_interval, resample_counts
 
 MODEL = "Bradley-Terry (pairwise, draws as half a win), maximum likelihood with one virtual draw per agent"
@@ -238,11 +239,15 @@ def merge_tallies(tallies: Iterable[Tally]) -> tuple[Counter[Pattern], int, int]
 
 
 def tallied_table(tallies: Iterable[Tally], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None = None,
-                  resamples: int | None = None) -> dict[str, Any]:
-    """The rating table of the games behind `tallies` (`pattern_tally`): `board`'s table of them."""
+                  resamples: int | None = None, keep: KeepDerived = compute_derived) -> dict[str, Any]:
+    """The rating table of the games behind `tallies` (`pattern_tally`): `board`'s table of them.
+
+    `keep` may answer the fit from an earlier scoring with the same patterns: games that add no
+    pattern (self-play, as in 004's Werewolf) change the skipped count, not the fit.
+    """
     counts, skipped, forfeits = merge_tallies(tallies)
     return table(counts, agents, seed=seed, game=game, resamples=RESAMPLES if resamples is None else resamples,
-                 skipped=skipped, forfeits=forfeits)
+                 skipped=skipped, forfeits=forfeits, keep=keep)
 
 
 def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
@@ -255,12 +260,24 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
 
 
 def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None,
-          resamples: int, skipped: int = 0, forfeits: int = 0) -> dict[str, Any]:
+          resamples: int, skipped: int = 0, forfeits: int = 0, keep: KeepDerived = compute_derived) -> dict[str, Any]:
     """The rating table of counted patterns (see `board`)."""
-    rated = sum(counts.values())
+    patterns = [[list(members), list(places), counts[(members, places)]] for members, places in sorted(counts)]
+    fitted = keep(f"ratings/fit/{game or 'overall'}", {"patterns": patterns, "resamples": resamples},
+                  {a for members, _ in counts for a in members},
+                  lambda: _fitted(counts, agents, seed=seed, resamples=resamples))
+    return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},
+            "resamples": fitted["resamples"], "level": 0.95, "games_rated": sum(counts.values()),
+            "forfeits_rated": forfeits, "games_skipped": {"single_agent": skipped}, "agents": fitted["agents"]}
+
+
+def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int,
+            resamples: int) -> dict[str, Any]:
+    """The rows of a rating table, best first, and the resamples behind their intervals: a
+    function of the patterns' counts alone (`Design` sorts them), the agents' labels and the seed."""
     rows = []
     used = 0
-    if rated:
+    if counts:
         design = Design(counts)
         point = fit(design, design.counts[None, :])[0]
         games_of = design.counts @ design.members
@@ -280,6 +297,4 @@ def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, see
                          "rating_ci": intervals[agent], "games": int(round(games_of[i])),
                          "rank_upper_bound": upper[agent]})
         rows.sort(key=lambda row: (-row["rating"], row["agent"]))
-    return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},
-            "resamples": used, "level": 0.95, "games_rated": rated, "forfeits_rated": forfeits,
-            "games_skipped": {"single_agent": skipped}, "agents": rows}
+    return {"resamples": used, "agents": rows}

@@ -80,12 +80,14 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             "agents": _agents(agents, counted),
             # The same tables as ratings.leaderboard, each its own section (new games of one
             # game re-fit the overall table and that game's, not the others'), fitted from each
-            # game's pattern tallies (new games re-count only their game's).
+            # game's pattern tallies (new games re-count only their game's); a fit is kept under its
+            # patterns, so games that add none (self-play) re-fit nothing.
             "ratings": {
                 "overall": section("ratings/overall", everything,
-                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed)),
+                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed, keep=store.derived)),
                 "by_game": {name: section(f"ratings/{name}", by_game[name],
-                                          lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name))
+                                          lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name,
+                                                                        keep=store.derived))
                             for name in names},
             },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],

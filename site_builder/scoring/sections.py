@@ -13,6 +13,9 @@ description of every agent seated in those games (a section reads no other agent
 through JSON on both paths, so a kept section and a fresh one are the same Python value and a
 warm score writes a cold score's results byte for byte. Sections not used by a scoring are
 dropped at its end, so the store holds one corpus' worth.
+
+A derived section (`Sections.derived`) is keyed by a small summary of its games instead (a
+rating fit by its counted patterns): games that leave the summary as it was reuse it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,17 @@ Keep = Callable[[str, Sequence[ScoredGame], Callable[[], Any]], Any]
 
 def compute(name: str, games: Sequence[ScoredGame], make: Callable[[], Any]) -> Any:
     """The `Keep` that keeps nothing."""
+    return make()
+
+
+#: How a metric asks for a part computed from a small summary of its games (tallies) instead of
+#: the games: (name, the summary as JSON-able data, the agents the part shows, how) -> the value.
+#: Games that leave the summary as it was (self-play, for a rating fit) then reuse the part.
+KeepDerived = Callable[[str, Any, Iterable[str], Callable[[], Any]], Any]
+
+
+def compute_derived(name: str, inputs: Any, agents: Iterable[str], make: Callable[[], Any]) -> Any:
+    """The `KeepDerived` that keeps nothing."""
     return make()
 
 
@@ -132,9 +146,25 @@ class Sections:
         it is read back they stay in the store for the day its games change.
         """
         if self.db is None:
+            return self._made(None, compute)
+        return self._made(self.key(name, games), compute)
+
+    def derived(self, name: str, inputs: Any, agents: Iterable[str], compute: Callable[[], Any]) -> Any:
+        """Section `name` computed from `inputs` (JSON-able data summarising some games) and the
+        descriptions of `agents`: read back if computed before from equal inputs (`KeepDerived`)."""
+        if self.db is None:
+            return self._made(None, compute)
+        digest = hashlib.sha256(self._prefix + b"derived\0" + name.encode() + b"\0")
+        digest.update(json.dumps(inputs, sort_keys=True, ensure_ascii=False, allow_nan=False).encode())
+        for key in sorted(set(agents)):
+            digest.update(b"\0" + self._described.get(key, key).encode())
+        return self._made(digest.hexdigest(), compute)
+
+    def _made(self, key: str | None, compute: Callable[[], Any]) -> Any:
+        """The value under `key`, read back or computed and stored (None: no store, computed)."""
+        if self.db is None or key is None:
             self.computed += 1
             return json.loads(json.dumps(compute(), ensure_ascii=False, allow_nan=False))
-        key = self.key(name, games)
         row = self.db.execute("SELECT value, inner FROM sections WHERE key = ?", (key,)).fetchone()
         if row is not None:
             try:

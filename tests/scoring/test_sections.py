@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.scoring import leaderboards, magic
+from site_builder.scoring import leaderboards, magic, ratings
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble, dumps
 from site_builder.scoring.sections import Sections
@@ -165,3 +165,37 @@ def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_row
     played = {s.agent for g in chameleons for s in g.seats}
     assert played - newcomers, "the test needs agents without new games"
     assert sorted(made) == sorted([f"magic/agent/{k}" for k in newcomers] + [f"leaderboards/chameleon/{k}" for k in newcomers])
+
+
+def test_a_rating_fit_is_kept_under_its_patterns_so_games_adding_none_refit_nothing(corpora, tmp_path):
+    base, _, models = corpora
+    corpus = load([base, models])
+    chameleons = [g for g in corpus.games if g.game == "chameleon"]
+    tally = ratings.pattern_tally(chameleons)
+    assert tally["patterns"], "the test needs rated games"
+    kept = tmp_path / "sections.sqlite"
+
+    def table(tallies, agents=corpus.agents):
+        store = Sections(kept, agents, corpus.games, 2026)
+        made: list[str] = []
+        out = ratings.tallied_table(tallies, agents, seed=2026, game="chameleon",
+                                    keep=lambda *a: store.derived(*a[:3], lambda: (made.append(a[0]), a[3]())[1]))
+        store.close()
+        return out, made
+
+    first, made = table([tally])
+    assert made == ["ratings/fit/chameleon"]
+    assert first == ratings.tallied_table([tally], corpus.agents, seed=2026, game="chameleon")  # the store changes nothing
+    # A self-play game adds no pattern, only a skipped game: the fit is read back, the count is new.
+    self_play = {"patterns": [], "skipped": 1, "forfeits": 0}
+    grown, made = table([tally, self_play])
+    assert made == [] and grown["games_skipped"]["single_agent"] == first["games_skipped"]["single_agent"] + 1
+    assert grown == ratings.tallied_table([tally, self_play], corpus.agents, seed=2026, game="chameleon")
+    # One more game of a rated pattern changes the fit.
+    agents_, places, _ = tally["patterns"][0]
+    _, made = table([tally, {"patterns": [[agents_, places, 1]], "skipped": 0, "forfeits": 0}])
+    assert made == ["ratings/fit/chameleon"]
+    # So does a new label for an agent the table shows.
+    renamed = {**corpus.agents, agents_[0]: dataclasses.replace(corpus.agents[agents_[0]], label="Someone else")}
+    relabelled, made = table([tally], renamed)
+    assert made == ["ratings/fit/chameleon"] and any(r["label"] == "Someone else" for r in relabelled["agents"])
