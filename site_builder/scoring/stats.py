@@ -69,13 +69,17 @@ def resample_counts(counts: np.ndarray, *, seed: int, resamples: int = RESAMPLES
     if kinds * MULTINOMIAL_COST <= n:
         return rng.multinomial(n, counts / n, size=resamples).astype(float)
     owner = np.repeat(np.arange(kinds), counts)
-    blocks = []
+    # Each block's counts go straight into the one float matrix: joining the integer blocks and
+    # then converting made two more matrices of this size (for 11,000 distinct values, 90 MB
+    # each), and the fresh memory cost more than the draws (0.27-0.6 s against 0.075 s).
+    out = np.empty((resamples, kinds))
     step = max(1, BLOCK // n)
     for start in range(0, resamples, step):
         rows = min(step, resamples - start)
-        labels = owner[rng.integers(0, n, size=(rows, n))] + np.arange(rows)[:, None] * kinds
-        blocks.append(np.bincount(labels.ravel(), minlength=rows * kinds).reshape(rows, kinds))
-    return np.concatenate(blocks).astype(float)
+        labels = owner[rng.integers(0, n, size=(rows, n))]
+        labels += (np.arange(rows) * kinds)[:, None]
+        out[start:start + rows] = np.bincount(labels.ravel(), minlength=rows * kinds).reshape(rows, kinds)
+    return out
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
