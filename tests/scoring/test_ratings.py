@@ -161,6 +161,13 @@ def test_a_resample_is_a_multinomial_draw_of_the_distinct_items():
     assert np.allclose(drawn.mean(axis=0), 1, atol=0.1)
 
 
+def test_index_draws_made_in_blocks_land_where_one_block_puts_them(monkeypatch):
+    many = np.ones(50, dtype=int)
+    whole = stats.resample_counts(many, seed=11, resamples=300)
+    monkeypatch.setattr(stats, "BLOCK", 7 * len(many))  # blocks of 7 resamples, the last one short
+    assert np.array_equal(stats.resample_counts(many, seed=11, resamples=300), whole)
+
+
 def dominance(base: ScoredGame, n: int = 24) -> list[ScoredGame]:
     """A beats B beats C in every game (B's two seats: one wins, one loses; C never wins)."""
     return [game(base, f"dom-{i:02d}", [("a", True), ("b", i % 2 == 0), ("c", False)]) for i in range(n)]
