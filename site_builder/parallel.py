@@ -13,6 +13,11 @@ R = TypeVar("R")
 PARALLEL_FROM = 64
 
 
+def in_process(items: int) -> bool:
+    """Whether `map_on_cores` maps this many items in the calling process (the other cores idle)."""
+    return items < PARALLEL_FROM or (os.cpu_count() or 1) < 2
+
+
 def map_on_cores(fn: Callable[[T], R], items: Sequence[T], *, chunksize: int = 16,
                  batch: int | None = None) -> Iterator[R]:
     """`fn` of each item, in order; in worker processes when there are many items and cores.
@@ -21,7 +26,7 @@ def map_on_cores(fn: Callable[[T], R], items: Sequence[T], *, chunksize: int = 1
     all fit comfortably); `fn` and the items must pickle (a module-level function).
     """
     workers = os.cpu_count() or 1
-    if len(items) < PARALLEL_FROM or workers < 2:
+    if in_process(len(items)):
         yield from map(fn, items)
         return
     from concurrent.futures import ProcessPoolExecutor

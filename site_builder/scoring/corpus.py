@@ -24,7 +24,7 @@ import orjson
 
 from runner.replay.format import iter_replay_files
 from runner.replay.validate import Checked, check_bytes, outcome_index
-from site_builder.parallel import map_on_cores
+from site_builder.parallel import in_process, map_on_cores
 from site_builder.scoring import SCORER_VERSION, minilm, vectors
 from site_builder.scoring.digest import compact, environment
 from site_builder.scoring.model import NOT_IDENTITY, AgentInfo, ScoredGame, SeatInfo, agent_key
@@ -240,7 +240,9 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         # the store and hand back what they embed; it is written here once they are done.
         shelf = vectors.beside(cache_path) if cache_path and pending and minilm.archive() else None
         made: dict[bytes, bytes] = {}
-        checked = map_on_cores(_check, [(name, derive, shelf) for name in names], batch=BATCH)
+        # A few new games load here, not in a process per core: their statements use the cores.
+        threads = (os.cpu_count() or 1) if in_process(len(names)) else 1
+        checked = map_on_cores(_check, [(name, derive, shelf, threads) for name in names], batch=BATCH)
         for name, (content_hash, blob, embedded) in zip(names, checked):
             made.update(embedded)
             if content_hash is None:  # the file could not be read this time
@@ -251,9 +253,11 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
             entries.append((name, content_hash, orjson.loads(blob)))
         if shelf is not None:
-            minilm.use_store(None)  # this process may have loaded games itself
+            minilm.use_store(None)
             vectors.save(shelf, minilm.runtime(), made)
     finally:
+        minilm.use_store(None)  # this process may have loaded games itself
+        minilm.use_threads(1)
         if cache:
             cache.close()
     return _assemble(entries, files, files_read, resimulated)
@@ -276,12 +280,14 @@ def full_games(corpus: Corpus) -> list[ScoredGame]:
 BATCH = 512
 
 
-def _check(job: tuple[str, bool, Path | None]) -> tuple[str | None, bytes, dict[bytes, bytes]]:
+def _check(job: tuple[str, bool, Path | None, int]) -> tuple[str | None, bytes, dict[bytes, bytes]]:
     """(content hash, cache entry, sentence vectors made) of one replay, read here: the file may
     have changed since it was hashed, so the entry goes with the hash of the very bytes checked
-    (None: unreadable). With a store of vectors, statements are looked up there first."""
-    name, derive, shelf = job
+    (None: unreadable). With a store of vectors, statements are looked up there first; new ones
+    are embedded on `threads` threads."""
+    name, derive, shelf, threads = job
     store = minilm.use_store(shelf)
+    minilm.use_threads(threads)
     try:
         raw = Path(name).read_bytes()
     except OSError as exc:

@@ -34,6 +34,7 @@ import struct
 import unicodedata
 import zipfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -389,12 +390,31 @@ def vector(text: str) -> np.ndarray:
     return out
 
 
+#: Threads that embed a game's statements at once (`use_threads`).
+_threads = 1
+
+
+def use_threads(threads: int) -> None:
+    """Embed a game's new statements on this many threads: for a process that has the cores to
+    itself (a few new games are loaded in the scoring process, not in one process per core).
+    Each statement is still embedded alone on one BLAS thread, so its vector is the same."""
+    global _threads
+    _threads = max(1, threads)
+
+
 def embed(texts: Sequence[str]) -> np.ndarray:
     """The texts' unit-length sentence vectors (len(texts) x 384, float32), in their order; each
-    distinct text is embedded once, alone (see `vector`)."""
+    distinct text is embedded once, alone (see `vector`), on `use_threads` threads."""
+    distinct = list(dict.fromkeys(texts))
+    if _threads > 1 and len(distinct) > 1:
+        # The BLAS limit is the process's: held here, for as long as any thread embeds.
+        with _blas().limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(_threads, len(distinct))) as pool:
+            made = dict(zip(distinct, pool.map(vector, distinct)))
+    else:
+        made = {text: vector(text) for text in distinct}
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
     for row, text in enumerate(texts):
-        out[row] = vector(text)
+        out[row] = made[text]
     return out
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -47,12 +48,13 @@ class Shelf:
         self.made: dict[bytes, bytes] = {}
         self._db: sqlite3.Connection | None = None
         self._opened = False
+        self._lock = threading.Lock()  # statements may be embedded on several threads (`minilm.embed`)
 
     def _reader(self) -> sqlite3.Connection | None:
         if not self._opened:
             self._opened = True
             try:
-                db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+                db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
                 row = db.execute("SELECT value FROM meta WHERE key = 'runtime'").fetchone()
             except sqlite3.Error:  # no store yet, or not one: nothing to read
                 return None
@@ -64,29 +66,33 @@ class Shelf:
 
     def get(self, text: str) -> np.ndarray | None:
         """The kept vector of `text` (read-only float32), or None."""
-        db = self._reader()
-        if db is None:
-            return None
-        try:
-            row = db.execute("SELECT vector FROM vectors WHERE key = ?", (key(text),)).fetchone()
-        except sqlite3.Error:
-            return None
+        with self._lock:
+            db = self._reader()
+            if db is None:
+                return None
+            try:
+                row = db.execute("SELECT vector FROM vectors WHERE key = ?", (key(text),)).fetchone()
+            except sqlite3.Error:
+                return None
         if row is None or not isinstance(row[0], bytes) or len(row[0]) != self.width * 4:
             return None
         return np.frombuffer(row[0], dtype="<f4")
 
     def keep(self, text: str, vector: np.ndarray) -> None:
         """Note a vector this process made, to be handed over (`take_made`)."""
-        self.made[key(text)] = np.asarray(vector, dtype="<f4").tobytes()
+        with self._lock:
+            self.made[key(text)] = np.asarray(vector, dtype="<f4").tobytes()
 
     def take_made(self) -> dict[bytes, bytes]:
-        made, self.made = self.made, {}
+        with self._lock:
+            made, self.made = self.made, {}
         return made
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-        self._db, self._opened = None, False
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+            self._db, self._opened = None, False
 
 
 def save(path: Path, runtime: str, vectors: Mapping[bytes, bytes]) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from site_builder.scoring import minilm
 
@@ -120,5 +121,21 @@ def test_a_repeated_text_is_embedded_once():
     minilm.embed(["I am a Villager.", "I am a Villager.", "Trust me."])
     minilm.embed(["Trust me."])
     info = minilm.vector.cache_info()
-    assert (info.misses, info.hits) == (2, 2)
+    assert (info.misses, info.hits) == (2, 1)
     assert not minilm.vector("Trust me.").flags.writeable  # callers share it
+
+
+@needs_model
+def test_statements_embedded_on_several_threads_get_the_vectors_made_on_one():
+    texts = [t["text"] for t in GOLDEN["texts"]]
+    minilm.vector.cache_clear()
+    alone = minilm.embed(texts)
+    minilm.vector.cache_clear()
+    blas = [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
+    minilm.use_threads(3)
+    try:
+        together = minilm.embed(texts)
+    finally:
+        minilm.use_threads(1)
+    assert np.array_equal(alone, together)
+    assert [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"] == blas  # limit let go
