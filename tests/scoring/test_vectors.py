@@ -78,6 +78,7 @@ def test_new_games_embed_only_statements_no_earlier_run_kept(tmp_path, fresh_pro
     monkeypatch.setattr(minilm, "_forward", lambda m, ids, mask: (embedded.append(ids), forward(m, ids, mask))[1])
     assert dumps(assemble(load([base, added], cache))) == cold
     assert 0 < len(embedded) and stored(cache) == before + len(embedded)
+    assert minilm._shelf is None and minilm._threads == 1  # the process is left as it was
 
 
 @needs_model
