@@ -74,6 +74,13 @@ def add_ten(out: Path, seed: int) -> None:
                 "--name", "added", "--out", str(out)])
 
 
+def add_ten_werewolf(out: Path, seed: int) -> None:
+    """Ten new Werewolf games, every seat the strategic bot (004 seats one design everywhere):
+    the costliest games to add, with statements to embed and five summaries over all games."""
+    run_runner(["--game", "werewolf", "--role", "*=werewolf/strategic", "--games", "10", "--seed", str(seed),
+                "--name", "addedww", "--out", str(out)])
+
+
 def floor_seconds(folders: list[Path], runs: int = 3) -> float:
     """Read every replay and parse every line with orjson: what any scorer must at least do.
 
@@ -354,6 +361,21 @@ def bench_corpus(label: str, corpus: Path, scratch: Path, build: bool, seed: int
         identical = cold_results.read_bytes() == (scratch / "results-added.json").read_bytes()
         rows[-1]["note"] = ("results = cold re-score's, byte for byte" if identical
                             else "RESULTS DIFFER from a cold re-score")
+        werewolves = scratch / "added-werewolf"
+        add_ten_werewolf(werewolves, seed + 1)
+        rows.append({"step": "then add 10 Werewolf replays: score, warm cache",
+                     **step("score", [corpus, added, werewolves], cache, scratch / "results-added-ww.json", derive)})
+        # Against a score that keeps nothing but the games' cached digests (no sections, no
+        # sentence vectors): the new games' digests are made again, their statements embedded.
+        from site_builder.scoring import sections, vectors
+
+        for kept in (sections.beside(scratch / "cold-cache.sqlite"), vectors.beside(scratch / "cold-cache.sqlite")):
+            kept.unlink(missing_ok=True)
+        cold_results = scratch / "results-added-ww-cold.json"
+        step("score", [corpus, added, werewolves], scratch / "cold-cache.sqlite", cold_results, derive)
+        identical = cold_results.read_bytes() == (scratch / "results-added-ww.json").read_bytes()
+        rows[-1]["note"] = ("results = a score keeping only per-game digests, byte for byte" if identical
+                            else "RESULTS DIFFER from a score without kept sections and vectors")
     if build:
         rows.append({"step": "add 10 replays: build, warm cache",
                      **step("build", [corpus, added], scratch / "build-cache.sqlite", site, derive)})
