@@ -84,7 +84,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             # patterns, so games that add none (self-play) re-fit nothing.
             "ratings": {
                 "overall": section("ratings/overall", everything,
-                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed, keep=store.derived)),
+                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed,
+                                                                 keep=store.derived)),
                 "by_game": {name: section(f"ratings/{name}", by_game[name],
                                           lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name,
                                                                         keep=store.derived))

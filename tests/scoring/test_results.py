@@ -260,5 +260,5 @@ def test_a_replay_gone_or_unreadable_while_scoring_is_reported_not_a_crash(sampl
     assert corpus.invalid_replays == [
         {"path": str(gone), "problems": [f"{gone}: cannot read the file: No such file or directory"]}]
     # The same in a checking worker, for a file gone between its hashing and its check.
-    content_hash, entry = corpus_module._check((str(gone), True))
-    assert content_hash is None and b"cannot read the file" in entry
+    content_hash, entry, embedded = corpus_module._check((str(gone), True, None, 1))
+    assert content_hash is None and b"cannot read the file" in entry and embedded == {}
