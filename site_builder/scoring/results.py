@@ -61,6 +61,7 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                   lambda: ratings.pattern_tally(by_game[name])) for name in names}
         chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
         groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
+        wolf_groups = functools.cache(lambda: werewolf.grouping(werewolves, agents))
         results = {
             "format": RESULTS_FORMAT,
             "version": RESULTS_VERSION,
@@ -117,7 +118,8 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             "werewolf": {
                 name: section(where, werewolves,
                               lambda name=name, where=where: getattr(werewolf, name)(
-                                  werewolves, agents, seed=seed, keep=store.section, section=where))
+                                  werewolves, agents, seed=seed, keep=store.section, section=where,
+                                  groups=wolf_groups()))
                 # The neural reading, or why it is absent; its section names the embedder that computed it.
                 for name, where in (("text_distance", "werewolf/text_distance"),
                                     ("text_distance_neural", f"werewolf/text_distance_neural/{werewolf.neural_tag()}"),

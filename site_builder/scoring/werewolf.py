@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -117,40 +118,60 @@ def game_values(game: ScoredGame) -> dict[str, Any] | None:
     }
 
 
+@dataclass(frozen=True)
+class Grouping:
+    """The valid Werewolf games (by id) and their lists per agent and per design mix, made once
+    for all five metrics: one list per group, so a section store hashes each group once."""
+    games: list[ScoredGame]
+    agents: dict[str, list[ScoredGame]]  # every game an agent plays a seat in
+    sole: dict[str, list[ScoredGame]]  # every game an agent plays all seats of (EWAVM's)
+    mixes: dict[str, list[ScoredGame]]
+
+
+def grouping(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo]) -> Grouping:
+    """The `Grouping` of a corpus's games."""
+    ordered = werewolf_games(games)
+    by_agent: dict[str, list[ScoredGame]] = {}
+    sole: dict[str, list[ScoredGame]] = {}
+    mixes: dict[str, list[ScoredGame]] = {}
+    for g in ordered:
+        for key in sorted({s.agent for s in g.seats}):
+            by_agent.setdefault(key, []).append(g)
+        only = sole_agent(g)
+        if only:
+            sole.setdefault(only, []).append(g)
+        mixes.setdefault(design_mix(g, agents), []).append(g)
+    return Grouping(games=ordered, agents=dict(sorted(by_agent.items())), sole=dict(sorted(sole.items())),
+                    mixes=dict(sorted(mixes.items())))
+
+
 def _grouped(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int, name: str,
              summarise: Callable[[list[tuple[str, Any]], int], Any], agent_games: str = "any",
              piece: tuple[str, Callable[[ScoredGame], Any]] | None = None,
-             keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+             keep: Keep = compute, section: str | None = None, groups: Grouping | None = None) -> dict[str, Any]:
     """Summarise metric `name` of a digest piece (`game_values` unless given) per agent, over all games and per design mix.
 
     Each agent's and each mix's summary reads its own games only: `keep` may answer it from an
     earlier scoring under `section` (`scoring.sections`), so new games of one agent recompute
-    that agent's summary and its mixes', not every agent's.
+    that agent's summary and its mixes', not every agent's. `groups` is `grouping(games, agents)`
+    when the caller has it.
     """
     piece_name, compute_piece = piece or (PIECE, game_values)
     prefix = section or f"{piece_name}/{name}"  # the piece too: two readings of one metric share its name
-    by_agent: dict[str, list[tuple[str, Any]]] = {}
-    agent_list: dict[str, list[ScoredGame]] = {}
-    everything: list[tuple[str, Any]] = []
-    by_mix: dict[str, list[tuple[str, Any]]] = {}
-    mix_list: dict[str, list[ScoredGame]] = {}
-    for g in werewolf_games(games):
-        values = g.piece(piece_name, compute_piece)[name]
-        keys = sorted({s.agent for s in g.seats}) if agent_games == "any" else [k for k in [sole_agent(g)] if k]
-        for key in keys:
-            by_agent.setdefault(key, []).append((g.game_id, values["agents"][key]))
-            agent_list.setdefault(key, []).append(g)
-        everything.append((g.game_id, values["all"]))
-        mix = design_mix(g, agents)
-        by_mix.setdefault(mix, []).append((g.game_id, values["all"]))
-        mix_list.setdefault(mix, []).append(g)
+    groups = groups or grouping(games, agents)
+    values = {id(g): g.piece(piece_name, compute_piece)[name] for g in groups.games}
+
+    def summary(among: list[ScoredGame], *part: str, agent: str | None = None) -> Any:
+        got = [(g.game_id, values[id(g)]["agents"][agent] if agent else values[id(g)]["all"]) for g in among]
+        return summarise(got, _subseed(seed, name, *part))
+
+    by_agent = groups.agents if agent_games == "any" else groups.sole
     return {
-        "agents": {k: keep(f"{prefix}/agent/{k}", agent_list[k],
-                           lambda k=k, v=v: summarise(v, _subseed(seed, name, "agent", k)))
-                   for k, v in sorted(by_agent.items())},
-        "all": summarise(everything, _subseed(seed, name, "all")) if everything else None,
-        "by_mix": {m: keep(f"{prefix}/mix/{m}", mix_list[m], lambda m=m, v=v: summarise(v, _subseed(seed, name, "mix", m)))
-                   for m, v in sorted(by_mix.items())},
+        "agents": {k: keep(f"{prefix}/agent/{k}", among, lambda k=k, among=among: summary(among, "agent", k, agent=k))
+                   for k, among in by_agent.items()},
+        "all": summary(groups.games, "all") if groups.games else None,
+        "by_mix": {m: keep(f"{prefix}/mix/{m}", among, lambda m=m, among=among: summary(among, "mix", m))
+                   for m, among in groups.mixes.items()},
     }
 
 
@@ -208,10 +229,11 @@ def _distance_summary(values: list[tuple[str, dict[str, float] | None]], seed: i
 
 
 def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                  keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+                  keep: Keep = compute, section: str | None = None,
+                  groups: Grouping | None = None) -> dict[str, Any]:
     """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary, keep=keep,
-                   section=section)
+                   section=section, groups=groups)
     return {"embedder": dict(embedding.INFO), **out}
 
 
@@ -248,7 +270,8 @@ def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
 
 
 def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                         keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+                         keep: Keep = compute, section: str | None = None,
+                         groups: Grouping | None = None) -> dict[str, Any]:
     """Text Distance with the all-MiniLM-L6-v2 embedder (004 embeds with a neural model), shaped as
     `text_distance`; without the model package, {"embedder", "absent": why, "install": the command}.
 
@@ -259,7 +282,7 @@ def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, Agent
     if reason is not None:
         return {"embedder": minilm.info(), "absent": reason, "install": minilm.INSTALL}
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary,
-                   piece=(NEURAL_PIECE, neural_game_values), keep=keep, section=section)
+                   piece=(NEURAL_PIECE, neural_game_values), keep=keep, section=section, groups=groups)
     return {"embedder": minilm.info(), **out}
 
 
@@ -332,10 +355,11 @@ def _judgement_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> d
 
 
 def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                        keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+                        keep: Keep = compute, section: str | None = None,
+                        groups: Grouping | None = None) -> dict[str, Any]:
     """Judgement Variation (004) per agent from its seats' `suspect` probes; also over all seats of each game."""
     return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary,
-                    keep=keep, section=section)
+                    keep=keep, section=section, groups=groups)
 
 
 # ------------------------------------------------- Judgement Variation, the LLM judge's reading
@@ -390,11 +414,12 @@ def _judgement_llm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) 
 
 
 def judgement_variation_llm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                            keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+                            keep: Keep = compute, section: str | None = None,
+                            groups: Grouping | None = None) -> dict[str, Any]:
     """Judgement Variation (004) from an LLM judge's reading of each turn's statements, per judge:
     per agent (its seats' statements), over all seats of each game and per design mix."""
     return _grouped(games, agents, seed=seed, name="judgement_variation_llm", summarise=_judgement_llm_summary,
-                    keep=keep, section=section)
+                    keep=keep, section=section, groups=groups)
 
 
 # ---------------------------------------------------------------------------- EWAVM
@@ -591,7 +616,8 @@ def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[
 
 
 def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-          keep: Keep = compute, section: str | None = None) -> dict[str, Any]:
+          keep: Keep = compute, section: str | None = None,
+          groups: Grouping | None = None) -> dict[str, Any]:
     """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records, per judge.
 
     A game counts for an agent only when that agent plays every seat (004 gives one design to
@@ -599,4 +625,4 @@ def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
     summary}, "unjudged": games no judge evaluated, "games": all games of the entry}.
     """
     return _grouped(games, agents, seed=seed, name="ewavm", summarise=_ewavm_summary, agent_games="sole",
-                    keep=keep, section=section)
+                    keep=keep, section=section, groups=groups)
