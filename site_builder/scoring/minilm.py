@@ -31,6 +31,7 @@ import json
 import math
 import string
 import struct
+import threading
 import unicodedata
 import zipfile
 from collections.abc import Sequence
@@ -262,9 +263,18 @@ def load(path: Path) -> Model:
                  max_tokens=MAX_TOKENS)
 
 
-@lru_cache(maxsize=1)
+#: Statements may be embedded on several threads (`embed`): the first to need the model loads it.
+_loading = threading.Lock()
+
+
 def model() -> Model:
     """The installed model, loaded once per process (ModelError/FileNotFoundError if it cannot be)."""
+    with _loading:
+        return _model()
+
+
+@lru_cache(maxsize=1)
+def _model() -> Model:
     path = archive()
     if path is None:
         raise FileNotFoundError(absent_reason())

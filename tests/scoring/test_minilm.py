@@ -139,3 +139,18 @@ def test_statements_embedded_on_several_threads_get_the_vectors_made_on_one():
         minilm.use_threads(1)
     assert np.array_equal(alone, together)
     assert [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"] == blas  # limit let go
+
+
+@needs_model
+def test_threads_that_need_the_model_at_once_load_it_once(monkeypatch):
+    minilm._model.cache_clear()
+    loads: list[Path] = []
+    real = minilm.load
+    monkeypatch.setattr(minilm, "load", lambda path: (loads.append(path), real(path))[1])
+    minilm.vector.cache_clear()
+    minilm.use_threads(2)
+    try:
+        minilm.embed(["The seer is lying.", "I trust the mason."])
+    finally:
+        minilm.use_threads(1)
+    assert len(loads) == 1
