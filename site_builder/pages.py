@@ -243,13 +243,18 @@ GLOSSARY: dict[str, tuple[str, str]] = {
 }
 
 
+def breakable(name: str) -> markupsafe.Markup:
+    """A name (escaped) that may wrap after each slash: `werewolf/<wbr>straightforward`."""
+    return markupsafe.Markup("/<wbr>").join(markupsafe.escape(part) for part in name.split("/"))
+
+
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of the page templates: autoescape always on, undefined is an error."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
-                       yaml_str=yaml_string)
+                       yaml_str=yaml_string, breakable=breakable)
     env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
                        reading_titles=READING_TITLES, ranked_judges=judges.ranked)
     return env

@@ -91,7 +91,8 @@ def test_missing_werewolf_talk_values_are_explained(results):
     assert not [c for c in shown if c in BARE]
     assert shown.count("no suspicion probes") == 1 and shown.count("undefined in its games") == 3
     assert shown.count("not read by a judge") == 1  # the LLM reading of J: no judge read its games
-    assert talk.count('colspan="2"') == 5  # the reason stands for the value and its games
+    # The reason stands for the value and its games; so does the judge's count of games judged.
+    assert talk.count('colspan="2"') == 5 + 1
 
 
 def test_no_table_cell_anywhere_is_a_bare_dash(results):

@@ -382,12 +382,23 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
                  "unjudged": 1, "games": 8}
     agent = next(iter(ew["agents"]))
     ew["agents"][agent] = {"judges": {old: ewavm_values(0.125, 2)}, "unjudged": 0, "games": 2}
+    # Each judge's summary per design mix: a table per judge too, after the agents' ones.
+    ew["by_mix"] = {"b5p+vanilla": {"judges": {old: ewavm_values(0.375, 2)}, "unjudged": 0, "games": 2},
+                    "vanilla": {"judges": {new: ewavm_values(0.625, 5)}, "unjudged": 1, "games": 6}}
     text = pages.render(judged).markdown["studies/werewolf.md"]
     part = text.split("## Engagement", 1)[1].split("\n## ", 1)[0]
     captions = re.findall(r"<caption>(.*?)</caption>", part)
     assert captions == ["Headline: judged by tiny-judge (openai_compatible, prompts ewavm-3), 5 of 8 games",
-                        "Judged by tiny-judge (openai_compatible, prompts ewavm-2), 2 of 8 games"]
-    first, second = part.split("<caption>")[1:]
+                        "Judged by tiny-judge (openai_compatible, prompts ewavm-2), 2 of 8 games",
+                        "By design mix: judged by tiny-judge (openai_compatible, prompts ewavm-3)",
+                        "By design mix: judged by tiny-judge (openai_compatible, prompts ewavm-2)"]
+    first, second, mixes_new, mixes_old = part.split("<caption>")[1:]
+    assert "0.625" in mixes_new and "0.375" not in mixes_new and "0.375" in mixes_old
+    for table in (mixes_new, mixes_old):
+        rows = [r for r in table.split("<tr>") if r.startswith("<td>")]
+        assert [r.split("</td>", 1)[0] for r in rows] == ["<td>b5p+vanilla", "<td>vanilla"]
+        # The mix this judge never read: 5 cells; the one it read: the 4 dimensions it gave no score.
+        assert sum(werewolf_cells(r).count('<a href="#why-ewavm">not judged</a>') for r in rows) == 5 + 4
     assert "0.750" in first and "0.250" not in first and "0.125" not in first
     assert "0.250" in second and "0.125" in second and "0.750" not in second
     row = next(r for r in first.split("<tr>") if pages.agent_refs(judged)[agent].display in r)
@@ -395,9 +406,17 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
     assert "Wonder: 2 cut off." in first and "cut off" not in second  # each judge's own failures
     assert "No judge has evaluated\n1 of the 8 games yet." in part
 
+    # An agent page: one table, a column pair per judge that judged its self-play games.
+    ew["agents"][agent] = {"judges": {old: ewavm_values(0.125, 2), new: ewavm_values(0.875, 1)},
+                           "unjudged": 0, "games": 2}
     page = pages.render(judged).markdown[pages.agent_refs(judged)[agent].page]
-    assert "Judged by tiny-judge (openai_compatible, prompts ewavm-2), 2 of its 2 self-play games" in page
-    assert "0.125" in page and "0.750" not in page
+    table = page.split("by LLM judge, over its 2 self-play games (the headline judge first)</caption>", 1)[1]
+    table = table.split("</table>", 1)[0]
+    heads = re.findall(r"<th>(.*?)</th>", table.split("</thead>", 1)[0])
+    assert heads == ["Metric", "tiny-judge (openai_compatible, prompts ewavm-2): value [95%]", "Games",
+                     "tiny-judge (openai_compatible, prompts ewavm-3): value [95%]", "Games"]
+    assert table.index("0.125") < table.index("0.875") and "0.750" not in page
+    assert ">2 of 2</td>" in table and ">1 of 2</td>" in table
 
 
 def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(results):
@@ -678,3 +697,9 @@ def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
     # The agent page shows the same cells, from the same macros.
     page = site.markdown[refs[reasoner].page].split('id="other-reading"')[1]
     assert ">artefact</a>" in page
+
+
+def test_a_breakable_name_wraps_after_slashes_and_stays_escaped():
+    assert str(pages.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
+    assert str(pages.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
+    assert str(pages.breakable("plain")) == "plain"
