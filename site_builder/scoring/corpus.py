@@ -253,7 +253,7 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
             # Decoded from the same JSON the cache keeps: a cold and a warm run read identical data.
             entries.append((name, content_hash, orjson.loads(blob)))
         if shelf is not None:
-            minilm.use_store(None)
+            minilm.use_store(None)  # its read connection closed first: an open read could lock the write out
             vectors.save(shelf, minilm.runtime(), made)
     finally:
         minilm.use_store(None)  # this process may have loaded games itself

@@ -221,9 +221,12 @@ def pattern_tally(games: Iterable[ScoredGame]) -> Tally:
     the unrateable and the forfeited games. Tallies of disjoint sets of games add up
     (`merge_tallies`), so a new game re-counts only its part."""
     counts, skipped, forfeits = count_patterns(game_ranking(g) for g in games)
-    return {"patterns": [[list(agents), list(places), counts[(agents, places)]]
-                         for agents, places in sorted(counts)],
-            "skipped": skipped, "forfeits": forfeits}
+    return {"patterns": pattern_rows(counts), "skipped": skipped, "forfeits": forfeits}
+
+
+def pattern_rows(counts: Mapping[Pattern, int]) -> list[list[Any]]:
+    """Counted patterns as JSON-able rows [agents, places, count], in pattern order."""
+    return [[list(agents), list(places), counts[(agents, places)]] for agents, places in sorted(counts)]
 
 
 def merge_tallies(tallies: Iterable[Tally]) -> tuple[Counter[Pattern], int, int]:
@@ -262,8 +265,7 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
 def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None,
           resamples: int, skipped: int = 0, forfeits: int = 0, keep: KeepDerived = compute_derived) -> dict[str, Any]:
     """The rating table of counted patterns (see `board`)."""
-    patterns = [[list(members), list(places), counts[(members, places)]] for members, places in sorted(counts)]
-    fitted = keep(f"ratings/fit/{game or 'overall'}", {"patterns": patterns, "resamples": resamples},
+    fitted = keep(f"ratings/fit/{game or 'overall'}", {"patterns": pattern_rows(counts), "resamples": resamples},
                   {a for members, _ in counts for a in members},
                   lambda: _fitted(counts, agents, seed=seed, resamples=resamples))
     return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},

@@ -145,20 +145,19 @@ class Sections:
         A section may be made of smaller ones (`Keep`): those are stored with it, so that while
         it is read back they stay in the store for the day its games change.
         """
-        if self.db is None:
-            return self._made(None, compute)
-        return self._made(self.key(name, games), compute)
+        return self._made(None if self.db is None else self.key(name, games), compute)
 
     def derived(self, name: str, inputs: Any, agents: Iterable[str], compute: Callable[[], Any]) -> Any:
         """Section `name` computed from `inputs` (JSON-able data summarising some games) and the
         descriptions of `agents`: read back if computed before from equal inputs (`KeepDerived`)."""
-        if self.db is None:
-            return self._made(None, compute)
+        return self._made(None if self.db is None else self._derived_key(name, inputs, agents), compute)
+
+    def _derived_key(self, name: str, inputs: Any, agents: Iterable[str]) -> str:
         digest = hashlib.sha256(self._prefix + b"derived\0" + name.encode() + b"\0")
         digest.update(json.dumps(inputs, sort_keys=True, ensure_ascii=False, allow_nan=False).encode())
         for key in sorted(set(agents)):
             digest.update(b"\0" + self._described.get(key, key).encode())
-        return self._made(digest.hexdigest(), compute)
+        return digest.hexdigest()
 
     def _made(self, key: str | None, compute: Callable[[], Any]) -> Any:
         """The value under `key`, read back or computed and stored (None: no store, computed)."""
