@@ -100,18 +100,21 @@ def test_vectors_equal_sentence_transformers():
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
 
 
+def embedded_afresh(texts: list[str]) -> np.ndarray:
+    """The texts' vectors, none kept from before (as in a new process)."""
+    minilm.vector.cache_clear()
+    return minilm.embed(texts)
+
+
 @needs_model
 def test_a_texts_vector_depends_on_the_text_only():
     # Bit for bit, whatever was embedded before and beside it: a statement repeated across games
     # is embedded once, and a game scored alone gets the numbers of a cold score of the corpus.
     texts = [t["text"] for t in GOLDEN["texts"]]
-    minilm.vector.cache_clear()
-    forward = minilm.embed(texts)
-    minilm.vector.cache_clear()
-    backward = minilm.embed(texts[::-1])[::-1]
+    forward = embedded_afresh(texts)
+    backward = embedded_afresh(texts[::-1])[::-1]
     assert np.array_equal(forward, backward)
-    minilm.vector.cache_clear()
-    assert np.array_equal(minilm.embed([texts[2]])[0], forward[2])
+    assert np.array_equal(embedded_afresh([texts[2]])[0], forward[2])
     assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
 
 
@@ -128,13 +131,11 @@ def test_a_repeated_text_is_embedded_once():
 @needs_model
 def test_statements_embedded_on_several_threads_get_the_vectors_made_on_one():
     texts = [t["text"] for t in GOLDEN["texts"]]
-    minilm.vector.cache_clear()
-    alone = minilm.embed(texts)
-    minilm.vector.cache_clear()
+    alone = embedded_afresh(texts)
     blas = [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
     minilm.use_threads(3)
     try:
-        together = minilm.embed(texts)
+        together = embedded_afresh(texts)
     finally:
         minilm.use_threads(1)
     assert np.array_equal(alone, together)
