@@ -26,10 +26,10 @@ import yaml
 
 from runner.replay.format import iter_replay_files
 from site_builder import hosting, pages, replays, sources
-from site_builder.scoring import digest, owners
+from site_builder.scoring import board, digest, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
-from site_builder.scoring.results import assemble, csv_tables, dumps
+from site_builder.scoring.results import csv_tables, dumps
 from site_builder.scoring.sections import beside
 
 PACKAGE = Path(__file__).resolve().parent
@@ -81,7 +81,11 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
     other agents at the table, how it went for this agent and how many moves it took."""
     out: dict[str, list[dict[str, Any]]] = {}
     for game in sorted(corpus.games, key=lambda g: (g.created, g.game_id), reverse=True):
+        contributed = game.game_id in corpus.owners
         for key in sorted({s.agent for s in game.seats}):
+            info = corpus.agents.get(key)
+            if contributed and (info is None or info.kind == "builtin"):
+                continue  # a built-in agent's page is the maintainers' row: their games only
             mine = out.setdefault(key, [])
             if len(mine) >= limit:
                 continue
@@ -99,10 +103,11 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
 
 def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """A few games of each game worth watching, chosen by the rules its page states
-    (pages.FEATURED_RULES): the longest, the biggest upset, the newest."""
+    (pages.FEATURED_RULES): the longest, the biggest upset, the newest; among the maintainers'
+    games, so a submission never takes a place on another row's page."""
     by_game: dict[str, list[ScoredGame]] = {}
     for game in corpus.games:
-        if game.valid:
+        if game.valid and game.game_id not in corpus.owners:  # the maintainers' games: a page's showcase is theirs
             by_game.setdefault(game.game, []).append(game)
     out: dict[str, list[dict[str, Any]]] = {}
     for name, played in sorted(by_game.items()):
@@ -299,13 +304,15 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     # than taking 100,000 file names, each of which it would check as a path given by hand
     # (is it a folder, where does it resolve: half the load phase at 100,000 files); the same files
     # in the same order.
+    owner_of = sources.owners(of_file)
     corpus = load(files if submissions == "exclude" else replay_paths, Path(cache_path) if cache_path else None,
-                  derive=derive)
-    corpus = owners.separate(corpus, sources.owners(of_file))
+                  derive=derive, owner_of={path: owner.id for path, owner in owner_of.items()})
+    corpus = owners.separate(corpus, owner_of)
     phases["load and re-simulate"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    results = assemble(corpus, seed=seed, magic_reading=magic_reading,
-                       kept=beside(Path(cache_path)) if cache_path else None)
+    # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
+    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
+                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None)
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",

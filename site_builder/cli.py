@@ -34,23 +34,27 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
     Each replay is validated and re-simulated with the rules engines; claimed results are never
     used. Invalid replays are reported and left out; identical replays count once.
     """
+    from runner.replay.format import iter_replay_files
     from site_builder import sources
-    from site_builder.scoring import owners
+    from site_builder.scoring import board, owners
     from site_builder.scoring.corpus import load
-    from site_builder.scoring.results import assemble, write
+    from site_builder.scoring.results import write
     from site_builder.scoring.sections import beside
 
     started = time.perf_counter()
-    corpus = load(paths, None if no_cache else cache)
+    files = [str(f) for f in iter_replay_files(paths)]
+    owner_of = sources.owners(sources.sources(files))
+    corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()})
     # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
-    corpus = owners.separate(corpus, sources.owners(sources.sources(corpus.paths.values())))
+    corpus = owners.separate(corpus, owner_of)
     for bad in corpus.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)
     for dup in corpus.duplicates:
         click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
-    results = assemble(corpus, seed=seed, magic_reading=magic_reading,
-                       kept=None if no_cache else beside(cache))
+    # The board the site shows: the maintainers' games, and each contributor's own rows beside them.
+    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
+                                   magic_reading=magic_reading, kept=None if no_cache else beside(cache))
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "

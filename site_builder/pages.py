@@ -28,6 +28,7 @@ from runner import games as registry
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring import judges
+from site_builder.scoring.corpus import REFERENCE
 from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
@@ -74,11 +75,32 @@ def safe_title(text: str) -> str:
     return cleaned[:MAX_TITLE] or "agent"
 
 
+def submitted(agent: Mapping[str, Any]) -> bool:
+    """Whether an agent's row is a contributor's (scoring/board.py), not the maintainers'."""
+    return (agent.get("owner") or {}).get("id", REFERENCE) != REFERENCE
+
+
 def display_labels(agents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """Labels by agent key, made unique: a label shared by several agents gets its slug's tail."""
-    counts = Counter(a["label"] for a in agents)
-    return {a["key"]: a["label"] if counts[a["label"]] == 1 else f"{a['label']} ({agent_slug(a['key'])[-6:]})"
-            for a in agents}
+    """Labels by agent key, made unique. The maintainers' rows are told apart among themselves (a
+    label shared by several gets its slug's tail); a contributor's row whose label another row has
+    gets its owner, then the tail: what a submission calls its agents never renames another row."""
+    ours = [a for a in agents if not submitted(a)]
+    counts = Counter(a["label"] for a in ours)
+    shown = {a["key"]: a["label"] if counts[a["label"]] == 1 else f"{a['label']} ({agent_slug(a['key'])[-6:]})"
+             for a in ours}
+    taken = set(shown.values()) | set(counts)
+    theirs = [a for a in agents if submitted(a)]
+    labelled = Counter(a["label"] for a in theirs)
+    for a in theirs:
+        label = a["label"]
+        if label in taken or labelled[label] > 1:
+            label = f"{label} ({a['owner']['label']})"
+        shown[a["key"]] = label
+    again = Counter(shown[a["key"]] for a in theirs)
+    for a in theirs:
+        if again[shown[a["key"]]] > 1 or shown[a["key"]] in taken:
+            shown[a["key"]] += f" ({agent_slug(a['key'])[-6:]})"
+    return shown
 
 
 def page_url(md_path: str) -> str:
@@ -180,6 +202,12 @@ class AgentRef:
     display: str    # unique among agents
     slug: str
     page: str       # docs-relative Markdown path
+    owner: str = ""  # a contributor's "@login" (escaped where shown); "" for the maintainers' rows
+    person: bool = False  # a person's row: self-reported, as no check can tell a person from a script
+
+    @property
+    def submitted(self) -> bool:
+        return bool(self.owner)
 
     @property
     def title(self) -> str:
@@ -190,7 +218,9 @@ def agent_refs(results: Mapping[str, Any]) -> dict[str, AgentRef]:
     """Every agent of the results, by key."""
     shown = display_labels(results["agents"])
     return {a["key"]: AgentRef(a["key"], a["label"], shown[a["key"]], agent_slug(a["key"]),
-                               f"agents/{agent_slug(a['key'])}.md") for a in results["agents"]}
+                               f"agents/{agent_slug(a['key'])}.md",
+                               a["owner"]["label"] if submitted(a) else "", a.get("kind") == "human")
+            for a in results["agents"]}
 
 
 def yaml_string(text: str) -> markupsafe.Markup:
@@ -307,14 +337,22 @@ WINNING = {
 
 def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
     """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
-    allows against the others' (1 + how many are surely better; the count of those not surely worse)."""
+    allows against the others' (1 + how many are surely better; the count of those not surely worse).
+
+    Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
+    scoring/board.py) gets the place it would take among them, and never moves theirs or another
+    contributor's."""
     rated = [r for r in rows if r.get("rating_ci")]
-    order = sorted(rated, key=lambda r: -r["rating"])
+    ours = [r for r in rated if not r.get("owner")]
+    order = sorted(ours, key=lambda r: -r["rating"])
     out: dict[str, tuple[int, int, int]] = {}
-    for place, row in enumerate(order, start=1):
+    for row in rated:
         low, high = row["rating_ci"]
-        better = sum(1 for o in rated if o is not row and o["rating_ci"][0] > high)
-        not_worse = sum(1 for o in rated if o is not row and o["rating_ci"][1] >= low)
+        others = [o for o in ours if o is not row]
+        place = 1 + sum(1 for o in others if o["rating"] > row["rating"]) if row.get("owner") \
+            else order.index(row) + 1
+        better = sum(1 for o in others if o["rating_ci"][0] > high)
+        not_worse = sum(1 for o in others if o["rating_ci"][1] >= low)
         out[row["agent"]] = (place, 1 + better, 1 + not_worse)
     return out
 

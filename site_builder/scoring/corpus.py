@@ -13,7 +13,7 @@ import hashlib
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +42,11 @@ class Corpus:
     files_read: int = 0  # files whose bytes were read (not answered by the cache index)
     resimulated: int = 0  # replays re-simulated (not answered by the game cache)
     paths: dict[str, str] = field(default_factory=dict)  # game_id -> the file it was read from
+    #: game_id -> the owner of its file (`load`'s `owner_of`; empty: everything is the reference's).
+    owners: dict[str, str] = field(default_factory=dict)
+    #: owner -> its agents as its own games describe them (labels, reported models): a row's label
+    #: comes from its owner's games, never from what another source calls it.
+    described: dict[str, dict[str, AgentInfo]] = field(default_factory=dict)
 
     @property
     def replay_set_hash(self) -> str:
@@ -188,17 +193,25 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None, *, derive: bool = True) -> Corpus:
+#: The owner of the maintainers' games, and of every file no owner is given for: the reference.
+REFERENCE = "maintainers"
+
+
+def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None, *, derive: bool = True,
+         owner_of: Mapping[str, str] | None = None) -> Corpus:
     """Validate and re-simulate every replay under `paths` (answering from the cache if given).
 
     `derive=False` (hand-dealt test corpora only) skips the check that each game follows from its
-    seed; such results are cached apart from the checked ones.
+    seed; such results are cached apart from the checked ones. `owner_of` (path -> owner id; a
+    path not in it is REFERENCE's) says whose each file is: every agent is then described from
+    each owner's games apart (`Corpus.described`), and `Corpus.agents` from the reference's first.
     """
     with _collector_paused():
-        return _load(paths, cache_path, derive=derive)
+        return _load(paths, cache_path, derive=derive, owner_of=owner_of or {})
 
 
-def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, derive: bool) -> Corpus:
+def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, derive: bool,
+          owner_of: Mapping[str, str]) -> Corpus:
     # Digests depend on the installed neural embedder too (`digest.environment`).
     version = f"{SCORER_VERSION}+{environment()}" + ("" if derive else "+underived")
     cache = Cache(cache_path, version) if cache_path else None
@@ -260,7 +273,7 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         minilm.use_threads(1)
         if cache:
             cache.close()
-    return _assemble(entries, files, files_read, resimulated)
+    return _assemble(entries, files, files_read, resimulated, owner_of)
 
 
 def full_games(corpus: Corpus) -> list[ScoredGame]:
@@ -319,12 +332,12 @@ def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> byt
 
 
 def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, files_read: int,
-              resimulated: int) -> Corpus:
+              resimulated: int, owner_of: Mapping[str, str]) -> Corpus:
     games: dict[str, ScoredGame] = {}
     first_path: dict[str, str] = {}
     ids: dict[str, str] = {}
     invalid, duplicates = [], []
-    seen: dict[str, _Described] = {}
+    seen: dict[str, dict[str, _Described]] = {}  # owner -> agent key -> what its seats said
     for path, content_hash, entry in sorted(entries, key=lambda e: (e[1], e[0])):
         if "problems" in entry:
             invalid.append({"path": path, "problems": [
@@ -343,16 +356,20 @@ def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, fi
             continue
         ids[game.game_id] = path
         games[content_hash] = game
+        mine = seen.setdefault(owner_of.get(path, REFERENCE), {})
         for seat, description in zip(game.seats, entry["agents"]):
-            seen.setdefault(seat.agent, _Described(description)).add(description)
-    agents = {key: AgentInfo(key, d.label(), {k: v for k, v in d.first.items() if k not in NOT_IDENTITY},
-                             tuple(sorted(d.reported)))
-              for key, d in seen.items()}
+            mine.setdefault(seat.agent, _Described(description)).add(description)
+    described = {owner: {key: d.info(key) for key, d in sorted(found.items())} for owner, found in sorted(seen.items())}
+    agents: dict[str, AgentInfo] = {}
+    for owner in sorted(described, key=lambda o: (o != REFERENCE, o)):  # the reference's description first
+        for key, info in described[owner].items():
+            agents.setdefault(key, info)
     ordered = sorted(games.values(), key=lambda g: g.game_id)
     invalid.sort(key=lambda i: i["path"])
     duplicates.sort(key=lambda d: d["path"])
+    owners = {game_id: owner_of[path] for game_id, path in sorted(ids.items()) if owner_of.get(path, REFERENCE) != REFERENCE}
     return Corpus(ordered, dict(sorted(agents.items())), invalid, duplicates, files, files_read, resimulated,
-                  dict(sorted(ids.items())))
+                  dict(sorted(ids.items())), owners, described if owners else {})
 
 
 class _Described:
@@ -371,3 +388,7 @@ class _Described:
     def label(self) -> str:
         """The most used display name (ties: alphabetical), independent of file order."""
         return min(self.names, key=lambda name: (-self.names[name], name))
+
+    def info(self, key: str) -> AgentInfo:
+        return AgentInfo(key, self.label(), {k: v for k, v in self.first.items() if k not in NOT_IDENTITY},
+                         tuple(sorted(self.reported)))

@@ -2,10 +2,14 @@
 
 The submission check lets only an agent's owner add games to it (site_builder/ownership.py), but
 a corpus can be put together by hand, or by a maintainer's bypass. The scorer therefore splits
-every language-model agent whose games came from more than one owner into one row per owner:
-the owner of its oldest game keeps the agent's key, each other one gets a key of its own, and
-every such row is labelled by its source. Built-in agents are one row whoever added their games:
-every move of theirs is derived again from the seed.
+every language-model agent and every person whose games came from more than one owner into one
+row per owner: the owner of its oldest game keeps the agent's key, each other one gets a key of
+its own, labelled by its source (the oldest keeps its name). Built-in agents keep one key whoever added
+their games: every move of theirs is derived again from the seed, and the board takes their rows
+from the maintainers' games alone (site_builder/scoring/board.py).
+
+A judge of a contributor's games is always that contributor's: its key gets the source, so that
+no submitted judge line can join, rename or outvote a judge of the maintainers.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.corpus import REFERENCE, Corpus
 from site_builder.scoring.model import ScoredGame
 
 
@@ -46,7 +50,9 @@ def separate(corpus: Corpus, owner_of: Mapping[str, Owner]) -> Corpus:
             if owner.id not in known or owner.since < known[owner.id].since:
                 known[owner.id] = owner
     split = {key: found for key, found in owners.items() if len(found) > 1}
-    if not split:
+    judged = any(owner is not None and owner.id != REFERENCE and _judges(game)
+                 for game in corpus.games for owner in (owner_of.get(path_of.get(game.game_id, "")),))
+    if not split and not judged:
         return corpus
     new_key: dict[tuple[str, str], str] = {}
     agents = dict(corpus.agents)
@@ -56,14 +62,36 @@ def separate(corpus: Corpus, owner_of: Mapping[str, Owner]) -> Corpus:
         for i, owner in enumerate(ordered):
             key_here = key if i == 0 else _with_source(key, owner.id)
             new_key[(key, owner.id)] = key_here
-            agents[key_here] = dataclasses.replace(info, key=key_here, label=f"{info.label} ({owner.label})")
+            own = corpus.described.get(owner.id, {}).get(key, info)  # as the owner's own games name it
+            # The row that keeps the key keeps its name: a later source never relabels it.
+            label = own.label if i == 0 else f"{own.label} ({owner.label})"
+            agents[key_here] = dataclasses.replace(own, key=key_here, label=label)
     games = []
     for game in corpus.games:
         owner = owner_of.get(path_of.get(game.game_id, ""))
         renamed = {key: new_key[(key, owner.id)] for key in {s.agent for s in game.seats}
                    if owner is not None and (key, owner.id) in new_key and new_key[(key, owner.id)] != key}
-        games.append(_renamed(game, renamed) if renamed else game)
-    return dataclasses.replace(corpus, games=games, agents=dict(sorted(agents.items())))
+        judges = {j: _with_source(j, owner.id) for j in _judges(game)} if owner and owner.id != REFERENCE else {}
+        games.append(_renamed(game, renamed, judges) if renamed or judges else game)
+    described = {owner: {new_key.get((key, owner), key): agents[new_key[(key, owner)]] if (key, owner) in new_key
+                         else info for key, info in found.items()} for owner, found in corpus.described.items()}
+    return dataclasses.replace(corpus, games=games, agents=dict(sorted(agents.items())), described=described)
+
+
+def _judges(game: ScoredGame) -> set[str]:
+    """The keys of the LLM judges whose lines a game carries (from its records, or its digest)."""
+    found = {str(r.get("judge")) for r in game.judgements}
+    stack: list[Any] = [game.digest]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            judges = value.get("judges")
+            if isinstance(judges, Mapping):
+                found.update(judges)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
 
 
 def _with_source(key: str, owner: str) -> str:
@@ -75,9 +103,12 @@ def _with_source(key: str, owner: str) -> str:
     return json.dumps({**identity, "source": owner}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _renamed(game: ScoredGame, renamed: Mapping[str, str]) -> ScoredGame:
+def _renamed(game: ScoredGame, renamed: Mapping[str, str], judges: Mapping[str, str] | None = None) -> ScoredGame:
+    """The game with agents (`renamed`) and judges (`judges`) under their new keys."""
     seats = tuple(dataclasses.replace(s, agent=renamed.get(s.agent, s.agent)) for s in game.seats)
-    return dataclasses.replace(game, seats=seats, digest=_rekeyed(game.digest, renamed))
+    every = {**(judges or {}), **renamed}
+    lines = tuple({**r, "judge": every.get(str(r.get("judge")), r.get("judge"))} for r in game.judgements)
+    return dataclasses.replace(game, seats=seats, digest=_rekeyed(game.digest, every), judgements=lines)
 
 
 def _rekeyed(value: Any, renamed: Mapping[str, str]) -> Any:

@@ -108,7 +108,8 @@ class Design:
             self.members[u, [index[a] for a in agents]] = 1.0
 
 
-def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None,
+        anchors: Mapping[str, float] | None = None) -> np.ndarray:
     """Log-strengths (natural units) maximising the likelihood, one row per row of pattern `counts`.
 
     Each agent also draws one virtual game against a strength-0 agent: that keeps an agent that
@@ -116,35 +117,52 @@ def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None) -> 
     on the concave log-likelihood, all rows at once, from `start` (one row of log-strengths;
     zeros if None): the bootstrap fits start at the point estimate, near which each resample's
     optimum lies, and need 5 steps instead of 13.
+
+    `anchors` (agent -> log-strength) holds those agents fixed, and fits only the others against
+    them (no virtual draw for an anchor: its strength is given): a contributor's agents are fitted
+    against the maintainers' ratings this way (site_builder/scoring/board.py).
     """
     n = counts @ design.weights  # (rows, pairs) comparisons
     s = counts @ design.scores  # (rows, pairs) wins of the first agent
     r = np.zeros((counts.shape[0], len(design.agents)))
     if start is not None:
         r += start
+    free = np.ones(len(design.agents), dtype=bool)
+    for i, agent in enumerate(design.agents):
+        if anchors is not None and agent in anchors:
+            free[i] = False
+            r[:, i] = anchors[agent]
     with threadpool_limits(limits=1, user_api="blas"):
-        _newton(design, n, s, r)
+        _newton(design, n, s, r, free)
     return r
 
 
-def _newton(design: Design, n: np.ndarray, s: np.ndarray, r: np.ndarray) -> None:
-    """Newton steps on `r` in place until no rating moves by more than TOLERANCE.
+def _newton(design: Design, n: np.ndarray, s: np.ndarray, r: np.ndarray, free: np.ndarray) -> None:
+    """Newton steps on the `free` columns of `r` in place until no rating moves by more than TOLERANCE.
 
     Run with one BLAS thread (`fit`): the solves are 1,000 small systems, which BLAS threads do
     not speed up, and on a shared machine they wait on each other whenever another process
     holds a core (a 100,000-game table's fit measured 2 s on one thread, 7-60 s on two).
     """
     m = design.incidence
-    diagonal = np.arange(r.shape[1])
+    if not free.any():
+        return
+    everyone = bool(free.all())  # the usual fit: no anchors, no sub-matrices to take
+    index = np.flatnonzero(free)
+    diagonal = np.arange(len(index))
     for _ in range(MAX_STEPS):
         p = 1.0 / (1.0 + np.exp(-(r @ m.T)))
-        q = 1.0 / (1.0 + np.exp(-r))
-        gradient = (s - n * p) @ m + (0.5 - q)
+        q = 1.0 / (1.0 + np.exp(-r[:, index]))
+        gradient = (s - n * p) @ m
         curvature = _curvature(design, n * p * (1 - p))
+        if not everyone:
+            gradient = gradient[:, index]
+            curvature = curvature[:, index[:, None], index[None, :]]
+        gradient = gradient + (0.5 - q)
         curvature[:, diagonal, diagonal] += q * (1 - q)
         step = np.linalg.solve(curvature, gradient[..., None])[..., 0]
         step = np.clip(step, -2.0, 2.0)  # far from the optimum a full Newton step can overshoot
-        r += step
+        r[:, index] += step
         if np.abs(step).max() < TOLERANCE:
             break
 
@@ -242,15 +260,17 @@ def merge_tallies(tallies: Iterable[Tally]) -> tuple[Counter[Pattern], int, int]
 
 
 def tallied_table(tallies: Iterable[Tally], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None = None,
-                  resamples: int | None = None, keep: KeepDerived = compute_derived) -> dict[str, Any]:
+                  resamples: int | None = None, keep: KeepDerived = compute_derived,
+                  anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The rating table of the games behind `tallies` (`pattern_tally`): `board`'s table of them.
 
     `keep` may answer the fit from an earlier scoring with the same patterns: games that add no
-    pattern (self-play, as in 004's Werewolf) change the skipped count, not the fit.
+    pattern (self-play, as in 004's Werewolf) change the skipped count, not the fit. `anchors`:
+    see `table`.
     """
     counts, skipped, forfeits = merge_tallies(tallies)
     return table(counts, agents, seed=seed, game=game, resamples=RESAMPLES if resamples is None else resamples,
-                 skipped=skipped, forfeits=forfeits, keep=keep)
+                 skipped=skipped, forfeits=forfeits, keep=keep, anchors=anchors)
 
 
 def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
@@ -263,37 +283,52 @@ def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed:
 
 
 def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None,
-          resamples: int, skipped: int = 0, forfeits: int = 0, keep: KeepDerived = compute_derived) -> dict[str, Any]:
-    """The rating table of counted patterns (see `board`)."""
-    fitted = keep(f"ratings/fit/{game or 'overall'}", {"patterns": pattern_rows(counts), "resamples": resamples},
-                  {a for members, _ in counts for a in members},
-                  lambda: _fitted(counts, agents, seed=seed, resamples=resamples))
+          resamples: int, skipped: int = 0, forfeits: int = 0, keep: KeepDerived = compute_derived,
+          anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The rating table of counted patterns (see `board`).
+
+    With `anchors` (agent -> rating on the Elo scale), those agents' ratings are held fixed and
+    only the others are fitted and listed: a contributor's rows against the maintainers' table
+    (site_builder/scoring/board.py); their `rank_upper_bound` is left to the board, which ranks
+    them against that table."""
+    seated = {a for members, _ in counts for a in members}
+    held = {a: anchors[a] for a in sorted(seated) if anchors is not None and a in anchors}
+    inputs: dict[str, Any] = {"patterns": pattern_rows(counts), "resamples": resamples}
+    if anchors is not None:
+        inputs["anchors"] = held
+    fitted = keep(f"ratings/fit/{game or 'overall'}", inputs, seated,
+                  lambda: _fitted(counts, agents, seed=seed, resamples=resamples,
+                                  anchors=None if anchors is None else held))
     return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},
             "resamples": fitted["resamples"], "level": 0.95, "games_rated": sum(counts.values()),
             "forfeits_rated": forfeits, "games_skipped": {"single_agent": skipped}, "agents": fitted["agents"]}
 
 
 def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int,
-            resamples: int) -> dict[str, Any]:
+            resamples: int, anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The rows of a rating table, best first, and the resamples behind their intervals: a
-    function of the patterns' counts alone (`Design` sorts them), the agents' labels and the seed."""
+    function of the patterns' counts alone (`Design` sorts them), the agents' labels, the seed
+    (and the anchors' ratings, whose agents get no row)."""
     rows = []
     used = 0
+    held = None if anchors is None else {a: (rating - BASE) / ELO for a, rating in anchors.items()}
     if counts:
         design = Design(counts)
-        point = fit(design, design.counts[None, :])[0]
+        point = fit(design, design.counts[None, :], anchors=held)[0]
         games_of = design.counts @ design.members
         intervals: dict[str, list[float] | None] = dict.fromkeys(design.agents)
         if resamples > 0:
             used = resamples
             drawn = resample_counts(design.counts, seed=seed, resamples=resamples)
-            strengths = fit(design, drawn, start=point)
+            strengths = fit(design, drawn, start=point, anchors=held)
             present = (drawn @ design.members) > 0  # an agent none of whose games was drawn is not rated
             for i, agent in enumerate(design.agents):
                 ci = percentile_interval(np.where(present[:, i], elo(strengths[:, i]), np.nan))
                 intervals[agent] = None if ci is None else [ci[0], ci[1]]
-        upper = rank_upper_bounds(intervals)
+        upper = rank_upper_bounds(intervals) if held is None else dict.fromkeys(intervals)
         for i, agent in enumerate(design.agents):
+            if held is not None and agent in held:
+                continue  # an anchor: its row is the table it was taken from
             info = agents.get(agent)
             rows.append({"agent": agent, "label": info.label if info else agent, "rating": elo(float(point[i])),
                          "rating_ci": intervals[agent], "games": int(round(games_of[i])),

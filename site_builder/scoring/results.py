@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import io
 import json
 from collections.abc import Mapping
@@ -34,7 +35,8 @@ DEFAULT_SEED = 2026
 
 
 def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper",
-             kept: Path | None = None) -> dict[str, Any]:
+             kept: Path | None = None, store: Sections | None = None,
+             anchors: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set).
 
     `magic_reading` is the MAgIC reading the leaderboards headline ("paper" or "reference"); the
@@ -42,11 +44,18 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
 
     With `kept` (a file of sections from earlier scorings, `scoring.sections`), a section whose
     games, agents and seed are unchanged is read back instead of recomputed: the results are
-    the same, byte for byte, either way.
+    the same, byte for byte, either way. `store` is such a file already open (the board scores
+    several corpora into one, `scoring.board`); it is left open.
+
+    `anchors` ({"overall" or a game: {agent: rating}}) holds those agents' ratings fixed in the
+    rating tables and fits only the others: a contributor's games, rated against the maintainers'
+    tables (`scoring.board`).
     """
     games, agents = corpus.games, corpus.agents
     by_game = leaderboards.games_by_name(games)
-    store = Sections(kept, agents, games, seed)
+    own_store = store is None
+    store = Sections(kept, agents, games, seed) if store is None else store
+    fixed = (lambda board: None) if anchors is None else (lambda board: anchors.get(board, {}))
     try:
         section = store.section
 
@@ -84,12 +93,12 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             # game's pattern tallies (new games re-count only their game's); a fit is kept under its
             # patterns, so games that add none (self-play) re-fit nothing.
             "ratings": {
-                "overall": section("ratings/overall", everything,
+                "overall": section("ratings/overall" + _anchored(fixed("overall")), everything,
                                    lambda: ratings.tallied_table(patterns.values(), agents, seed=seed,
-                                                                 keep=store.derived)),
-                "by_game": {name: section(f"ratings/{name}", by_game[name],
+                                                                 keep=store.derived, anchors=fixed("overall"))),
+                "by_game": {name: section(f"ratings/{name}" + _anchored(fixed(name)), by_game[name],
                                           lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name,
-                                                                        keep=store.derived))
+                                                                        keep=store.derived, anchors=fixed(name)))
                             for name in names},
             },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
@@ -130,8 +139,16 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
         }
     finally:
-        store.close()
+        if own_store:
+            store.close()
     return results
+
+
+def _anchored(anchors: Mapping[str, float] | None) -> str:
+    """The part of a rating section's name that says which anchors it was fitted against."""
+    if anchors is None:
+        return ""
+    return "/anchored/" + hashlib.sha256(json.dumps(sorted(anchors.items())).encode()).hexdigest()[:16]
 
 
 def _agents(agents: Mapping[str, AgentInfo], counted: Mapping[str, Mapping[str, list[int]]]) -> list[dict[str, Any]]:

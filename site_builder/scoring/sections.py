@@ -88,28 +88,42 @@ class Sections:
         self._making: list[set[str]] = []  # per section being computed: the keys of its inner sections
         self.kept = 0
         self.computed = 0
+        self._shared = False  # a part of another store (`part`): that store closes the file
         self._prefix = hashlib.sha256(f"{SCORER_VERSION}\0{LAYOUT}\0{seed}\0".encode() + code_digest()).digest()
-        # Per agent: a short stable id for the games' tokens, and every field a section may show
-        # or group by (a section's key holds those of the agents seated in its games, so a new
-        # agent elsewhere, or a new name of this one, changes only the sections it enters).
-        short = {key: hashlib.sha256(key.encode()).hexdigest()[:16] for key in agents}
-        self._described = {key: _agent_text(key, info) for key, info in agents.items()}
-        # id(game) -> its content hash (which fixes all its data, its id too) and its seats'
-        # agents; made once per scoring (a game enters several sections). The games outlive the store.
-        self._tokens: dict[int, bytes] = {}
-        self._digests: dict[int, tuple[Sequence[ScoredGame], bytes]] = {}
-        self._seated: dict[int, tuple[str, ...]] = {}
         if path is not None:
-            for g in games:
-                seated = tuple(s.agent for s in g.seats)
-                self._seated[id(g)] = seated
-                self._tokens[id(g)] = f"{g.content_hash}:{','.join(short.get(k, k) for k in seated)}\n".encode()
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 self.db = self._open(path)
             except sqlite3.DatabaseError:  # a damaged store is an accelerator lost, nothing more
                 path.unlink(missing_ok=True)
                 self.db = self._open(path)
+        self._index(agents, games)
+
+    def _index(self, agents: Mapping[str, AgentInfo], games: Sequence[ScoredGame]) -> None:
+        """What keys are made of: per agent a short stable id for the games' tokens, and every
+        field a section may show or group by (a section's key holds those of the agents seated in
+        its games, so a new agent elsewhere, or a new name of this one, changes only the sections
+        it enters); per game its content hash (which fixes all its data, its id too) and its
+        seats' agents, made once per scoring (a game enters several sections)."""
+        short = {key: hashlib.sha256(key.encode()).hexdigest()[:16] for key in agents}
+        self._described = {key: _agent_text(key, info) for key, info in agents.items()}
+        # Keyed by id(game): the games outlive the store.
+        self._tokens: dict[int, bytes] = {}
+        self._digests: dict[int, tuple[Sequence[ScoredGame], bytes]] = {}
+        self._seated: dict[int, tuple[str, ...]] = {}
+        if self.db is not None:
+            for g in games:
+                seated = tuple(s.agent for s in g.seats)
+                self._seated[id(g)] = seated
+                self._tokens[id(g)] = f"{g.content_hash}:{','.join(short.get(k, k) for k in seated)}\n".encode()
+
+    def part(self, agents: Mapping[str, AgentInfo], games: Sequence[ScoredGame]) -> Sections:
+        """A store for another set of games and agents (one contributor's, `scoring.board`) in the
+        same file: the sections it uses are kept when this store closes, the others dropped."""
+        child = Sections(None, agents, (), 0)
+        child.db, child.used, child._prefix, child._shared = self.db, self.used, self._prefix, True
+        child._index(agents, games)
+        return child
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
@@ -193,8 +207,8 @@ class Sections:
             self._making[-1].update(inner)
 
     def close(self) -> None:
-        """Drop the sections this scoring did not use, and save."""
-        if self.db is None:
+        """Drop the sections this scoring did not use, and save (a `part` leaves that to its store)."""
+        if self.db is None or self._shared:
             return
         stale = [k for (k,) in self.db.execute("SELECT key FROM sections") if k not in self.used]
         self.db.executemany("DELETE FROM sections WHERE key = ?", [(k,) for k in stale])

@@ -49,7 +49,7 @@ def test_a_model_agent_of_two_sources_is_two_rows(tmp_path):
 
     rows = {k: a for k, a in split.agents.items() if a.kind == "llm"}
     assert len(rows) == 2 and model in rows  # the owner of the oldest game keeps the key
-    assert sorted(a.label for a in rows.values()) == ["llm-0 (@mallory)", "llm-0 (the maintainers)"]
+    assert sorted(a.label for a in rows.values()) == ["llm-0", "llm-0 (@mallory)"]  # the first keeps its name
     games_of = {key: sum(1 for g in split.games if any(s.agent == key for s in g.seats)) for key in rows}
     assert games_of[model] == 2 and sorted(games_of.values()) == [1, 2]
     other = next(k for k in rows if k != model)
