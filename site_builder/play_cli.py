@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from runner.tournament import MAX_SEED
+
 #: After the game, how long the server stays up for the pages to show the result.
 LINGER_SECONDS = 120
 
@@ -28,7 +30,7 @@ LINGER_SECONDS = 120
               help="The agents of the other seats, in seat order and repeated as needed: a built-in strategy "
                    "(`gamenight agents`) or a model as provider:model[@base_url], e.g. "
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1. Default: a built-in player of the game.")
-@click.option("--seed", type=click.IntRange(0), help="The seed of the game's plan, from which its game seed is "
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="The seed of the game's plan, from which its game seed is "
               "derived (default: a random one).")
 @click.option("--no-probes", is_flag=True, help="Ask nobody the belief probes.")
 @click.option("--host", default="127.0.0.1", show_default=True,
