@@ -20,10 +20,15 @@ from runner import games, tomlfile
 from runner.agents.builtin import strategies
 from runner.games.base import SetupError, is_int, is_number
 from runner.play import DEFAULT_MAX_ATTEMPTS
+from runner.seeds import rng_for
 
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices"}
-MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup"}
+MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup", "seats"}
+#: A lineup's `seats` rule: "dealt" deals the lineup's agents to the seats afresh each game, by a
+#: shuffle drawn from the game's seed (`dealt_seats`); without it a lineup is rotated by one seat a
+#: game, or, holding a person, kept in seat order (a person's practice game: they chose the seat).
+SEAT_RULES = ("dealt",)
 #: Largest tournament seed (a seed is hashed, so a larger one adds nothing but a longer file).
 MAX_SEED = 2**64 - 1
 #: Largest tournament file read (the shipped ones are a few kilobytes).
@@ -115,19 +120,25 @@ class Matchup:
     games: int
     roles: Mapping[str, AgentSpec] = field(default_factory=dict)
     lineup: Sequence[AgentSpec] = ()
+    seats: str | None = None  # a SEAT_RULES rule of a lineup, or None
 
     @property
     def label(self) -> str:
-        """A readable description, recorded in each replay header."""
+        """A readable description, recorded in each replay header (and read back by the validator)."""
         if self.lineup:
-            return "lineup: " + ", ".join(a.name for a in self.lineup)
+            dealt = ", seats dealt" if self.seats == "dealt" else ""
+            return f"lineup{dealt}: " + ", ".join(a.name for a in self.lineup)
         return "; ".join(f"{role}: {agent.name}" for role, agent in self.roles.items())
 
     def key(self) -> str:
-        """Everything that identifies this matchup, canonically (for seeds and ids)."""
-        return json.dumps({"game": self.game, "rules": self.rules,
-                           "roles": {r: a.canonical() for r, a in self.roles.items()},
-                           "lineup": [a.canonical() for a in self.lineup]}, sort_keys=True)
+        """Everything that identifies this matchup, canonically (for seeds and ids); the seat rule
+        only when set, so the ids of every plan without one stay as they were."""
+        key: dict[str, Any] = {"game": self.game, "rules": self.rules,
+                               "roles": {r: a.canonical() for r, a in self.roles.items()},
+                               "lineup": [a.canonical() for a in self.lineup]}
+        if self.seats is not None:
+            key["seats"] = self.seats
+        return json.dumps(key, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -144,10 +155,20 @@ class PlannedGame:
         """The agent that sits at `seat`, whose dealt role is `role`."""
         if self.matchup.lineup:
             lineup = self.matchup.lineup
+            if self.matchup.seats == "dealt":
+                return lineup[dealt_seats(self.seed, len(lineup))[seat]]
             if any(a.is_human for a in lineup):
-                return lineup[seat]  # a person chose their seat: the lineup is not rotated
+                return lineup[seat]  # a person chose their seat (a practice game): the lineup is not rotated
             return lineup[(seat - self.index) % len(lineup)]  # rotate so each agent sits everywhere
         return self.matchup.roles.get(role) or self.matchup.roles["*"]
+
+
+def dealt_seats(seed: int, players: int) -> list[int]:
+    """For a lineup whose seats are dealt: the lineup position of the agent at each seat, a shuffle
+    drawn from the game's seed (its own generator, apart from the deal's and the chance draws')."""
+    order = list(range(players))
+    rng_for(seed, "seats").shuffle(order)
+    return order
 
 
 @dataclass(frozen=True)
@@ -203,6 +224,8 @@ class Tournament:
             table: dict[str, Any] = {"game": matchup.game, "rules": dict(matchup.rules), "games": matchup.games}
             if matchup.lineup:
                 table["lineup"] = [a.name for a in matchup.lineup]
+                if matchup.seats is not None:
+                    table["seats"] = matchup.seats
             else:
                 table["roles"] = {role: a.name for role, a in matchup.roles.items()}
             matchups.append(table)
@@ -663,6 +686,9 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         raise PlanError(f"{where}: games: must be an integer from 1 to 100000")
     if ("roles" in raw) == ("lineup" in raw):
         raise PlanError(f"{where}: give either roles = {{role = agent}} or lineup = [agents by seat]")
+    seats = raw.get("seats")
+    if seats is not None and (seats not in SEAT_RULES or "lineup" not in raw):
+        raise PlanError(f"{where}: seats: only a lineup's seats are dealt: seats = \"dealt\" beside lineup = [...]")
     if "lineup" in raw:
         lineup_raw = raw["lineup"]
         n = game.players(rules)
@@ -671,7 +697,7 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         lineup = [resolve_agent(a, agents, f"{where}: lineup[{i}]") for i, a in enumerate(lineup_raw)]
         for i, agent in enumerate(lineup):
             _check_plays(agent, game.name, rules, f"{where}: lineup[{i}]")
-        return Matchup(game.name, rules, count, lineup=lineup)
+        return Matchup(game.name, rules, count, lineup=lineup, seats=seats)
     roles_raw = raw["roles"]
     if not isinstance(roles_raw, Mapping):
         raise PlanError(f"{where}: roles: must map roles to agents")

@@ -112,6 +112,16 @@ def model_seats(planned: PlannedGame) -> list[int]:
     return [s for s in range(game.players(params)) if _not_bot(planned.agent_for(s, game.role_of(params, setup, s)))]
 
 
+def people_seats_dealt(plan: Plan) -> bool:
+    """Whether every matchup of a read plan that seats a person deals its seats from the game's
+    seed (`seats = "dealt"`, as `gamenight play` plans a game given names only): no person chose
+    their seat or role. A practice game (`--seat`, `--role`: a lineup in seat order, or a person
+    named for a role) is not."""
+    assert plan.tournament is not None
+    return all(matchup.lineup and matchup.seats == "dealt" for matchup in plan.tournament.matchups
+               if any(agent.is_human for agent in (*matchup.roles.values(), *matchup.lineup)))
+
+
 def _not_bot(agent: AgentSpec) -> bool:
     return agent.is_llm or agent.is_human
 

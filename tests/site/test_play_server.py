@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner import games
+from runner.cli import main as gamenight
 from runner.replay.validate import check_file
 from runner.table import Person, deal
 from site_builder.play_server import Session, _json
@@ -174,7 +175,7 @@ def _start_command(tmp_path, *args):
 
 
 def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
-    process, link = _start_command(tmp_path, "--game", "public_good", "--seat", "2", "--name", "Ann", "--seed", "8",
+    process, link = _start_command(tmp_path, "--game", "public_good", "--name", "Ann", "--seed", "8",
                                    "--rule", "rounds=2")
     try:
         play_seat(link)
@@ -184,6 +185,9 @@ def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
     assert process.returncode == 0, err
     [replay] = list(tmp_path.rglob("*.jsonl"))
     assert f"wrote {replay}" in out and check_file(str(replay)).ok
+    assert 'seats = "dealt"' in (replay.parent / "tournament.toml").read_text() and "practice" not in err
+    validated = CliRunner().invoke(gamenight, ["validate", str(replay.parent)])
+    assert validated.exit_code == 0, validated.output
 
 
 def test_ctrl_c_mid_game_writes_nothing(tmp_path):
@@ -197,6 +201,7 @@ def test_ctrl_c_mid_game_writes_nothing(tmp_path):
     finally:
         process.kill()
     assert process.returncode == 130 and "no replay is written" in err
+    assert "a practice game (seats or roles chosen): a submission does not take it" in err
     assert not list(tmp_path.iterdir())
 
 
