@@ -144,8 +144,10 @@ class Session:
                 view["private"] = copy.deepcopy(observation["private"])
                 view["public"] = copy.deepcopy(observation["public"])
                 view["roles"] = [state.game.role_of(state.params, state.setup, s) for s in range(self.table.players)]
-                # Only a turn the rules make public: never who acts unseen (the Seer at night).
-                view["waiting"] = [s for s in state.public_turn(seat) if s != seat]
+                # Only a turn the rules make public: never who acts unseen (the Seer at night); and
+                # nobody while everyone answers the belief probes, which come before that turn.
+                turn = () if self.probes and state.probes() else state.public_turn(seat)
+                view["waiting"] = [s for s in turn if s != seat]
                 # Kept for the moment the rules reveal them to this seat, never sent before.
                 view["all_private"] = [copy.deepcopy(state.private(s)) for s in range(self.table.players)]
             self._bump()

@@ -375,9 +375,11 @@ def test_the_old_waiting_field_is_caught(tmp_path, monkeypatch):
 
 def test_a_view_names_only_a_public_turn(tmp_path):
     runs, seat = recorded_runs(tmp_path, "werewolf", "villager")
-    session = runs[0]
-    views = [json.loads(body) for s, _, body in session.bodies if s == seat]
+    views = [json.loads(body) for s, _, body in runs[0].bodies if s == seat]
     night = [v for v in views if not v["steps"]]
     assert night and all(v["waiting"] == [] for v in night)
+    assert all(v["waiting"] == [] for v in views if v["question"] and v["question"]["kind"] == "probe")
     named = {tuple(v["waiting"]) for v in views if v["waiting"]}
-    assert named == {(s,) for s in range(8) if s != seat}  # each other seat's day statements
+    # Each other seat's day statements, but the first of each round: it follows the night (round 1)
+    # or the belief probes (rounds 2 and 3), and is not named.
+    assert named == {(s,) for s in range(1, 8) if s != seat}
