@@ -173,7 +173,8 @@ def write_plan(tournament: Tournament, out: Path) -> None:
         raise CannotStart(f"{path}: cannot read the tournament plan there ({why}); move it away or "
                           "write this tournament into its own folder with --out") from None
     if old is not None and old.get("name") != tournament.name:
-        raise CannotStart(f"{out} holds the replays of another tournament ({tomlfile.one_line(repr(old.get('name')), 80)}, by its "
+        other = tomlfile.one_line(repr(old.get("name")), 80)
+        raise CannotStart(f"{out} holds the replays of another tournament ({other}, by its "
                           f"{PLAN_FILE}): write {tournament.name!r} into its own folder with --out")
     write_atomic(path, tournament.plan_file().encode("utf-8"))
 

@@ -35,8 +35,8 @@ LINGER_SECONDS = 120
                    "to seats with the people otherwise): a built-in strategy "
                    "(`gamenight agents`) or a model as provider:model[@base_url], e.g. "
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1. Default: a built-in player of the game.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="The seed of the game's plan, from which its game seed is "
-              "derived (default: a random one).")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="The seed of the game's plan, from which its game "
+              "seed, and so the deal and the people's seats, are derived (default: a random one).")
 @click.option("--no-probes", is_flag=True, help="Ask nobody the belief probes.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; only another address than 127.0.0.1 lets other machines in.")
