@@ -25,7 +25,7 @@ from runner.replay.plans import PLAN_FILE, Plan, game_problems, missing_games, r
 from runner.replay.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
-from runner.tournament import AgentSpec, PlanError, Price, Tournament, from_flags, load
+from runner.tournament import MAX_SEED, AgentSpec, PlanError, Price, Tournament, from_flags, load
 
 BUILTIN_TOURNAMENT = "builtin.toml"
 
@@ -97,7 +97,7 @@ def _cache_location_help() -> str:
 @click.option("--name", default="adhoc", show_default=True, help="With --game: the tournament name.")
 @click.option("--games", "count", type=click.IntRange(1, 100_000),
               help="Games per matchup (overrides the file).")
-@click.option("--seed", type=click.IntRange(0), help="Tournament seed (overrides the file).")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="Tournament seed (overrides the file).")
 @click.option("--parallel", type=click.IntRange(1, 256), default=4, show_default=True,
               help="Games played concurrently.")
 @click.option("--dry-run", is_flag=True,

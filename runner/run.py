@@ -8,7 +8,6 @@ import itertools
 import json
 import os
 import random
-import tomllib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -16,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner import games
+from runner import games, tomlfile
 from runner.agents.base import Agent, ProviderError
 from runner.agents.builtin import make
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
-from runner.tournament import AgentSpec, PlannedGame, Price, Tournament
+from runner.tournament import MAX_FILE_BYTES, AgentSpec, PlannedGame, Price, Tournament
 
 
 @dataclass
@@ -165,14 +164,17 @@ def write_plan(tournament: Tournament, out: Path) -> None:
     plan, whose replays would be mixed with this one's."""
     path = out / PLAN_FILE
     try:
-        old = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            old = tomlfile.parse(handle.read(MAX_FILE_BYTES + 1), MAX_FILE_BYTES, os.fstat(handle.fileno()).st_size)
     except FileNotFoundError:
         old = None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CannotStart(f"{path}: cannot read the tournament plan there ({exc}); move it away or "
+    except (OSError, tomlfile.TomlError) as exc:
+        why = exc.strerror or exc if isinstance(exc, OSError) else f"line {exc.line}: {exc}" if exc.line else exc
+        raise CannotStart(f"{path}: cannot read the tournament plan there ({why}); move it away or "
                           "write this tournament into its own folder with --out") from None
     if old is not None and old.get("name") != tournament.name:
-        raise CannotStart(f"{out} holds the replays of another tournament ({old.get('name')!r}, by its "
+        other = tomlfile.one_line(repr(old.get("name")), 80)
+        raise CannotStart(f"{out} holds the replays of another tournament ({other}, by its "
                           f"{PLAN_FILE}): write {tournament.name!r} into its own folder with --out")
     write_atomic(path, tournament.plan_file().encode("utf-8"))
 

@@ -45,7 +45,8 @@ DEFAULT_AGAINST = {
 
 @dataclass(frozen=True)
 class Person:
-    """Who sits where: a seat number, or a role to be dealt (the first free seat of that role)."""
+    """Who sits where: a seat dealt by the plan (neither given: the game that may be submitted), or
+    for a practice game a seat number, or a role to be dealt (the first free seat of that role)."""
 
     name: str
     seat: int | None = None
@@ -81,9 +82,13 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     """Plan and deal a game and seat people and agents; PlanError (a clear message) for anything wrong.
 
     `seed` is the plan's seed (random if None): the game's seed is derived from it and the lineup
-    as `gamenight run` derives a planned game's. A person asking for a role (`Person.role`) takes a
-    free seat whose deal gives them that role: the plan seeds from `seed` up are tried in order
-    (their seats, then the next seed) and the first that fits is the plan's.
+    as `gamenight run` derives a planned game's. People given neither a seat nor a role are dealt
+    their seats: the plan's lineup (the people in order, then the agents) has `seats = "dealt"`, and
+    the game's seed draws which seat each takes (runner.tournament.dealt_seats), so the plan alone
+    says where everyone sits. The others are practice games: a person with a seat (`Person.seat`)
+    takes it, and one asking for a role (`Person.role`) takes a free seat whose deal gives them
+    that role: the plan seeds from `seed` up are tried in order (their seats, then the next seed)
+    and the first that fits is the plan's.
     `against` names the agents of the other seats (built-in strategies or `provider:model[@url]`),
     given in seat order and repeated as needed; the default is a built-in player of the game.
     `agents` are named agents `against` may name too (a tournament file's `[agents]`).
@@ -97,7 +102,8 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     except SetupError as exc:
         raise PlanError(f"--rule {exc.field}: {exc.message}") from None
     if not people:
-        raise PlanError("nobody to play: give --seat or --role for at least one person")
+        raise PlanError("nobody to play: give --name for each person (their seats dealt by the plan), or "
+                        "--seat or --role (a practice game)")
     base = random.SystemRandom().randrange(2**31) if seed is None else seed
     n = game.players(params)
     names: list[str] = []
@@ -108,6 +114,16 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
             raise PlanError(f"--name: {exc}") from None
     if len(set(names)) < len(names):
         raise PlanError("--name: each person at the table needs their own name")
+    specs = [resolve_agent(ref, agents or {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
+    clash = sorted(set(names) & {spec.name for spec in specs})
+    if clash:
+        raise PlanError(f"--name: {clash[0]!r} is the name of an agent at another seat; choose another")
+    dealt = [p.seat is None and p.role is None for p in people]
+    if any(dealt):
+        if not all(dealt):
+            raise PlanError("--name: give every person a --seat or --role (a practice game), or none of them "
+                            "(seats dealt by the plan)")
+        return _dealt_table(game, params, base, names, specs, probes)
     seated: dict[int, str] = {}
     for person, name in zip(people, names):
         if person.seat is not None:
@@ -116,10 +132,6 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     for role, _ in wanting:
         if role not in game.roles:
             raise PlanError(f"--role {role!r}: {game.name} has the roles {', '.join(game.roles)}")
-    specs = [resolve_agent(ref, agents or {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
-    clash = sorted(set(names) & {spec.name for spec in specs})
-    if clash:
-        raise PlanError(f"--name: {clash[0]!r} is the name of an agent at another seat; choose another")
     free = [s for s in range(n) if s not in seated]
     for plan_seed in range(base, base + (ROLE_TRIES if wanting else 1)):
         for places in itertools.permutations(free, len(wanting)):
@@ -138,11 +150,29 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
                     "each person the role asked for")
 
 
+def _dealt_table(game: Game, params: dict[str, Any], seed: int, names: Sequence[str], specs: Sequence[AgentSpec],
+                 probes: bool) -> Table:
+    """The table of people whose seats the plan deals: the lineup is the people, then the agents."""
+    n = game.players(params)
+    if len(names) > n:
+        raise PlanError(f"--name: {len(names)} people for {n} seats")
+    people = [AgentSpec(name, {"human": True}) for name in names]
+    lineup = people + [specs[i % len(specs)] for i in range(n - len(people))]
+    plan = _one_game_plan(game.name, params, lineup, seed, names[0], probes, seats="dealt")
+    planned = plan.plan()[0]
+    setup = game.deal(params, rng_for(planned.seed, "deal"))
+    roles = [game.role_of(params, setup, s) for s in range(n)]
+    agents = [planned.agent_for(s, roles[s]) for s in range(n)]
+    return Table(game, params, setup, planned.seed, game.seat_names(params, setup), roles,
+                 {s: a.name for s, a in enumerate(agents) if a.is_human},
+                 {s: a for s, a in enumerate(agents) if not a.is_human}, plan, planned)
+
+
 def _one_game_plan(game: str, params: Mapping[str, Any], lineup: Sequence[AgentSpec], seed: int, first: str,
-                   probes: bool) -> Tournament:
+                   probes: bool, seats: str | None = None) -> Tournament:
     slug = re.sub(r"[^a-z0-9]+", "-", first.lower()).strip("-")[:40] or "guest"
     return Tournament(f"{TOURNAMENT}-{slug}-{seed:x}", seed, None, DEFAULT_MAX_ATTEMPTS, probes,
-                      [Matchup(game, dict(params), 1, lineup=list(lineup))])
+                      [Matchup(game, dict(params), 1, lineup=list(lineup), seats=seats)])
 
 
 def _free_seat(seat: int, n: int, taken: Mapping[int, str]) -> int:

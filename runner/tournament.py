@@ -9,21 +9,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner import games
+from runner import games, tomlfile
 from runner.agents.builtin import strategies
 from runner.games.base import SetupError, is_int, is_number
 from runner.play import DEFAULT_MAX_ATTEMPTS
+from runner.seeds import rng_for
 
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices"}
-MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup"}
+MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup", "seats"}
+#: A lineup's `seats` rule: "dealt" deals the lineup's agents to the seats afresh each game, by a
+#: shuffle drawn from the game's seed (`dealt_seats`); without it a lineup is rotated by one seat a
+#: game, or, holding a person, kept in seat order (a person's practice game: they chose the seat).
+SEAT_RULES = ("dealt",)
+#: Largest tournament seed (a seed is hashed, so a larger one adds nothing but a longer file).
+MAX_SEED = 2**64 - 1
+#: Largest tournament file read (the shipped ones are a few kilobytes).
+MAX_FILE_BYTES = 1024 * 1024
 
 #: Provider protocols a language-model agent can speak (runner.llm.types.PROVIDERS, kept here so
 #: that reading a file of scripted agents never loads the provider SDKs).
@@ -111,19 +120,25 @@ class Matchup:
     games: int
     roles: Mapping[str, AgentSpec] = field(default_factory=dict)
     lineup: Sequence[AgentSpec] = ()
+    seats: str | None = None  # a SEAT_RULES rule of a lineup, or None
 
     @property
     def label(self) -> str:
-        """A readable description, recorded in each replay header."""
+        """A readable description, recorded in each replay header (and read back by the validator)."""
         if self.lineup:
-            return "lineup: " + ", ".join(a.name for a in self.lineup)
+            dealt = ", seats dealt" if self.seats == "dealt" else ""
+            return f"lineup{dealt}: " + ", ".join(a.name for a in self.lineup)
         return "; ".join(f"{role}: {agent.name}" for role, agent in self.roles.items())
 
     def key(self) -> str:
-        """Everything that identifies this matchup, canonically (for seeds and ids)."""
-        return json.dumps({"game": self.game, "rules": self.rules,
-                           "roles": {r: a.canonical() for r, a in self.roles.items()},
-                           "lineup": [a.canonical() for a in self.lineup]}, sort_keys=True)
+        """Everything that identifies this matchup, canonically (for seeds and ids); the seat rule
+        only when set, so the ids of every plan without one stay as they were."""
+        key: dict[str, Any] = {"game": self.game, "rules": self.rules,
+                               "roles": {r: a.canonical() for r, a in self.roles.items()},
+                               "lineup": [a.canonical() for a in self.lineup]}
+        if self.seats is not None:
+            key["seats"] = self.seats
+        return json.dumps(key, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -140,10 +155,20 @@ class PlannedGame:
         """The agent that sits at `seat`, whose dealt role is `role`."""
         if self.matchup.lineup:
             lineup = self.matchup.lineup
+            if self.matchup.seats == "dealt":
+                return lineup[dealt_seats(self.seed, len(lineup))[seat]]
             if any(a.is_human for a in lineup):
-                return lineup[seat]  # a person chose their seat: the lineup is not rotated
+                return lineup[seat]  # a person chose their seat (a practice game): the lineup is not rotated
             return lineup[(seat - self.index) % len(lineup)]  # rotate so each agent sits everywhere
         return self.matchup.roles.get(role) or self.matchup.roles["*"]
+
+
+def dealt_seats(seed: int, players: int) -> list[int]:
+    """For a lineup whose seats are dealt: the lineup position of the agent at each seat, a shuffle
+    drawn from the game's seed (its own generator, apart from the deal's and the chance draws')."""
+    order = list(range(players))
+    rng_for(seed, "seats").shuffle(order)
+    return order
 
 
 @dataclass(frozen=True)
@@ -199,6 +224,8 @@ class Tournament:
             table: dict[str, Any] = {"game": matchup.game, "rules": dict(matchup.rules), "games": matchup.games}
             if matchup.lineup:
                 table["lineup"] = [a.name for a in matchup.lineup]
+                if matchup.seats is not None:
+                    table["seats"] = matchup.seats
             else:
                 table["roles"] = {role: a.name for role, a in matchup.roles.items()}
             matchups.append(table)
@@ -246,29 +273,36 @@ def derive_seed(base: int, matchup_key: str, index: int) -> int:
 
 
 def load(path: str | Path, *, matchups_required: bool = True) -> Tournament:
-    """Read and check a tournament TOML file (one holding only agents, e.g. a judge's, if allowed)."""
+    """Read and check a tournament TOML file (one holding only agents, e.g. a judge's, if allowed);
+    anything wrong, however hostile the file, is a PlanError of one line naming the file."""
     try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data, size = handle.read(MAX_FILE_BYTES + 1), os.fstat(handle.fileno()).st_size
     except OSError as exc:
         raise PlanError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise PlanError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PlanError(f"{path}: not valid TOML: {exc}") from None
-    return from_dict(raw, str(path), matchups_required=matchups_required)
+    try:
+        raw = tomlfile.parse(data, MAX_FILE_BYTES, size)
+    except tomlfile.TomlError as exc:
+        raise PlanError(f"{path}:{exc.line}: {exc.message}" if exc.line else f"{path}: {exc.message}") from None
+    try:
+        return from_dict(raw, str(path), matchups_required=matchups_required)
+    except PlanError as exc:
+        raise PlanError(tomlfile.one_line(str(exc))) from None
+    except Exception as exc:  # noqa: BLE001 - a file from anyone must never end a command with a traceback
+        raise PlanError(tomlfile.one_line(f"{path}: cannot be planned ({type(exc).__name__}: {exc})")) from None
 
 
 def from_dict(raw: Mapping[str, Any], where: str = "tournament", *, matchups_required: bool = True) -> Tournament:
     """Check a tournament description (as parsed from TOML) and build it."""
     unknown = sorted(set(raw) - TOP_KEYS)
     if unknown:
-        raise PlanError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(TOP_KEYS)}")
+        raise PlanError(f"{where}: unknown key(s) {_shown(unknown)}; allowed: {sorted(TOP_KEYS)}")
     name = raw.get("name")
     if not isinstance(name, str) or not SLUG.match(name):
-        raise PlanError(f"{where}: name: must be a short slug (letters, digits, . _ -), got {name!r}")
+        raise PlanError(f"{where}: name: must be a short slug (letters, digits, . _ -), got {_shown(name)}")
     seed = raw.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise PlanError(f"{where}: seed: must be a non-negative integer")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise PlanError(f"{where}: seed: must be an integer from 0 to {MAX_SEED:,} (2^64 - 1)")
     created = raw.get("created")
     if created is not None:
         created = str(created)
@@ -295,7 +329,7 @@ def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
         raise PlanError(f"{where}: agents: must be a table of named agents")
     found = {}
     for name, spec in raw.items():
-        here = f"{where}: agents.{name}"
+        here = f"{where}: agents.{_key(name)}"
         if isinstance(spec, Mapping) and "human" in spec:
             found[name] = _human_agent(name, spec, here)
             continue
@@ -336,15 +370,32 @@ def _human_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
 def _builtin_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
     known = strategies()
     if spec["builtin"] not in known:
-        raise PlanError(f"{here}.builtin: unknown strategy {spec['builtin']!r}; "
+        raise PlanError(f"{here}.builtin: unknown strategy {_shown(spec['builtin'])}; "
                         f"known: {', '.join(sorted(known))}")
     params = {k: v for k, v in spec.items() if k != "builtin"}
     defaults = known[spec["builtin"]].defaults
     bad = sorted(set(params) - set(defaults))
     if bad:
-        raise PlanError(f"{here}: {spec['builtin']} has no parameter(s) {bad}; "
+        raise PlanError(f"{here}: {spec['builtin']} has no parameter(s) {_shown(bad)}; "
                         f"it takes {sorted(defaults) or 'none'}")
     return AgentSpec(name, {"builtin": spec["builtin"], "params": params})
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value of the file as a message quotes it: its repr (one line), cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quoted(name: str) -> str:
+    """A key of the file quoted as TOML writes it (a dotted name), cut like `_shown`."""
+    text = json.dumps(name)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _key(name: str) -> str:
+    """A key of the file as a message names it: as written if short and printable, else quoted."""
+    return name if len(name) <= 80 and name.isprintable() else _shown(name)
 
 
 def _choices(options: Sequence[str]) -> str:
@@ -364,11 +415,11 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
     """A language-model agent table, checked; every played setting normalised for the game ids."""
     unknown = sorted(set(spec) - set(LLM_PLAY_KEYS) - set(LLM_ACCESS_KEYS))
     if unknown:
-        raise PlanError(f"{here}: unknown key(s) {unknown} for a language-model agent; allowed: "
+        raise PlanError(f"{here}: unknown key(s) {_shown(unknown)} for a language-model agent; allowed: "
                         f"{', '.join(LLM_PLAY_KEYS + LLM_ACCESS_KEYS)}")
     provider = spec.get("provider")
     if provider not in PROVIDERS:
-        raise PlanError(f"{here}.provider: must be one of {_choices(PROVIDERS)}, got {provider!r}")
+        raise PlanError(f"{here}.provider: must be one of {_choices(PROVIDERS)}, got {_shown(provider)}")
     model = spec.get("model")
     if not isinstance(model, str) or not model.strip() or len(model) > 200:
         raise PlanError(f"{here}.model: must name the model, e.g. model = \"gpt-4o\"")
@@ -513,7 +564,7 @@ def _optional_number(value: Any, here: str, low: float, high: float) -> float | 
     if value is None:
         return None
     if not is_number(value) or not low <= value <= high:
-        raise PlanError(f"{here}: must be a number from {low:g} to {high:g}, got {value!r}")
+        raise PlanError(f"{here}: must be a number from {low:g} to {high:g}, got {_shown(value)}")
     return value
 
 
@@ -521,7 +572,7 @@ def _optional_int(value: Any, here: str, low: int, high: int) -> int | None:
     if value is None:
         return None
     if not is_int(value) or not low <= value <= high:
-        raise PlanError(f"{here}: must be a whole number from {low} to {high}, got {value!r}")
+        raise PlanError(f"{here}: must be a whole number from {low} to {high}, got {_shown(value)}")
     return value
 
 
@@ -532,7 +583,7 @@ def _providers(raw: Any, where: str) -> dict[str, dict[str, Any]]:
         raise PlanError(f"{where}: providers: must be tables like [providers.openai]")
     found = {}
     for name, table in raw.items():
-        here = f"{where}: providers.{json.dumps(name) if '.' in name else name}"
+        here = f"{where}: providers.{_quoted(name) if '.' in name else _key(name)}"
         if name not in PROVIDERS and not re.match(r"^https?://\S+$", name):
             raise PlanError(f"{here}: name a provider ({_choices(PROVIDERS)}) or an endpoint's base_url, "
                             "e.g. [providers.\"http://127.0.0.1:8000/v1\"]")
@@ -541,7 +592,7 @@ def _providers(raw: Any, where: str) -> dict[str, dict[str, Any]]:
         _refuse_secrets(table, here)
         unknown = sorted(set(table) - set(LIMIT_KEYS))
         if unknown:
-            raise PlanError(f"{here}: unknown key(s) {unknown}; allowed: {', '.join(LIMIT_KEYS)}")
+            raise PlanError(f"{here}: unknown key(s) {_shown(unknown)}; allowed: {', '.join(LIMIT_KEYS)}")
         found[name] = {key: _limit(key, value, f"{here}.{key}") for key, value in table.items()}
     return found
 
@@ -556,7 +607,7 @@ def _limit(key: str, value: Any, here: str) -> int | float:
     else:
         ok = is_number(value) and value > 0
     if not ok:
-        raise PlanError(f"{here}: must be {LIMIT_KEYS[key]}, got {value!r}")
+        raise PlanError(f"{here}: must be {LIMIT_KEYS[key]}, got {_shown(value)}")
     return value if key in ("max_concurrency", "max_retries") else float(value)
 
 
@@ -566,7 +617,7 @@ def _prices(raw: Any, where: str) -> dict[str, Price]:
         raise PlanError(f"{where}: prices: must be tables like [prices.\"gpt-4o\"]")
     found = {}
     for model, table in raw.items():
-        here = f"{where}: prices.{json.dumps(model)}"
+        here = f"{where}: prices.{_quoted(model)}"
         if (not isinstance(table, Mapping) or not set(PRICE_KEYS) <= set(table)
                 or not set(table) <= {*PRICE_KEYS, "cached_input"}):
             raise PlanError(f"{here}: needs input = <USD per million input tokens> and "
@@ -584,14 +635,14 @@ def _prices(raw: Any, where: str) -> dict[str, Price]:
 def resolve_agent(ref: Any, agents: Mapping[str, AgentSpec], where: str) -> AgentSpec:
     """A named agent from the tournament's table, or a built-in strategy named directly."""
     if not isinstance(ref, str):
-        raise PlanError(f"{where}: must name an agent, got {ref!r}")
+        raise PlanError(f"{where}: must name an agent, got {_shown(ref)}")
     if ref in agents:
         return agents[ref]
     if ref in strategies():
         return AgentSpec(ref, {"builtin": ref, "params": {}})
     if ref.partition(":")[0] in PROVIDERS:
         return compact_model(ref, where)
-    raise PlanError(f"{where}: {ref!r} is neither an agent of this tournament "
+    raise PlanError(f"{where}: {_shown(ref)} is neither an agent of this tournament "
                     f"({', '.join(sorted(agents)) or 'none defined'}), a built-in strategy nor a model "
                     "written provider:model[@base_url]")
 
@@ -603,9 +654,9 @@ def compact_model(ref: str, where: str) -> AgentSpec:
     provider, _, rest = ref.partition(":")
     model, at, base_url = rest.partition("@")
     if not model.strip():
-        raise PlanError(f"{where}: {ref!r}: name the model after the provider, e.g. {provider}:gpt-4o-mini")
+        raise PlanError(f"{where}: {_shown(ref)}: name the model after the provider, e.g. {provider}:gpt-4o-mini")
     if at and not base_url.strip():
-        raise PlanError(f"{where}: {ref!r}: give the server's base URL after '@', or leave the '@' out")
+        raise PlanError(f"{where}: {_shown(ref)}: give the server's base URL after '@', or leave the '@' out")
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", model.strip()).strip("-.") or "model"
     spec: dict[str, Any] = {"provider": provider, "model": model.strip()}
     if at:
@@ -618,7 +669,7 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         raise PlanError(f"{where}: must be a table")
     unknown = sorted(set(raw) - MATCHUP_KEYS)
     if unknown:
-        raise PlanError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(MATCHUP_KEYS)}")
+        raise PlanError(f"{where}: unknown key(s) {_shown(unknown)}; allowed: {sorted(MATCHUP_KEYS)}")
     name = raw.get("game")
     try:
         game = games.get(name) if isinstance(name, str) else None
@@ -635,6 +686,9 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         raise PlanError(f"{where}: games: must be an integer from 1 to 100000")
     if ("roles" in raw) == ("lineup" in raw):
         raise PlanError(f"{where}: give either roles = {{role = agent}} or lineup = [agents by seat]")
+    seats = raw.get("seats")
+    if seats is not None and (seats not in SEAT_RULES or "lineup" not in raw):
+        raise PlanError(f"{where}: seats: only a lineup's seats are dealt: seats = \"dealt\" beside lineup = [...]")
     if "lineup" in raw:
         lineup_raw = raw["lineup"]
         n = game.players(rules)
@@ -643,13 +697,13 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         lineup = [resolve_agent(a, agents, f"{where}: lineup[{i}]") for i, a in enumerate(lineup_raw)]
         for i, agent in enumerate(lineup):
             _check_plays(agent, game.name, rules, f"{where}: lineup[{i}]")
-        return Matchup(game.name, rules, count, lineup=lineup)
+        return Matchup(game.name, rules, count, lineup=lineup, seats=seats)
     roles_raw = raw["roles"]
     if not isinstance(roles_raw, Mapping):
         raise PlanError(f"{where}: roles: must map roles to agents")
     bad = sorted(set(roles_raw) - set(game.roles) - {"*"})
     if bad:
-        raise PlanError(f"{where}: roles: {game.title} has no role(s) {bad}; roles: {', '.join(game.roles)} "
+        raise PlanError(f"{where}: roles: {game.title} has no role(s) {_shown(bad)}; roles: {', '.join(game.roles)} "
                         "(\"*\" for every other role)")
     missing = [r for r in game.roles if r not in roles_raw]
     if missing and "*" not in roles_raw:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from runner.tournament import MAX_SEED
+
 #: After the game, how long the server stays up for the pages to show the result.
 LINGER_SECONDS = 120
 
@@ -18,31 +20,37 @@ LINGER_SECONDS = 120
 @click.option("--game", "game_name", required=True, help="The game: chameleon, undercover, cost_sharing, "
               "prisoners_dilemma, public_good or werewolf.")
 @click.option("--rule", "rules", multiple=True, metavar="KEY=VALUE", help="A rule parameter (as `run --rule`).")
-@click.option("--seat", "seats", multiple=True, type=click.IntRange(0), metavar="N",
-              help="A person takes seat N (0 is the first). Repeatable: several people, each with their own link.")
-@click.option("--role", "roles", multiple=True, metavar="ROLE",
-              help="A person takes a seat dealt this role (e.g. chameleon, seer). Repeatable.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
-              help="The name each person plays under, in the order of --seat then --role (default: guest, guest-2...).")
+              help="A person, by the name they play under. Repeatable: several people, each with their own link. "
+                   "Without --seat or --role each person's seat is dealt by the game's plan: the only kind of "
+                   "played game a submission takes.")
+@click.option("--seat", "seats", multiple=True, type=click.IntRange(0), metavar="N",
+              help="Practice: a person takes seat N (0 is the first), named by the --name of the same place "
+                   "(default guest, guest-2...). Repeatable. Not taken by a submission.")
+@click.option("--role", "roles", multiple=True, metavar="ROLE",
+              help="Practice: a person takes a seat dealt this role (e.g. chameleon, seer), named by the --names "
+                   "after those of --seat. Repeatable. Not taken by a submission.")
 @click.option("--against", "against", multiple=True, metavar="AGENT",
-              help="The agents of the other seats, in seat order and repeated as needed: a built-in strategy "
+              help="The agents of the other seats, repeated as needed (in seat order in a practice game; dealt "
+                   "to seats with the people otherwise): a built-in strategy "
                    "(`gamenight agents`) or a model as provider:model[@base_url], e.g. "
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1. Default: a built-in player of the game.")
-@click.option("--seed", type=click.IntRange(0), help="The seed of the game's plan, from which its game seed is "
-              "derived (default: a random one).")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="The seed of the game's plan, from which its game "
+              "seed, and so the deal and the people's seats, are derived (default: a random one).")
 @click.option("--no-probes", is_flag=True, help="Ask nobody the belief probes.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; only another address than 127.0.0.1 lets other machines in.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("replays"),
               show_default=True, help="The finished game is written with its plan into a folder of its own "
-                                      "here, play-<name>-<plan seed>/ (ready for a pull request).")
+                                      "here, play-<name>-<plan seed>/ (with dealt seats: ready for a pull request).")
 @click.option("--open/--no-open", "open_browser", default=True, help="Open the first person's link in a browser.")
 def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, port, out, open_browser):
     """Play a game in the browser: people take seats, built-in agents or models the others.
 
-    Prints one secret link per person (anyone with a link plays that seat). Only a finished game is
-    written, as a normal replay; Ctrl-C writes nothing. Reopening a link resumes the game.
+    Each --name is a person whose seat the game's plan deals (gamenight play --game werewolf --name
+    Ann). Prints one secret link per person (anyone with a link plays that seat). Only a finished
+    game is written, as a normal replay; Ctrl-C writes nothing. Reopening a link resumes the game.
     """
     from runner.cli import _parse_rules
     from runner.table import Person, deal, folder_for
@@ -50,8 +58,11 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     from site_builder.play_server import Session, links, start_server
 
     people = [Person("", seat=s) for s in seats] + [Person("", role=r) for r in roles]
-    if len(names) > len(people):
-        raise click.ClickException(f"--name: {len(names)} names for {len(people)} people (give --seat or --role per person)")
+    if not people:
+        people = [Person("") for _ in names]  # seats dealt by the plan
+    elif len(names) > len(people):
+        raise click.ClickException(f"--name: {len(names)} names for {len(people)} people with --seat or --role "
+                                   "(give one per name, or none: seats dealt by the plan)")
     people = [Person(names[i] if i < len(names) else ("guest" if i == 0 else f"guest-{i + 1}"), p.seat, p.role)
               for i, p in enumerate(people)]
     try:
@@ -69,6 +80,8 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     game.start()
     click.echo(f"{table.game.title}, plan {table.tournament} (game seed {table.seed}): {table.players} seats; "
                f"the finished game goes to {folder}")
+    if table.planned.matchup.seats != "dealt":
+        click.echo("  a practice game (seats or roles chosen): a submission does not take it", err=True)
     seat_links = links(session, server, host)
     for seat, link in seat_links.items():
         click.echo(f"  {table.names[seat]} ({table.people[seat]}): {link}")

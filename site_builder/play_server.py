@@ -4,7 +4,10 @@ The game runs in a thread of its own (an asyncio loop playing runner.table); eac
 a `HumanAgent` whose channel is a question waiting here for an answer from the page. The page
 polls its seat's view, which is built from the rules' own observation of that seat and nothing
 else: what the seat was dealt, what everyone knows, the events it could see, the question it is
-asked now. Every address is under a seat's secret token; anything else gets an empty 404.
+asked now, whose public turn it is. Its version and question ids count that seat's own changes
+only, so not even the moment a poll returns tells it of a change it cannot see (another seat's
+secret move or question). Every address is under a seat's secret token; anything else gets an
+empty 404.
 Nothing is written until the game is over; then the replay goes under replays/play/ like a run's.
 """
 
@@ -89,10 +92,14 @@ class Session:
         self.probes = probes
         self.tokens = {seat: secrets.token_urlsafe(18) for seat in table.people}
         self.changed = threading.Condition()
-        self.version = 0
-        self.views: dict[int, dict[str, Any]] = {seat: {"steps": [], "seen": 0} for seat in table.people}
+        self.views: dict[int, dict[str, Any]] = {seat: {"steps": [], "seen": 0, "waiting": []}
+                                                 for seat in table.people}
+        # Each seat's view as last sent (JSON text) and its version: moved only when that text changes.
+        self.shown: dict[int, str] = {seat: "" for seat in table.people}
+        self.versions: dict[int, int] = {seat: 0 for seat in table.people}
+        self.fetched: dict[int, int] = {seat: -1 for seat in table.people}
         self.questions: dict[int, tuple[int, dict[str, Any], asyncio.Future[Any]]] = {}
-        self.asked = 0
+        self.asked: dict[int, int] = {seat: 0 for seat in table.people}  # questions put to each seat so far
         self.loop: asyncio.AbstractEventLoop | None = None
         self.outcome: dict[str, Any] | None = None
         self.replay: Path | None = None
@@ -137,16 +144,20 @@ class Session:
                 view["private"] = copy.deepcopy(observation["private"])
                 view["public"] = copy.deepcopy(observation["public"])
                 view["roles"] = [state.game.role_of(state.params, state.setup, s) for s in range(self.table.players)]
+                # Only a turn the rules make public: never who acts unseen (the Seer at night); and
+                # nobody while everyone answers the belief probes, which come before that turn.
+                turn = () if self.probes and state.probes() else state.public_turn(seat)
+                view["waiting"] = [s for s in turn if s != seat]
                 # Kept for the moment the rules reveal them to this seat, never sent before.
                 view["all_private"] = [copy.deepcopy(state.private(s)) for s in range(self.table.players)]
             self._bump()
 
     def post_question(self, seat: int, question: Question, future: asyncio.Future[Any]) -> None:
         with self.changed:
-            self.asked += 1
+            self.asked[seat] += 1
             if question.kind == "probe":
                 self.views[seat]["private"] = copy.deepcopy(question.observation["private"])
-            self.questions[seat] = (self.asked, _question_json(question), future)
+            self.questions[seat] = (self.asked[seat], _question_json(question), future)
             self._bump()
 
     def clear_question(self, seat: int, future: asyncio.Future[Any]) -> None:
@@ -164,7 +175,12 @@ class Session:
             self._bump()
 
     def _bump(self) -> None:
-        self.version += 1
+        """After any change: each seat whose view now reads differently gets its next version."""
+        for seat in self.views:
+            text = json.dumps(self._seat_json(seat), sort_keys=True)
+            if text != self.shown[seat]:
+                self.shown[seat] = text
+                self.versions[seat] += 1
         self.changed.notify_all()
 
     # -- the request threads ----------------------------------------------------------------
@@ -179,15 +195,18 @@ class Session:
     def all_seen(self) -> bool:
         """Whether every person's page has fetched the view of the finished game."""
         with self.changed:
-            return self.outcome is not None and all(v.get("fetched", 0) >= self.version for v in self.views.values())
+            return self.outcome is not None and all(self.fetched[s] >= self.versions[s] for s in self.views)
 
     def view(self, seat: int, since: int | None = None, wait: float = POLL_SECONDS) -> dict[str, Any]:
-        """What `seat` may know now (after waiting up to `wait` seconds for news past `since`)."""
+        """What `seat` may know now (after waiting up to `wait` seconds for news of it past `since`):
+        a copy, as the view stood at its version."""
         with self.changed:
             if since is not None:
-                self.changed.wait_for(lambda: self.version > since, timeout=wait)
-            self.views[seat]["fetched"] = self.version
-            return self._seat_json(seat)
+                self.changed.wait_for(lambda: self.versions[seat] > since, timeout=wait)
+            if not self.shown[seat]:
+                self._bump()  # nothing has changed since the start: the first view
+            self.fetched[seat] = self.versions[seat]
+            return {**json.loads(self.shown[seat]), "version": self.versions[seat]}
 
     def answer(self, seat: int, question_id: Any, answer: Any) -> bool:
         """Hand the person's answer to the waiting agent; False if that question is no longer asked."""
@@ -202,6 +221,7 @@ class Session:
             return True
 
     def _seat_json(self, seat: int) -> dict[str, Any]:
+        """The seat's view, all but its version: a function of what the rules let the seat observe."""
         table = self.table
         view = self.views[seat]
         steps = view["steps"]
@@ -229,9 +249,9 @@ class Session:
                         (private if s == seat else {}) for s in range(table.players)],
             "setup": table.setup if setup_known else {},
             "knows": [known if s == seat else [] for s in range(table.players)],
-            "reveal": reveal, "steps": steps, "version": self.version,
+            "reveal": reveal, "steps": steps,
             "question": None if question is None or question[1].get("sent") else {"id": question[0], **question[1]},
-            "waiting": sorted(s for s in self.questions if s != seat),
+            "waiting": view["waiting"],
             "outcome": self.outcome, "replay": str(self.replay) if self.replay else None,
             "failure": self.failure,
         }

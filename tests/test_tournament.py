@@ -117,7 +117,7 @@ def test_the_rules_a_strategy_fits_are_planned():
 def test_load_reports_bad_toml_with_the_file_name(tmp_path):
     path = tmp_path / "broken.toml"
     path.write_text("name = 'x'\n[[matchups]\n", encoding="utf-8")
-    with pytest.raises(PlanError, match="broken.toml: not valid TOML"):
+    with pytest.raises(PlanError, match="broken.toml:2: not valid TOML"):
         load(path)
     with pytest.raises(PlanError, match="cannot read"):
         load(tmp_path / "missing.toml")

@@ -101,6 +101,19 @@ class State(ABC):
     def _pending(self) -> Pending | None:
         """The next thing the rules need, ignoring forfeits."""
 
+    def public_turn(self, seat: Seat) -> tuple[Seat, ...]:
+        """The seats `seat` may know the game waits for now: whose turn it is in a sequential phase
+        whose moves every player sees (a clue, a day statement), once `seat` has seen the latest
+        event (else the turn would tell it when a move it did not see was made: the Seer's look at
+        night). Empty when the game waits for a chance draw, a simultaneous decision (who has
+        decided is not seen) or a move only its maker sees (who acts at night is a secret of the deal)."""
+        pending = self.pending()
+        if pending is None or pending.kind != "act" or pending.simultaneous:
+            return ()
+        if self.events and self.events[-1]["vis"] != "all" and seat not in self.events[-1]["vis"]:
+            return ()
+        return tuple(s for s in pending.seats if self._action_vis(s, pending.phase) == "all")
+
     @property
     def terminal(self) -> bool:
         return self.pending() is None

@@ -94,7 +94,7 @@ def _description(spec: AgentSpec, game: str, seat: int, seed: int) -> dict[str, 
 
 def expected_ids(header: Mapping[str, Any]) -> Iterator[str]:
     """Every id the runner could have given this game (one per way of writing its agents)."""
-    roles, lineup = _matchup_names(header["matchup"])
+    roles, lineup, seats = _matchup_names(header["matchup"])
     described: dict[str, Mapping[str, Any]] = {}
     for player in header["players"]:
         described.setdefault(player["agent"]["name"], player["agent"])
@@ -106,23 +106,25 @@ def expected_ids(header: Mapping[str, Any]) -> Iterator[str]:
     for combo in itertools.product(*choices):
         agent = dict(zip(names, combo))
         matchup = Matchup(header["game"], header["variant"], 1, roles={r: agent[a] for r, a in roles.items()},
-                          lineup=[agent[a] for a in lineup])
+                          lineup=[agent[a] for a in lineup], seats=seats)
         yield game_id(header["tournament"], header["game"], matchup.key(), header["seed"])
 
 
-def _matchup_names(label: Any) -> tuple[dict[str, str], list[str]]:
-    """Role -> agent name, or the lineup, from a matchup label as Matchup.label writes it."""
+def _matchup_names(label: Any) -> tuple[dict[str, str], list[str], str | None]:
+    """Role -> agent name, or the lineup and its seat rule, from a matchup label as Matchup.label
+    writes it."""
     if not isinstance(label, str) or not label:
         raise Unreadable("must be the matchup as the runner writes it")
-    if label.startswith("lineup: "):
-        return {}, label[len("lineup: "):].split(", ")
+    for prefix, seats in (("lineup: ", None), ("lineup, seats dealt: ", "dealt")):
+        if label.startswith(prefix):
+            return {}, label[len(prefix):].split(", "), seats
     roles = {}
     for part in label.split("; "):
         role, sep, name = part.partition(": ")
         if not sep or role in roles:
             raise Unreadable(f"{show(label)} is not a matchup as the runner writes it (role: agent; ...)")
         roles[role] = name
-    return roles, []
+    return roles, [], None
 
 
 def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:

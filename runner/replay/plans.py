@@ -9,13 +9,11 @@ seeds and keep the games that flatter a model (the check requires this of every 
 from __future__ import annotations
 
 import itertools
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import games
+from runner import games, tomlfile
 from runner.games.base import SetupError
 from runner.replay.format import Problem
 from runner.seeds import rng_for
@@ -43,30 +41,21 @@ def read_plan(path: str, folder: str, raw: bytes, max_games: int | None = None) 
     """The plan in a folder's `tournament.toml`: parsed, checked and planned by this gamenight
     (refused unread past `max_games` planned games, before anything is planned or dealt)."""
     plan = Plan(path, folder)
-    if len(raw) > MAX_PLAN_BYTES:
-        plan.problems.append(Problem(path, 0, f"the plan is {len(raw):,} bytes; a plan may have at most "
-                                              f"{MAX_PLAN_BYTES:,}"))
-        return plan
     try:
-        text = raw.decode("utf-8")
-        table = tomllib.loads(text)
-    except UnicodeDecodeError:
-        plan.problems.append(Problem(path, 0, "not UTF-8 text"))
-        return plan
-    except tomllib.TOMLDecodeError as exc:
-        where = re.search(r"line (\d+)", str(exc))
-        plan.problems.append(Problem(path, int(where.group(1)) if where else 0, f"not valid TOML: {exc}"))
+        table = tomlfile.parse(raw, MAX_PLAN_BYTES)
+    except tomlfile.TomlError as exc:
+        plan.problems.append(Problem(path, exc.line, exc.message))
         return plan
     try:
         tournament = from_dict(table, path)
     except PlanError as exc:
-        message = str(exc).removeprefix(f"{path}: ")
+        message = tomlfile.one_line(str(exc).removeprefix(f"{path}: "))
         field_name, sep, rest = message.partition(": ")
         plan.problems.append(Problem(path, 0, rest, field_name) if sep and " " not in field_name
                              else Problem(path, 0, message))
         return plan
     except Exception as exc:  # noqa: BLE001 - a stranger's file must never end the check with a traceback
-        plan.problems.append(Problem(path, 0, f"cannot be planned ({type(exc).__name__}: {exc})"))
+        plan.problems.append(Problem(path, 0, tomlfile.one_line(f"cannot be planned ({type(exc).__name__}: {exc})")))
         return plan
     planned_games = sum(m.games for m in tournament.matchups)
     if max_games is not None and planned_games > max_games:
@@ -121,6 +110,16 @@ def model_seats(planned: PlannedGame) -> list[int]:
         return [s for s in range(game.players(params)) if _not_bot(planned.agent_for(s, ""))]
     setup = game.deal(params, rng_for(planned.seed, "deal"))
     return [s for s in range(game.players(params)) if _not_bot(planned.agent_for(s, game.role_of(params, setup, s)))]
+
+
+def people_seats_dealt(plan: Plan) -> bool:
+    """Whether every matchup of a read plan that seats a person deals its seats from the game's
+    seed (`seats = "dealt"`, as `gamenight play` plans a game given names only): no person chose
+    their seat or role. A practice game (`--seat`, `--role`: a lineup in seat order, or a person
+    named for a role) is not."""
+    assert plan.tournament is not None
+    return all(matchup.lineup and matchup.seats == "dealt" for matchup in plan.tournament.matchups
+               if any(agent.is_human for agent in (*matchup.roles.values(), *matchup.lineup)))
 
 
 def _not_bot(agent: AgentSpec) -> bool:

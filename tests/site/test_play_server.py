@@ -6,16 +6,22 @@ until the rules themselves reveal the hidden information (the vote, the end of t
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
+import hashlib
 import json
+import random
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from runner import games
+from runner.cli import main as gamenight
 from runner.replay.validate import check_file
 from runner.table import Person, deal
+from site_builder.play_server import Session, _json
 from site_builder.replays import REVEALS
-from tests.site.play_helpers import play_seat, playing, request
+from tests.site.play_helpers import page_answer, play_seat, playing, request
 
 #: Phases whose actions every player sees as they are made (the others are simultaneous or private).
 PUBLIC_ACTIONS = {"clue", "day", "guess", "tie_pick"}
@@ -169,7 +175,7 @@ def _start_command(tmp_path, *args):
 
 
 def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
-    process, link = _start_command(tmp_path, "--game", "public_good", "--seat", "2", "--name", "Ann", "--seed", "8",
+    process, link = _start_command(tmp_path, "--game", "public_good", "--name", "Ann", "--seed", "8",
                                    "--rule", "rounds=2")
     try:
         play_seat(link)
@@ -179,6 +185,9 @@ def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
     assert process.returncode == 0, err
     [replay] = list(tmp_path.rglob("*.jsonl"))
     assert f"wrote {replay}" in out and check_file(str(replay)).ok
+    assert 'seats = "dealt"' in (replay.parent / "tournament.toml").read_text() and "practice" not in err
+    validated = CliRunner().invoke(gamenight, ["validate", str(replay.parent)])
+    assert validated.exit_code == 0, validated.output
 
 
 def test_ctrl_c_mid_game_writes_nothing(tmp_path):
@@ -192,4 +201,185 @@ def test_ctrl_c_mid_game_writes_nothing(tmp_path):
     finally:
         process.kill()
     assert process.returncode == 130 and "no replay is written" in err
+    assert "a practice game (seats or roles chosen): a submission does not take it" in err
     assert not list(tmp_path.iterdir())
+
+
+# -- every field of every view is a function of what the seat observed ------------------------------
+
+class Recorded(Session):
+    """A session played in the test's thread with a scripted person at every seat. After every change
+    it records, for each seat, the view its page would be sent and a digest of everything that seat
+    has observed so far (the rules' observation, its own questions and answers, the end): two
+    moments with the same digest must give the same view, byte for byte, in any run."""
+
+    def __init__(self, table, out, answer):
+        super().__init__(table, out)
+        self.answer_of = answer  # (seat, Question) -> what the scripted person answers
+        self.state = None
+        self.own = {seat: None for seat in table.people}  # the seat's question as the rules asked it
+        self.beliefs = {seat: [] for seat in table.people}
+        self.digests = {seat: "" for seat in table.people}
+        self.seen = {seat: "" for seat in table.people}
+        self.bodies: list[tuple[int, str, bytes]] = []  # (seat, digest, the view sent) at each change of either
+        self.last: dict[int, tuple[str, bytes]] = {}
+        self.logged: dict[int, int] = {}  # events of the seat's log already in its digest
+
+    def watch(self, state):
+        self.state = state
+        super().watch(state)
+
+    def post_question(self, seat, question, future):
+        self.own[seat] = {"asked": _asked(question)}
+        super().post_question(seat, question, future)
+        answer = self.answer_of(seat, question)
+        self.own[seat]["answered"] = [answer]
+        assert self.answer(seat, self.questions[seat][0], answer)
+
+    def clear_question(self, seat, future):
+        self.own[seat] = None
+        super().clear_question(seat, future)
+
+    def own_belief(self, seat, probe, answer):
+        self.beliefs[seat].append([probe, answer])
+        super().own_belief(seat, probe, answer)
+
+    def _bump(self):
+        super()._bump()
+        for seat in self.views:
+            observed, log = self._observed(seat)
+            if observed != self.seen[seat]:  # the seat's history grew: a new digest, chained to the old
+                self.seen[seat] = observed
+                new_events = json.dumps(log[self.logged.get(seat, 0):], sort_keys=True)
+                self.logged[seat] = len(log)
+                self.digests[seat] = hashlib.sha256(f"{self.digests[seat]}\n{observed}\n{new_events}".encode()
+                                                    ).hexdigest()
+            sent = (self.digests[seat], _json(self.view(seat)))
+            if self.last.get(seat) != sent:
+                self.last[seat] = sent
+                self.bodies.append((seat, *sent))
+
+    def _observed(self, seat):
+        """What the seat may know now, from the rules and the script, never from the server's view
+        (JSON, with the number of events it saw), and the events it saw."""
+        if self.state is None:
+            return "", []
+        observation = dict(self.state.observe(seat))
+        log = observation.pop("log")
+        found = {"observation": observation, "events": len(log), "own": self.own[seat],
+                 "beliefs": self.beliefs[seat], "failure": self.failure}
+        if self.outcome is not None:  # the game is over: the rules show everything
+            found["over"] = {"setup": self.state.setup, "outcome": self.outcome}
+        return json.dumps(found, sort_keys=True), log
+
+
+def _asked(question):
+    """A question as the rules put it (its observation is the seat's, already in the digest)."""
+    return {"kind": question.kind, "phase": question.phase, "legal": question.legal, "probe": question.probe,
+            "about": question.about, "roles": list(question.roles), "refused": list(question.refused)}
+
+
+def scripted(observed: int, varied: bool):
+    """Every seat's scripted answers: the observed seat's, and everyone's public moves, always the same;
+    with `varied`, the other seats' secret moves and beliefs differ (after a refused first try)."""
+    def answer(seat, question):
+        page = {"question": _asked(question), "public": question.observation["public"], "seat": seat}
+        if seat == observed or not varied or question.phase in PUBLIC_ACTIONS:
+            return page_answer(page)
+        if not question.refused:
+            return {}  # refused by every rule and probe, and asked again
+        if question.kind == "probe":
+            return None  # skipped
+        legal = question.legal
+        if legal.get("field") == "look":
+            return {"look": legal["options"][-2:]}
+        if "options" in legal:
+            return {legal["field"]: legal["options"][0]}
+        if legal.get("field") == "contribution":
+            return {"contribution": legal["min"]}
+        if legal.get("field") == "split":
+            return {"split": [50, 25, 25]}
+        return page_answer(page)
+    return answer
+
+
+def twins(table, seat: int, limit: int = 2) -> list[dict]:
+    """Other deals that show `seat` exactly what this one does, the Werewolf Seer moved first."""
+    game, params, setup = table.game, table.params, table.setup
+    candidates = list(game.counterfactuals(params, setup, seat, random.Random(0)))
+    if game.name == "werewolf":  # its counterfactuals keep the Seer put: move it to every other seat
+        roles = setup["roles"]
+        seer = roles.index("seer")
+        for other in range(len(roles)):
+            swapped = list(roles)
+            swapped[seer], swapped[other] = roles[other], roles[seer]
+            candidates.insert(0, {**setup, "roles": swapped})
+    seen = game.start(params, setup).observe(seat)
+    found = [c for c in candidates if c != setup and game.start(params, c).observe(seat) == seen]
+    return found[:limit]
+
+
+def recorded_runs(tmp_path, game: str, role: str | None) -> tuple[list[Recorded], int]:
+    """The game played with a person at every seat, watched from a seat of `role`: the dealt game with
+    two scripts, and deals that seat cannot tell from it (with the scripts in turn)."""
+    n = games.get(game).players(games.get(game).params({}))
+    table = deal(game, {}, 5, [Person(f"P{s}", seat=s) for s in range(n)])
+    seat = next(s for s in range(n) if role is None or table.roles[s] == role)
+    deals = [table.setup, table.setup, *twins(table, seat)]
+    runs = []
+    for i, setup in enumerate(deals):
+        twin = dataclasses.replace(table, setup=setup, roles=[table.game.role_of(table.params, setup, s)
+                                                              for s in range(n)])
+        session = Recorded(twin, tmp_path, scripted(seat, varied=i % 2 == 1))
+        session.run_game()
+        assert session.failure is None and session.outcome is not None, session.failure
+        runs.append(session)
+    return runs, seat
+
+
+def mismatches(runs: list[Recorded]) -> list[str]:
+    """Fields of the views that differ at moments a seat cannot tell apart."""
+    first: dict[tuple[int, str], bytes] = {}
+    found = []
+    for session in runs:
+        for seat, digest, body in session.bodies:
+            seen = first.setdefault((seat, digest), body)
+            if seen != body:
+                a, b = json.loads(seen), json.loads(body)
+                found.append(f"seat {seat}: {sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("game, role", SEATS, ids=[f"{g}-{r or 'seat0'}" for g, r in SEATS])
+def test_every_field_of_every_view_follows_from_what_the_seat_observed(tmp_path, game, role):
+    runs, seat = recorded_runs(tmp_path, game, role)
+    assert mismatches(runs) == []
+    # Not vacuous: the runs differ in what the seat cannot see, yet share moments it cannot tell apart.
+    ours = [{digest for s, digest, _ in run.bodies if s == seat} for run in runs]
+    shared = set.intersection(*ours)
+    assert len(shared) > 3, len(shared)
+    assert len({json.dumps([run.table.setup, [b for _, _, b in run.bodies]], default=str) for run in runs}) == len(runs)
+
+
+def test_the_old_waiting_field_is_caught(tmp_path, monkeypatch):
+    """The check finds the leak it was written for: naming whoever has a question open (the Seer at night)."""
+    shown = Session._seat_json
+
+    def leaky(self, seat):
+        return {**shown(self, seat), "waiting": sorted(s for s in self.questions if s != seat)}
+
+    monkeypatch.setattr(Session, "_seat_json", leaky)
+    runs, _ = recorded_runs(tmp_path, "werewolf", "villager")
+    assert any("'waiting'" in line for line in mismatches(runs))
+
+
+def test_a_view_names_only_a_public_turn(tmp_path):
+    runs, seat = recorded_runs(tmp_path, "werewolf", "villager")
+    views = [json.loads(body) for s, _, body in runs[0].bodies if s == seat]
+    night = [v for v in views if not v["steps"]]
+    assert night and all(v["waiting"] == [] for v in night)
+    assert all(v["waiting"] == [] for v in views if v["question"] and v["question"]["kind"] == "probe")
+    named = {tuple(v["waiting"]) for v in views if v["waiting"]}
+    # Each other seat's day statements, but the first of each round: it follows the night (round 1)
+    # or the belief probes (rounds 2 and 3), and is not named.
+    assert named == {(s,) for s in range(1, 8) if s != seat}

@@ -499,10 +499,10 @@ def _plan_of_another_name(repo, played):
     return "replays/newcomer/tournament.toml: name: plans tournament 'elsewhere', but it is in replays/newcomer/"
 
 
-def _hostile_plan(body: str) -> Callable[[GitRepo, dict[str, dict[str, bytes]]], str]:
+def _hostile_plan(body: str, expected: str = "") -> Callable[[GitRepo, dict[str, dict[str, bytes]]], str]:
     def case(repo, played):
         repo.write("replays/hostile/tournament.toml", 'name = "hostile"\n' + body)
-        return "replays/hostile/tournament.toml:"
+        return "replays/hostile/tournament.toml:" + expected
     return case
 
 
@@ -542,6 +542,12 @@ REFUSALS: dict[str, Callable[[GitRepo, dict[str, dict[str, bytes]]], str]] = {
     "a plan of too many games": _hostile_plan('[agents.m]\nprovider = "openai"\nmodel = "x"\n' + "".join(
         '[[matchups]]\ngame = "prisoners_dilemma"\ngames = 100000\nlineup = ["m", "random", "random"]\n'
         for _ in range(3))),
+    "a plan nested 100,000 arrays deep": _hostile_plan("a = " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                                       "2: not read: arrays or inline tables nested more than 32 deep"),
+    "a plan nested 50,000 inline tables deep": _hostile_plan("a = " + "{b=" * 50_000 + "1" + "}" * 50_000 + "\n",
+                                                             "2: not read: arrays or inline tables nested more than"),
+    "a plan with a number of 5,000 digits": _hostile_plan("seed = " + "9" * 5000 + "\n",
+                                                          "2: not read: a number of more than 4,300 digits"),
     "a built-in agent under another agent's name": _a_built_in_under_another_name,
 }
 

@@ -104,10 +104,12 @@
         var first = panel.querySelector("input, textarea, button");
         if (first) first.focus({ preventScroll: false });
       } else {
+        // The server names a player only on a turn the rules make public (a clue, a day
+        // statement); whoever acts unseen (the Seer at night) or still decides a vote is not named.
         var others = data.waiting.map(view.name);
         fill(panel, el("h2", { text: "Waiting" }),
           el("p", { class: "gn-dim", text: others.length ? "Waiting for " + others.join(", ") + "\u2026"
-            : "The other players are deciding\u2026" }));
+            : "Waiting for the others\u2026" }));
       }
     }
 
