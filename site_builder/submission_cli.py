@@ -38,8 +38,13 @@ CANNOT_CHECK = 2
               help="The GitHub login of the pull request's author (in CI: github.event.pull_request.user.login; "
                    "also read from $GAMENIGHT_PR_AUTHOR). Tournaments and model agents already on the board take "
                    "games only from their owner; without it, nothing on the board is taken to be yours.")
+@click.option("--author-id", metavar="NUMBER", envvar="GAMENIGHT_PR_AUTHOR_ID",
+              help="The GitHub account number of the pull request's author (in CI: "
+                   "github.event.pull_request.user.id; also read from $GAMENIGHT_PR_AUTHOR_ID; it is the ID in "
+                   "your no-reply address ID+login@users.noreply.github.com). Rows merged under an address with "
+                   "a number belong to that account, whatever its login is now.")
 def submission_check(base: str, head: str, repo: Path, summary: Path | None, cache: Path, no_cache: bool,
-                     author: str | None) -> None:
+                     author: str | None, author_id: str | None) -> None:
     """Check a replay submission: what HEAD adds to BASE (two git revisions).
 
     Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
@@ -57,7 +62,8 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, cac
         base_dir.mkdir()
         new_dir.mkdir()
         try:
-            submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author)
+            submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author,
+                                          author_id=author_id)
         except (GitError, OwnerError) as exc:
             _cannot_check(str(exc), summary)
         effect, effect_error = None, None
