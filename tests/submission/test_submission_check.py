@@ -26,7 +26,7 @@ from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_
 
 from runner.agents.llm import PROMPT_VERSION
 from runner.tournament import from_dict
-from site_builder import submission
+from site_builder import submission, submission_cli
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
 
@@ -171,6 +171,22 @@ def test_an_honest_tournament_of_a_new_model_passes(repo, played):
     assert "| agent werewolf/strategic | nobody: a built-in agent, every move derived again from the seed |" in owners
     effect = summary.split("### Effect on the leaderboard")[1]
     assert "| overall | new-model | 0 → 5 | — → " in effect
+
+
+def test_a_report_too_long_for_the_summary_is_cut_there_and_whole_in_the_full_report(repo, played, monkeypatch):
+    """GitHub shows no step summary over 1 MiB: the summary is cut (here at 3,000 bytes), the whole
+    report goes to stdout and to --full-report, which the workflow uploads as an artifact."""
+    monkeypatch.setattr(submission_cli, "SUMMARY_LIMIT_BYTES", 3000)
+    repo.write_all(played["newcomer"])
+    repo.commit("newcomer")
+    full = repo.path.parent / "full-report.md"
+    result, summary = repo.check("--full-report", str(full), author="bob")
+    assert result.exit_code == 0, summary
+    whole = full.read_text(encoding="utf-8")
+    assert whole == result.output and len(whole.encode("utf-8")) > 3000
+    assert len(summary.encode("utf-8")) <= 3000 and whole.startswith(summary.split("\n> ✂ ")[0])
+    assert "The report is cut here" in summary and "in the file full-report.md" in text(summary)
+    assert f"artifact {submission_cli.REPORT_ARTIFACT}" in text(summary)
 
 
 def test_a_submission_with_judge_lines_of_format_version_4_passes(repo, played):
@@ -719,10 +735,11 @@ def test_markdown_and_html_payloads_in_names_are_escaped(repo, played):
 # -- the check itself cannot run ---------------------------------------------------------------
 
 def test_an_unknown_revision_is_a_clear_error(repo):
-    result, summary = repo.check(base="origin/does-not-exist")
+    full = repo.path.parent / "full-report.md"
+    result, summary = repo.check("--full-report", str(full), base="origin/does-not-exist")
     assert result.exit_code == 2
     assert "'origin/does-not-exist' is not a commit of the repository" in result.output
-    assert "could not run" in summary
+    assert "could not run" in summary and full.read_text(encoding="utf-8") == summary
     assert "Traceback" not in result.output
 
 
