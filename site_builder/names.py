@@ -9,12 +9,19 @@ shows as what it is.
 two strings whose skeletons are equal look alike ("gеmma" with a Cyrillic е, "27Om" with a letter O,
 "rn" for "m"). The confusable classes come from the `confusable-homoglyphs` package (Unicode's
 confusables.txt), never from a hand-made table.
+
+`lookalike` is how names are compared where a name must not pass for another (agents, people and
+tournaments on the board, site_builder/ownership.py): equal skeletons, or equal `fold`s (case,
+separators and punctuation ignored as well), so "GEMMA3-270M", "gemma3_270m" and "gemma-3-270m"
+all look like "gemma3-270m".
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs import confusables
 
@@ -127,3 +134,67 @@ def confusable(a: str, b: str) -> bool:
     confusable: the caller decides what a repeated name means. Strings equal only after NFKC
     ("ｇemma" and "gemma") are confusable: they are different names that look the same."""
     return a != b and skeleton(a) == skeleton(b)
+
+
+def _separator(char: str) -> bool:
+    """Whether a character is a space, separator or punctuation mark (Unicode categories Z* and P*)."""
+    return unicodedata.category(char)[0] in "ZP"
+
+
+def _unseparated(text: str) -> str:
+    return "".join(c for c in text if not _separator(c))
+
+
+@cache
+def _readings(char: str) -> tuple[str, ...]:
+    """How one character (of a name in NFD) may be read once case, separators and punctuation are
+    ignored: case folded then its skeleton (what `fold` takes), and its skeleton case folded then
+    skeleton again (a look-alike capital, Cyrillic "В" for "B", read as "b"); for a separator or
+    punctuation mark also nothing, since the skeleton maps some (an em dash) to a letter."""
+    readings = [_unseparated(skeleton(char.casefold())), _unseparated(skeleton(skeleton(char).casefold()))]
+    if _separator(char):
+        readings.insert(0, "")
+    return tuple(dict.fromkeys(readings))
+
+
+def _characters(text: str) -> str:
+    """`text` as skeleton reads it: NFKC, cleaned as `visible` does, NFD."""
+    return visible(unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text)))
+
+
+def fold(text: str) -> str:
+    """The key under which names differing only in case, separators or punctuation are one:
+    NFKC, case folded, TR39 skeleton, every space, separator and punctuation mark removed.
+
+    fold("GEMMA3-270M") == fold("gemma3_270m") == fold("gemma-3-270m") == fold("gemma3-270m").
+    Not meant to be shown."""
+    return "".join(_readings(c)[0] for c in _characters(text))
+
+
+#: Beyond this many readings of one name, only the two uniform ones are compared.
+_MAX_READINGS = 256
+
+
+@lru_cache(maxsize=65536)
+def _name_readings(text: str) -> frozenset[str]:
+    """Every way `text` may be read, character by character (`_readings`).
+
+    Two orders are needed, per character: case folding first misses a look-alike capital
+    (Cyrillic "В" lower-cases to "в", which looks like no Latin letter, yet "В" looks like "B"),
+    skeleton first misses a case pair that the skeleton sends apart ("O" becomes "0", "o" stays
+    "o"); a name may use both ("ВOB" and "bob"). Joining the two relations into one table of
+    characters would close them transitively and make much of the alphabet one letter (r, t, u, y
+    and z among them). The reading that takes the second way throughout is a function of the TR39
+    skeleton, so confusable names always share a reading."""
+    options = [_readings(c) for c in _characters(text)]
+    if math.prod(len(o) for o in options) > _MAX_READINGS:
+        return frozenset("".join(o[min(i, len(o) - 1)] for o in options) for i in range(3))
+    return frozenset("".join(parts) for parts in itertools.product(*options))
+
+
+def lookalike(a: str, b: str) -> bool:
+    """Whether two different names could be taken for one another: confusable (equal skeletons),
+    or equal but for case, separators and punctuation (equal folds), or both together ("ВOB", with
+    a Cyrillic В and a letter O, and "bob"). Identical strings are not look-alikes: the caller
+    decides what a repeated name means."""
+    return a != b and not _name_readings(a).isdisjoint(_name_readings(b))

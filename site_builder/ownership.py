@@ -1,14 +1,16 @@
 """Who owns what on the board, read from main's history: rows belong to their source.
 
 A tournament name (its folder under `replays/`) and a language-model agent belong to the source
-that first added games for them: the maintainers, or one GitHub login (site_builder/sources.py
+that first added games for them: the maintainers, or one GitHub account, known by its number
+where the squash merge's no-reply address gives one, else by its login (site_builder/sources.py
 says how a source is known). A submission may add games only to what its author owns, so
 nothing a stranger writes can join the maintainers' rows or another contributor's. Built-in
 agents belong to nobody: every move of theirs is derived again from the seed, and every
 submission plays against them.
 
-Labels are part of it too: a new agent may not be named like an existing one (the same name of
-another owner, or a name that only looks the same: Unicode TR39 skeletons, site_builder/names.py).
+Labels are part of it too: a new agent or person may not be named like an existing one (the same
+name of another owner, or a name that only looks the same: Unicode TR39 skeletons, case, separators
+and punctuation, site_builder/names.py `lookalike`), nor a tournament like another.
 """
 
 from __future__ import annotations
@@ -25,32 +27,45 @@ from site_builder.sources import Source
 
 #: A GitHub login as the pull-request workflow passes it (`github.event.pull_request.user.login`).
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}$")
+#: A GitHub account's number (`github.event.pull_request.user.id`).
+_ACCOUNT = re.compile(r"^[1-9][0-9]{0,19}$")
 #: The owner of built-in agents: nobody in particular (anyone may add games with them).
 BUILTIN = "built-in"
 
 
 class OwnerError(ValueError):
-    """An author login that is not one."""
+    """An author login or account number that is not one."""
 
 
 @dataclass(frozen=True)
 class Submitter:
-    """Who opened the pull request: a GitHub login, or nobody known (a local check without --author)."""
+    """Who opened the pull request: a GitHub login and account number, or nobody known (a local
+    check without --author)."""
 
     login: str | None
+    account: int | None = None
 
     @staticmethod
-    def of(login: str | None) -> Submitter:
+    def of(login: str | None, account: str | int | None = None) -> Submitter:
         if login is None or login == "":
+            if account not in (None, ""):
+                raise OwnerError("--author-id needs --author: the account's login names it in the report")
             return Submitter(None)
         if not _LOGIN.match(login):
             raise OwnerError(f"--author {login!r} is not a GitHub login (letters, digits and single hyphens)")
-        return Submitter(login)
+        if account is None or account == "":
+            return Submitter(login)
+        if not _ACCOUNT.match(str(account)):
+            raise OwnerError(f"--author-id {str(account)!r} is not a GitHub account's number (digits only)")
+        return Submitter(login, int(account))
 
-    @property
-    def owner(self) -> str:
-        """The identity sources.Source.owner gives this person's merged pull requests."""
-        return f"@{self.login.lower()}" if self.login else "nobody known"
+    def owns(self, source: Source) -> bool:
+        """Whether the rows of `source` are this person's: the same account number, or the same login
+        where the source names no number (a merge commit, an old-style no-reply address)."""
+        owner = source.owner
+        if owner.startswith("id:"):
+            return self.account is not None and owner == f"id:{self.account}"
+        return self.login is not None and owner == f"@{self.login.lower()}"
 
     @property
     def label(self) -> str:
@@ -108,14 +123,14 @@ def tournament_problem(owners: Owners, folder: str, submitter: Submitter) -> str
     """Why a submission may not add this tournament folder, or None."""
     first = owners.tournaments.get(folder)
     if first is not None:
-        if first.owner == submitter.owner:
+        if submitter.owns(first):
             return (f"tournament {folder!r} is already on the board (added in {first.label}): a tournament is "
                     "submitted whole, once; play more games under a new tournament name")
-        return (f"tournament {folder!r} belongs to {first.owner_label}, who first added games for it "
-                f"({first.label}); this submission is by {submitter.label}: choose a tournament name of your own")
+        owner, by = _parties(first, submitter)
+        return (f"tournament {folder!r} belongs to {owner}, who first added games for it "
+                f"({first.label}); this submission is by {by}: choose a tournament name of your own")
     for other, source in sorted(owners.tournaments.items()):
-        if source.owner != submitter.owner and (other.casefold() == folder.casefold()
-                                                or names.confusable(other, folder)):
+        if names.lookalike(other, folder):  # whoever owns it: two names on the board never look alike
             return (f"tournament {folder!r} looks like {other!r}, which belongs to {source.owner_label} "
                     f"({source.label}): choose a name that cannot be mistaken for it")
     return None
@@ -135,21 +150,35 @@ def agent_problem(owners: Owners, key: str, description: Mapping[str, Any], subm
             shown = ", ".join(repr(name) for name in sorted(row.labels | {strategy}))
             return (f"the built-in agent {strategy!r} with these parameters is on the board as {shown}: name it so "
                     f"in your tournament file, not {label!r} (its row is everyone's)")
-    elif row is not None and row.owner is not None and row.owner.owner != submitter.owner:
-        return (f"the agent {label!r} ({_what(description)}) belongs to {row.owner.owner_label}, who first added "
-                f"games for it ({row.owner.label}); this submission is by {submitter.label}: games join only their "
+    elif row is not None and row.owner is not None and not submitter.owns(row.owner):
+        owner, by = _parties(row.owner, submitter)
+        return (f"the agent {label!r} ({_what(description)}) belongs to {owner}, who first added "
+                f"games for it ({row.owner.label}); this submission is by {by}: games join only their "
                 "owner's rows. The same model with other settings (another seed, say) is a new agent of yours")
     elif row is not None:
         return None  # the submitter's own agent: its label was checked when it came
     for other, keys in sorted(owners.labels().items()):
         theirs = [owners.agents[k] for k in keys]
-        if other == label and any(r.owner is None or r.owner.owner != submitter.owner for r in theirs):
-            whose = next((r.owner.owner_label for r in theirs if r.owner is not None), "gamenight (a built-in agent)")
+        whose = next((r.owner.owner_label for r in theirs if r.owner is not None), "gamenight (a built-in agent)")
+        if other == label and any(r.owner is None or not submitter.owns(r.owner) for r in theirs):
             return f"the name {label!r} is taken by another agent on the board ({whose}): choose another"
-        if other != label and names.confusable(other, label):
-            return (f"the name {label!r} looks like {other!r}, an agent already on the board: choose a name that "
-                    "cannot be mistaken for it")
+        if names.lookalike(other, label):  # whoever owns it, the submitter included
+            return (f"the name {label!r} looks like {other!r}, an agent already on the board ({whose}): choose a "
+                    "name that cannot be mistaken for it")
     return None
+
+
+def _parties(source: Source, submitter: Submitter) -> tuple[str, str]:
+    """The owner of `source` and the submitter as a refusal names them: with their accounts' numbers
+    when both have the same login (a login renamed away and taken by another account)."""
+    owner, by = source.owner_label, submitter.label
+    if not (source.login and submitter.login and (source.author or "").lower() == submitter.login.lower()):
+        return owner, by
+    if source.account is not None:
+        owner += f" (GitHub account {source.account})"
+    if submitter.account is not None:
+        return owner, by + f" (GitHub account {submitter.account})"
+    return owner, by + " (no account number given: run the check with --author-id)"
 
 
 def _what(description: Mapping[str, Any]) -> str:

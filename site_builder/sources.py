@@ -10,7 +10,8 @@ request's title is free text):
 - two parents: a merge, a pull request only if its subject is GitHub's "Merge pull request #12 from
   alice/branch" (GitHub writes the subject, and the login in it);
 - one parent: a squash merge if its subject ends with " (#12)"; its author is the pull request's
-  author, known by GitHub login when the author e-mail is GitHub's no-reply address, else by the
+  author, known by GitHub login when the author e-mail is GitHub's no-reply address (and by the
+  account's number too when the address has one: ID+login@users.noreply.github.com), else by the
   commit's display name, cleaned (site_builder/names.py) and shown quoted, never as an @login;
 - anything else (a pushed commit, an octopus merge, a subject that fits the other kind): the
   maintainers.
@@ -44,8 +45,10 @@ _LOGIN = r"(?=[A-Za-z0-9-]{1,39}(?![A-Za-z0-9-]))[A-Za-z0-9](?:-?[A-Za-z0-9])*"
 _MERGE = re.compile(rf"^Merge pull request #([1-9][0-9]{{0,8}}) from ({_LOGIN})/")
 _SQUASH = re.compile(r" \(#([1-9][0-9]{0,8})\)\s*$")
 # GitHub's no-reply addresses: ID+login@users.noreply.github.com, or login@... for older accounts.
-# re.ASCII: without it, IGNORECASE lets the Kelvin sign match [A-Za-z] (and lower to "k").
-_NOREPLY = re.compile(rf"^(?:[0-9]+\+)?({_LOGIN})@users\.noreply\.github\.com\Z", re.IGNORECASE | re.ASCII)
+# The ID is the account's number, which stays when its login is renamed and is never given to
+# another account. re.ASCII: without it, IGNORECASE lets the Kelvin sign match [A-Za-z] (and lower to "k").
+_NOREPLY = re.compile(rf"^(?:([1-9][0-9]{{0,19}})\+)?({_LOGIN})@users\.noreply\.github\.com\Z",
+                      re.IGNORECASE | re.ASCII)
 _GIT_TIMEOUT_S = 120
 _AT_SIGNS = "@\uff20\ufe6b "  # @, fullwidth and small @, and the spaces between them
 
@@ -73,6 +76,8 @@ class Source:
     note: str = ""              # why the source is unknown
     # A squash author's e-mail: an identity for `owner` only, never shown on the site.
     email: str | None = field(default=None, repr=False)
+    # The GitHub account's number, from a no-reply address ID+login@...: the owner, whatever its login.
+    account: int | None = None
 
     @property
     def community(self) -> bool:
@@ -95,9 +100,13 @@ class Source:
     @property
     def owner(self) -> str:
         """A stable identity for who owns this source's rows: "maintainers" (also for local and
-        unknown files: the builder's own), "@login" (lower case), "email:..." or "name:..."."""
+        unknown files: the builder's own), "id:NUMBER" (a GitHub account: a renamed login keeps its
+        rows, and an account that takes a freed login gets none of them), "@login" (lower case:
+        a merge commit or an old no-reply address, which name no number), "email:..." or "name:..."."""
         if self.kind != PULL_REQUEST:
             return "maintainers"
+        if self.login and self.account is not None:
+            return f"id:{self.account}"
         if self.login and self.author:
             return f"@{self.author.lower()}"
         if self.email:
@@ -149,7 +158,9 @@ def of_commit(subject: str, author: str, commit: str, date: str, *, parents: int
             number = int(squash.group(1))
             noreply = _NOREPLY.match(email.strip())
             if noreply:
-                return Source(PULL_REQUEST, number, noreply.group(1), True, commit, date, email=email.strip())
+                account = int(noreply.group(1)) if noreply.group(1) else None
+                return Source(PULL_REQUEST, number, noreply.group(2), True, commit, date, email=email.strip(),
+                              account=account)
             name = _display_name(author)
             return Source(PULL_REQUEST, number, name or None, False, commit, date, email=email.strip() or None)
     return Source(MAINTAINERS, commit=commit, date=date)

@@ -376,13 +376,14 @@ class Submission:
         return not self.problems and not self.refused
 
 
-def check_submission(repo: Repo, base_revision: str, head_revision: str,
-                     base_copy: Path | None = None, author: str | None = None) -> Submission:
+def check_submission(repo: Repo, base_revision: str, head_revision: str, base_copy: Path | None = None,
+                     author: str | None = None, author_id: str | None = None) -> Submission:
     """Check what `head` adds to `base` (relative to their merge base), as a pull request opened by
-    the GitHub login `author`; copy base replays for scoring."""
+    the GitHub login `author` (account number `author_id`); copy base replays for scoring."""
+    submitter = ownership.Submitter.of(author, author_id)
     base, head = repo.commit(base_revision), repo.commit(head_revision)
     fork_point = repo.merge_base(base, head)
-    submission = Submission(base, head, fork_point, submitter=ownership.Submitter.of(author))
+    submission = Submission(base, head, fork_point, submitter=submitter)
     changes = repo.changes(fork_point, head)
     submission.files = [FileCheck(c.path, c.status) for c in changes]
     if not submission.touches_replays:

@@ -22,6 +22,10 @@ from site_builder.submission import (Effect, GitError, Repo, Standing, Submissio
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 #: Exit status when the check itself could not run (a missing revision, no git...).
 CANNOT_CHECK = 2
+#: GitHub shows a step summary of at most 1 MiB of UTF-8 bytes, and nothing of a longer one.
+SUMMARY_LIMIT_BYTES = 1024 * 1024
+#: The workflow artifact that holds the whole report (.github/workflows/submission.yml uploads it).
+REPORT_ARTIFACT = "submission-report"
 
 
 @click.command("submission-check")
@@ -30,7 +34,11 @@ CANNOT_CHECK = 2
 @click.option("--repo", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="The git repository that holds both revisions.")
 @click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also append the Markdown report to this file (in CI: $GITHUB_STEP_SUMMARY).")
+              help="Also append the Markdown report to this file (in CI: $GITHUB_STEP_SUMMARY), cut to the "
+                   "1 MiB GitHub shows.")
+@click.option("--full-report", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the whole Markdown report to this file, never cut (in CI: uploaded as the "
+                   f"workflow run's artifact {REPORT_ARTIFACT!r}).")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
               show_default=True, help="The scorer's cache of re-simulated replays, keyed by content hash.")
 @click.option("--no-cache", is_flag=True, help="Score without a lasting cache (re-simulate everything).")
@@ -38,8 +46,13 @@ CANNOT_CHECK = 2
               help="The GitHub login of the pull request's author (in CI: github.event.pull_request.user.login; "
                    "also read from $GAMENIGHT_PR_AUTHOR). Tournaments and model agents already on the board take "
                    "games only from their owner; without it, nothing on the board is taken to be yours.")
-def submission_check(base: str, head: str, repo: Path, summary: Path | None, cache: Path, no_cache: bool,
-                     author: str | None) -> None:
+@click.option("--author-id", metavar="NUMBER", envvar="GAMENIGHT_PR_AUTHOR_ID",
+              help="The GitHub account number of the pull request's author (in CI: "
+                   "github.event.pull_request.user.id; also read from $GAMENIGHT_PR_AUTHOR_ID; it is the ID in "
+                   "your no-reply address ID+login@users.noreply.github.com). Rows merged under an address with "
+                   "a number belong to that account, whatever its login is now.")
+def submission_check(base: str, head: str, repo: Path, summary: Path | None, full_report: Path | None, cache: Path,
+                     no_cache: bool, author: str | None, author_id: str | None) -> None:
     """Check a replay submission: what HEAD adds to BASE (two git revisions).
 
     Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
@@ -57,9 +70,10 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, cac
         base_dir.mkdir()
         new_dir.mkdir()
         try:
-            submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author)
+            submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author,
+                                          author_id=author_id)
         except (GitError, OwnerError) as exc:
-            _cannot_check(str(exc), summary)
+            _cannot_check(str(exc), summary, full_report)
         effect, effect_error = None, None
         if submission.accepted:
             try:
@@ -68,25 +82,56 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, cac
                 effect_error = f"{type(exc).__name__}: {exc}"
         report = render(submission, effect, effect_error)
     click.echo(report, nl=False)
+    if full_report is not None:
+        _append(full_report, report, mode="w")
     if summary is not None:
-        _append(summary, report)
+        _append(summary, cut_to_fit(report, SUMMARY_LIMIT_BYTES, _where_whole(full_report)))
     if not submission.ok:
         sys.exit(1)
 
 
-def _append(path: Path, text: str) -> None:
+def _append(path: Path, text: str, mode: str = "a") -> None:
     try:
-        with open(path, "a", encoding="utf-8") as handle:
+        with open(path, mode, encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        raise click.ClickException(f"cannot write the summary {path}: {exc.strerror or exc}") from None
+        raise click.ClickException(f"cannot write the report {path}: {exc.strerror or exc}") from None
 
 
-def _cannot_check(message: str, summary: Path | None) -> NoReturn:
+def _cannot_check(message: str, summary: Path | None, full_report: Path | None = None) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
-    if summary is not None:
-        _append(summary, f"## Replay submission check: could not run\n\n{escape_markdown(message)}\n")
+    report = f"## Replay submission check: could not run\n\n{escape_markdown(message)}\n"
+    for path, mode in ((full_report, "w"), (summary, "a")):
+        if path is not None:
+            _append(path, report, mode)
     sys.exit(CANNOT_CHECK)
+
+
+def _where_whole(full_report: Path | None) -> str:
+    """Where a reader of a cut summary finds the whole report."""
+    if full_report is None:
+        return "The whole report is in the check's log."
+    return (f"The whole report is in the check's log and in the file {escape_markdown(full_report.name)}, "
+            f"uploaded as the workflow run's artifact {escape_markdown(REPORT_ARTIFACT)} (listed under "
+            "Artifacts on the run's summary page).")
+
+
+def cut_to_fit(report: str, limit: int, where_whole: str) -> str:
+    """`report` in at most `limit` bytes of UTF-8: whole if it fits, else cut at the end of a line
+    (so never inside a character, a table row or an escape) and ended by a note saying how much was
+    left out and where the whole report is."""
+    data = report.encode("utf-8")
+    if len(data) <= limit:
+        return report
+
+    def note(left: int, lines: int) -> str:
+        return (f"\n> ✂ **The report is cut here**, to fit GitHub's summary: {left:,} more bytes ({lines:,} "
+                f"line(s)) are left out. {where_whole}\n")
+
+    room = limit - len(note(len(data), data.count(b"\n")).encode("utf-8"))  # no smaller count is longer
+    end = data.rfind(b"\n", 0, max(room, 0)) + 1  # 0: not even the first line fits
+    rest = data[end:]
+    return data[:end].decode("utf-8") + note(len(rest), rest.count(b"\n"))
 
 
 # -- Markdown ---------------------------------------------------------------------------------
@@ -131,11 +176,11 @@ def _mib(size: int) -> str:
 #: Rows of OK files listed before the rest are only counted (the step summary is limited to 1 MiB).
 MAX_OK_ROWS = 200
 MAX_PROBLEM_LINES = 500
-MAX_REPORT_CHARS = 900_000
 
 
 def render(submission: Submission, effect: Effect | None = None, effect_error: str | None = None) -> str:
-    """The Markdown report for $GITHUB_STEP_SUMMARY (every string from the submission escaped)."""
+    """The whole Markdown report (every string from the submission escaped); `cut_to_fit` fits it
+    into $GITHUB_STEP_SUMMARY."""
     lines = _headline(submission)
     if submission.touches_replays:
         lines += _files_section(submission)
@@ -145,10 +190,7 @@ def render(submission: Submission, effect: Effect | None = None, effect_error: s
             lines += _effect_section(effect)
         elif effect_error:
             lines += ["", "### Effect on the leaderboard", "", f"Could not be computed: {escape_markdown(effect_error)}"]
-    text = "\n".join(lines) + "\n"
-    if len(text) > MAX_REPORT_CHARS:
-        text = text[:MAX_REPORT_CHARS].rsplit("\n", 1)[0] + "\n\n… (report cut: it is too long to show whole)\n"
-    return text
+    return "\n".join(lines) + "\n"
 
 
 def _headline(submission: Submission) -> list[str]:

@@ -1,10 +1,11 @@
-"""Names made safe to show (`visible`) and to compare (`skeleton`, `confusable`, after Unicode TR39)."""
+"""Names made safe to show (`visible`) and to compare (`skeleton`, `confusable`, after Unicode TR39;
+`fold` and `lookalike`, case, separators and punctuation ignored as well)."""
 
 from __future__ import annotations
 
 import pytest
 
-from site_builder.names import confusable, skeleton, visible
+from site_builder.names import confusable, fold, lookalike, skeleton, visible
 
 
 @pytest.mark.parametrize("text, shown", [
@@ -78,3 +79,64 @@ def test_skeleton_maps_a_sequence_and_its_lookalike_alike():
     assert skeleton("\u0435") == skeleton("e") == "e"
     assert skeleton("x\u200b\u2066y") == skeleton("xy")
     assert skeleton("gemma3-270m") == skeleton(skeleton("gemma3-270m"))  # stable on its own output
+
+
+# Accepted beside the board's names before case and separators were folded (issue 32).
+CASE_AND_SEPARATORS = [
+    ("GEMMA3-270M", "gemma3-270m"),
+    ("gemma3_270m", "gemma3-270m"),
+    ("gemma-3-270m", "gemma3-270m"),
+    ("gemma3 270m", "gemma3-270m"),
+    ("gemma3.270m", "gemma3-270m"),
+    ("Gemma3—270M", "gemma3-270m"),     # an em dash
+    ("Assoc", "assoc"),
+    ("ann", "Ann"),
+    ("ANN", "Ann"),
+    ("local_cpu", "local-cpu"),
+    ("builtin_", "builtin"),
+    ("Straße", "STRASSE"),                # full case folding: sharp s is ss
+]
+
+
+@pytest.mark.parametrize("a, b", CASE_AND_SEPARATORS)
+def test_names_differing_in_case_or_separators_fold_alike(a, b):
+    assert fold(a) == fold(b)
+    assert lookalike(a, b) and lookalike(b, a)
+    assert not confusable(a, b)  # the TR39 skeleton alone keeps them apart
+
+
+@pytest.mark.parametrize("other", LOOKALIKES)
+def test_every_confusable_is_a_lookalike(other):
+    assert lookalike(other, "gemma3-270m")
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Вob", "bob"),        # a Cyrillic capital Ve: looks like "Bob", which is "bob" but for case
+    ("ВOB", "bob"),
+    ("cIaude", "Claude"),       # capital I for l, and case
+    ("GPT-4O", "gpt-40"),       # capital O for zero, and case
+])
+def test_a_lookalike_and_a_case_change_together_are_caught(a, b):
+    assert lookalike(a, b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("gemma3-270m", "gemma3-270m"),        # identical: the caller's business
+    ("gemma3-270m", "gemma3-270m-v2"),
+    ("gpt-4o", "gpt-4"),
+    ("llama-3", "llama-8"),
+    ("gpt-4o", "gpt-4s"),
+    ("my-model", "my-modem"),
+    ("qwen2.5-7b", "qwen2.5-1.5b"),
+    ("Ann", "Anna"),
+    ("play-dana-3", "play-dana-4"),
+    ("gpt+cot", "gptcot"),                 # a symbol is not a separator
+])
+def test_names_that_differ_visibly_are_not_lookalikes(a, b):
+    assert not lookalike(a, b) and not lookalike(b, a)
+
+
+def test_fold_is_stable_and_drops_only_separators_and_punctuation():
+    assert fold("gemma3-270m") == fold(fold("gemma3-270m"))
+    assert fold(" a-b_c.d/e:f (g) \u00a0h\u3000i ") == fold("abcdefghi")
+    assert fold("caf\u00e9") != fold("cafe")  # an accent shows

@@ -45,25 +45,29 @@ def test_a_commit_subject_gives_the_source(subject, author, parents, expected):
     assert (source.kind, source.pull_request, source.author, source.login) == expected
 
 
-@pytest.mark.parametrize("email, author, login", [
-    ("12345+Octo-Cat@users.noreply.github.com", "Octo-Cat", True),
-    ("octocat@users.noreply.github.com", "octocat", True),
-    ("12345+octocat@USERS.NoReply.GitHub.com", "octocat", True),
-    (" octocat@users.noreply.github.com ", "octocat", True),
-    ("-octocat@users.noreply.github.com", "Jane Doe", False),
-    ("octo--cat@users.noreply.github.com", "Jane Doe", False),
-    (f"1+{'a' * 40}@users.noreply.github.com", "Jane Doe", False),
-    ("octocat@users.noreply.github.com.evil.example", "Jane Doe", False),
-    ("12345+octocat@noreply.github.com", "Jane Doe", False),
-    ("1+\u212aate@users.noreply.github.com", "Jane Doe", False),  # Kelvin sign, not K
-    ("octocat@users.noreply.github.com\nx", "Jane Doe", False),
-    ("jane@example.org", "Jane Doe", False),
-    ("", "Jane Doe", False),
+@pytest.mark.parametrize("email, author, login, account", [
+    ("12345+Octo-Cat@users.noreply.github.com", "Octo-Cat", True, 12345),
+    ("octocat@users.noreply.github.com", "octocat", True, None),
+    ("12345+octocat@USERS.NoReply.GitHub.com", "octocat", True, 12345),
+    (" octocat@users.noreply.github.com ", "octocat", True, None),
+    ("-octocat@users.noreply.github.com", "Jane Doe", False, None),
+    ("octo--cat@users.noreply.github.com", "Jane Doe", False, None),
+    (f"1+{'a' * 40}@users.noreply.github.com", "Jane Doe", False, None),
+    ("octocat@users.noreply.github.com.evil.example", "Jane Doe", False, None),
+    ("12345+octocat@noreply.github.com", "Jane Doe", False, None),
+    ("1+\u212aate@users.noreply.github.com", "Jane Doe", False, None),  # Kelvin sign, not K
+    ("octocat@users.noreply.github.com\nx", "Jane Doe", False, None),
+    ("0123+octocat@users.noreply.github.com", "Jane Doe", False, None),  # GitHub writes no leading zero
+    ("\u0661+octocat@users.noreply.github.com", "Jane Doe", False, None),  # an Arabic-Indic digit one
+    (f"{'9' * 21}+octocat@users.noreply.github.com", "Jane Doe", False, None),
+    ("+octocat@users.noreply.github.com", "Jane Doe", False, None),
+    ("jane@example.org", "Jane Doe", False, None),
+    ("", "Jane Doe", False, None),
 ])
-def test_a_squash_author_is_a_login_only_from_githubs_noreply_address(email, author, login):
+def test_a_squash_author_is_a_login_only_from_githubs_noreply_address(email, author, login, account):
     source = sources.of_commit("Games (#12)", "Jane Doe", "0" * 40, "2026-11-25T00:00:00+00:00", parents=1,
                                email=email)
-    assert (source.author, source.login) == (author, login)
+    assert (source.author, source.login, source.account) == (author, login, account)
 
 
 @pytest.mark.parametrize("name, shown", [
@@ -100,12 +104,28 @@ def test_owners_are_stable_identities():
     assert sources.Source("maintainers").owner == "maintainers"
     assert sources.Source("local").owner == sources.Source("unknown").owner == "maintainers"
     assert sources.Source("pull_request", 12, "Alice-Q", True, email="x@example.org").owner == "@alice-q"
+    # An account's number, where the no-reply address gives one, is the owner whatever the login.
+    assert sources.Source("pull_request", 12, "Alice-Q", True, account=583231).owner == "id:583231"
+    assert sources.Source("pull_request", 12, "Alice-Q", True, account=583231).owner_label == "@Alice-Q"
+    by_mail_with_number = sources.Source("pull_request", 12, "Jane Doe", email="j@example.org", account=5)
+    assert by_mail_with_number.owner == "email:j@example.org"  # a number counts only with a login
     by_mail = sources.Source("pull_request", 12, "Jane Doe", email="Jane@Example.ORG")
     assert by_mail.owner == "email:jane@example.org" and by_mail.owner_label == '"Jane Doe"'
     assert sources.Source("pull_request", 12, " @Jane\u200b  Doe").owner == "name:Jane Doe"
     assert sources.Source("pull_request", 12).owner == "pull_request:12"
     assert sources.Source("pull_request", 12, "Alice-Q", True).owner_label == "@Alice-Q"
     assert sources.Source("maintainers").owner_label == sources.Source("local").owner_label == "the maintainers"
+
+
+def test_a_renamed_account_is_one_owner_for_the_scorer_and_a_reused_login_another():
+    def squash(email: str) -> sources.Source:
+        return sources.of_commit("Games (#12)", "Jane", "0" * 40, "2026-11-25T00:00:00+00:00", parents=1, email=email)
+
+    owners = sources.owners({"before": squash("583231+Octo-Cat@users.noreply.github.com"),
+                             "after": squash("583231+New-Name@users.noreply.github.com"),
+                             "reused": squash("98765432+Octo-Cat@users.noreply.github.com")})
+    assert owners["before"].id == owners["after"].id == "id:583231" != owners["reused"].id
+    assert (owners["after"].label, owners["reused"].label) == ("@New-Name", "@Octo-Cat")  # shown by login
 
 
 def test_the_email_is_never_shown():
@@ -317,6 +337,11 @@ def attacks(tmp_path_factory) -> Path:
                 email="583231+Octo-Cat@users.noreply.github.com")
     commit_file(repo, "t/old-noreply.jsonl", "Games (#15)", author="Not Me",
                 email="Old-Login@Users.NoReply.GitHub.com")
+    # The same account after renaming its login; then another account that took the freed login.
+    commit_file(repo, "t/renamed.jsonl", "Games (#21)", author="Not Me",
+                email="583231+New-Name@users.noreply.github.com")
+    commit_file(repo, "t/reused.jsonl", "Games (#22)", author="Not Me",
+                email="98765432+Octo-Cat@users.noreply.github.com")
     commit_file(repo, "t/at-name.jsonl", "Games (#16)", author="@octocat", email="jane@example.org")
     commit_file(repo, "t/rtl.jsonl", "Games (#17)", author="Eve\u202eliam\u200bg", email="Eve@Example.org")
     # A title and a file name holding the log's separators cannot forge another commit's record.
@@ -358,9 +383,12 @@ def test_a_revision_gives_the_history_up_to_it(attacks):
 def test_a_squash_author_is_known_by_login_or_shown_as_a_name(attacks):
     added = sources.added_by(attacks)
     shown = {name: (added[f"replays/t/{name}.jsonl"].label, added[f"replays/t/{name}.jsonl"].owner)
-             for name in ("noreply", "old-noreply", "at-name", "rtl")}
-    assert shown == {"noreply": ("pull request #14 by @Octo-Cat", "@octo-cat"),
+             for name in ("noreply", "old-noreply", "renamed", "reused", "at-name", "rtl")}
+    assert shown == {"noreply": ("pull request #14 by @Octo-Cat", "id:583231"),
                      "old-noreply": ("pull request #15 by @Old-Login", "@old-login"),
+                     # a rename keeps the account's rows; a freed login taken by another account gets none
+                     "renamed": ("pull request #21 by @New-Name", "id:583231"),
+                     "reused": ("pull request #22 by @Octo-Cat", "id:98765432"),
                      "at-name": ('pull request #16 by "octocat"', "email:jane@example.org"),
                      "rtl": ('pull request #17 by "Eveliamg"', "email:eve@example.org")}
     assert added["replays/t/rtl.jsonl"].to_json()["author"] == "Eveliamg"
@@ -371,7 +399,7 @@ def test_separators_in_a_title_or_file_name_forge_nothing(attacks):
     odd = added["replays/t/odd\x1e\x1f\n.jsonl"]
     assert (odd.pull_request, odd.author) == (18, "Dan")
     assert added["replays/t/at-name.jsonl"].pull_request == 16
-    assert len(added) == 13
+    assert len(added) == 15
 
 
 def test_each_tournament_folder_belongs_to_whoever_first_added_it(attacks):

@@ -26,11 +26,13 @@ from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_
 
 from runner.agents.llm import PROMPT_VERSION
 from runner.tournament import from_dict
-from site_builder import submission
+from site_builder import submission, submission_cli
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
 
 ALICE = "alice <1234+alice@users.noreply.github.com>"
+#: alice's GitHub account number, from her no-reply address: her rows are the account's, whatever its login.
+ALICE_ID = "1234"
 #: The shipped replay the maintainers deleted in the base history.
 DELETED = sorted(p for p in shipped_sample() if "prisoners_dilemma" in p)[0]
 
@@ -70,6 +72,13 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, byte
                 'game = "public_good"\ngames = 1\nlineup = ["my-model", "random", "public_good/free_rider"]']),
             "lookalike": tournament_file("lookalike", model_table("house-rnodel", url, "other-llm"), [
                 'game = "prisoners_dilemma"\ngames = 1\nlineup = ["house-rnodel", "random", "random"]']),
+            # the maintainers' agent and tournament names again, in other case and separators
+            "shouting": tournament_file("shouting", model_table("HOUSE_MODEL", url, "other-llm"), [
+                'game = "prisoners_dilemma"\ngames = 1\nlineup = ["HOUSE_MODEL", "random", "random"]']),
+            "Contrib": tournament_file("Contrib", mine, [
+                'game = "prisoners_dilemma"\ngames = 1\nlineup = ["my-model", "random", "random"]']),
+            "builtin_": tournament_file("builtin_", mine, [
+                'game = "public_good"\ngames = 1\nlineup = ["my-model", "random", "public_good/free_rider"]']),
             "payload": tournament_file("payload", model_table(
                 "odd", url, "<img src=x onerror=alert(1)> ![img](https://evil.example/x.png) `code` | cell"), [
                 'game = "prisoners_dilemma"\ngames = 1\nlineup = ["odd", "random", "random"]']),
@@ -164,6 +173,22 @@ def test_an_honest_tournament_of_a_new_model_passes(repo, played):
     assert "| overall | new-model | 0 → 5 | — → " in effect
 
 
+def test_a_report_too_long_for_the_summary_is_cut_there_and_whole_in_the_full_report(repo, played, monkeypatch):
+    """GitHub shows no step summary over 1 MiB: the summary is cut (here at 3,000 bytes), the whole
+    report goes to stdout and to --full-report, which the workflow uploads as an artifact."""
+    monkeypatch.setattr(submission_cli, "SUMMARY_LIMIT_BYTES", 3000)
+    repo.write_all(played["newcomer"])
+    repo.commit("newcomer")
+    full = repo.path.parent / "full-report.md"
+    result, summary = repo.check("--full-report", str(full), author="bob")
+    assert result.exit_code == 0, summary
+    whole = full.read_text(encoding="utf-8")
+    assert whole == result.output and len(whole.encode("utf-8")) > 3000
+    assert len(summary.encode("utf-8")) <= 3000 and whole.startswith(summary.split("\n> ✂ ")[0])
+    assert "The report is cut here" in summary and "in the file full-report.md" in text(summary)
+    assert f"artifact {submission_cli.REPORT_ARTIFACT}" in text(summary)
+
+
 def test_a_submission_with_judge_lines_of_format_version_4_passes(repo, played):
     """Judged Werewolf games (suspicions and a failed evaluation, format version 4) are checked
     like any replay and accepted."""
@@ -190,9 +215,48 @@ def test_a_submission_with_judge_lines_of_format_version_4_passes(repo, played):
 def test_the_owner_adds_another_tournament_of_her_model(repo, played):
     repo.write_all(played["contrib-two"])
     repo.commit("contrib-two")
-    result, summary = repo.check(author="Alice")  # logins are case-insensitive
+    result, summary = repo.check("--author-id", ALICE_ID, author="Alice")  # logins are case-insensitive
     assert result.exit_code == 0, summary
     assert "since pull request #5 by @alice" in text(summary)
+
+
+def test_a_renamed_login_keeps_its_rows(repo, played):
+    """alice renamed her account: the same account number, a new login. Her rows are still hers,
+    shown with the login she has now."""
+    repo.write_all(played["contrib-two"])
+    repo.commit("contrib-two")
+    result, summary = repo.check("--author-id", ALICE_ID, author="alice-renamed")
+    assert result.exit_code == 0, summary
+    owners = text(summary).split("Who owns the rows it touches")[1].split("Effect on the leaderboard")[0]
+    assert "agent my-model\n@alice-renamed (since pull request #5 by @alice)" in owners
+    assert "submitted by @alice-renamed" in text(summary)
+
+
+def test_a_freed_login_taken_by_another_account_gets_none_of_its_rows(repo, played):
+    """After alice renamed, another account took the login "alice": it is not her."""
+    repo.write_all(played["contrib-two"])
+    repo.commit("submission")
+    result, summary = repo.check("--author-id", "98765", author="alice")
+    assert result.exit_code == 1, summary
+    assert (f"the agent 'my-model' (openai_compatible, my-model, prompts {PROMPT_VERSION}) belongs to @alice "
+            "(GitHub account 1234), who first added games for it (pull request #5 by @alice); this submission is "
+            "by @alice (GitHub account 98765)") in text(summary)
+
+
+def test_without_the_account_number_a_login_owns_no_numbered_rows(repo, played):
+    repo.write_all(played["contrib-two"])
+    refused(repo, "this submission is by @alice (no account number given: run the check with --author-id)",
+            author="alice")
+
+
+def test_an_account_number_that_is_not_one_is_a_clear_error(repo, played):
+    repo.write_all(played["newcomer"])
+    repo.commit()
+    for bad in ("12x", "-1", "0", "1" * 21):
+        result, _ = repo.check("--author-id", bad, author="bob")
+        assert result.exit_code == 2 and "is not a GitHub account's number" in result.output, result.output
+    result, _ = repo.check("--author-id", "5", author=None)
+    assert result.exit_code == 2 and "--author-id needs --author" in result.output
 
 
 def test_a_pull_request_without_replays_is_not_a_submission(repo):
@@ -353,7 +417,57 @@ def test_a_prompt_version_the_prompts_did_not_come_from_is_refused(repo, played)
 
 def test_a_name_that_looks_like_an_agent_on_the_board_is_refused(repo, played):
     repo.write_all(played["lookalike"])
-    refused(repo, "the name 'house-rnodel' looks like 'house-model', an agent already on the board")
+    refused(repo, "the name 'house-rnodel' looks like 'house-model', an agent already on the board (the maintainers)")
+
+
+def test_a_name_that_differs_only_in_case_and_separators_is_refused(repo, played):
+    repo.write_all(played["shouting"])
+    refused(repo, "the name 'HOUSE_MODEL' looks like 'house-model', an agent already on the board (the maintainers): "
+                  "choose a name that cannot be mistaken for it")
+
+
+def test_a_tournament_name_that_differs_only_in_separators_is_refused(repo, played):
+    repo.write_all(played["builtin_"])
+    refused(repo, "tournament 'builtin_' looks like 'builtin', which belongs to the maintainers (the maintainers): "
+                  "choose a name that cannot be mistaken for it")
+
+
+def test_even_the_owner_may_not_name_a_tournament_like_her_own(repo, played):
+    """Two tournaments on the board never look alike, whoever owns them."""
+    repo.write_all(played["Contrib"])
+    repo.commit("submission")
+    result, summary = repo.check("--author-id", ALICE_ID, author="alice")
+    assert result.exit_code == 1, summary
+    assert ("tournament 'Contrib' looks like 'contrib', which belongs to @alice (pull request #5 by @alice)"
+            in text(summary))
+
+
+def on_main(repo: GitRepo, files: dict[str, bytes], subject: str, author: str) -> None:
+    """Files squash-merged into main while the pull request is open: its base moves on."""
+    repo.git("checkout", "-q", "main")
+    repo.write_all(files)
+    repo.commit(subject, author=author)
+    repo.git("checkout", "-q", "pr")
+
+
+@pytest.mark.parametrize("name", ["ann", "ANN", "A-nn"])
+def test_a_person_named_like_a_person_on_the_board_is_refused(repo, tmp_path, name):
+    """People are agents of kind "human", each name its own row: one that differs only in case or
+    separators from a person on the board would pass for them."""
+    on_main(repo, person_played(tmp_path / "carol", "Ann", seed=3), "Ann plays (#6)",
+            "carol <4321+carol@users.noreply.github.com>")
+    repo.write_all(person_played(tmp_path / "dana", name, seed=4))
+    refused(repo, f"the name '{name}' looks like 'Ann', an agent already on the board (@carol)", author="dana")
+
+
+def test_the_same_person_plays_again_under_the_same_name(repo, tmp_path):
+    """A name repeats exactly for its owner, as before."""
+    on_main(repo, person_played(tmp_path / "first", "Ann", seed=3), "Ann plays (#6)",
+            "carol <4321+carol@users.noreply.github.com>")
+    repo.write_all(person_played(tmp_path / "again", "Ann", seed=4))
+    repo.commit("Ann plays again")
+    result, summary = repo.check("--author-id", "4321", author="carol")
+    assert result.exit_code == 0, summary
 
 
 # -- other refusals -----------------------------------------------------------------------------
@@ -627,10 +741,11 @@ def test_markdown_and_html_payloads_in_names_are_escaped(repo, played):
 # -- the check itself cannot run ---------------------------------------------------------------
 
 def test_an_unknown_revision_is_a_clear_error(repo):
-    result, summary = repo.check(base="origin/does-not-exist")
+    full = repo.path.parent / "full-report.md"
+    result, summary = repo.check("--full-report", str(full), base="origin/does-not-exist")
     assert result.exit_code == 2
     assert "'origin/does-not-exist' is not a commit of the repository" in result.output
-    assert "could not run" in summary
+    assert "could not run" in summary and full.read_text(encoding="utf-8") == summary
     assert "Traceback" not in result.output
 
 

@@ -1,4 +1,5 @@
-"""escape_markdown: any string from a submission renders as that literal text in GitHub-flavoured Markdown."""
+"""escape_markdown: any string from a submission renders as that literal text in GitHub-flavoured Markdown;
+cut_to_fit: a report too long for GitHub's step summary is cut, in bytes, where a line ends."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from html import unescape
 import pytest
 from markdown_it import MarkdownIt
 
-from site_builder.submission_cli import escape_markdown
+from site_builder.submission_cli import SUMMARY_LIMIT_BYTES, cut_to_fit, escape_markdown
 
 ZWSP = "\u200b"
 MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # raw HTML is on, as a worst case
@@ -89,3 +90,36 @@ def test_nothing_notifies_or_links():
     for raw in ["@octocat", "#1", "https://evil.example", "www.evil.example", "mail me: a@b.example"]:
         text = unescape(escape_markdown(raw))
         assert not re.search(r"@\w|#\d|https?://|www\.", text), text
+
+
+WHERE = "The whole report is in the check's log."
+
+
+def wide_report(rows: int) -> str:
+    """A report of a table whose cells are multi-byte text (2, 3 and 4 bytes a character) and escapes."""
+    cell = escape_markdown("é€😀 |<b>| ") * 40
+    return "\n".join(["## Replay submission check", "", "| n | name |", "| --- | --- |",
+                      *(f"| {i} | {cell} |" for i in range(rows))]) + "\n"
+
+
+@pytest.mark.parametrize("limit", [SUMMARY_LIMIT_BYTES, 10_000, 10_001, 10_002, 10_003])
+def test_a_report_over_the_limit_is_cut_in_bytes_where_a_line_ends(limit):
+    report = wide_report(rows=limit // 880)  # about 770 characters, 1,010 bytes a row
+    assert len(report) < limit < len(report.encode("utf-8"))  # over the limit in bytes, not in characters
+    cut = cut_to_fit(report, limit, WHERE)
+    assert len(cut.encode("utf-8")) <= limit
+    kept, note = cut.split("\n> ✂ ")
+    assert report.startswith(kept) and kept.endswith(" |\n")  # whole rows only, so whole characters and escapes
+    left = report.encode("utf-8")[len(kept.encode("utf-8")):]
+    lines = left.count(b"\n")
+    assert f"{len(left):,} more bytes ({lines:,} line(s)) are left out" in note and note.endswith(WHERE + "\n")
+    html = MARKDOWN.render(cut)
+    assert html.count("<tr>") == kept.count("\n") - 3  # a header row and every kept row, nothing torn
+    assert "<blockquote>" in html.split("</table>")[1]  # the note is not a row of the table
+
+
+def test_a_report_that_fits_is_left_whole():
+    report = wide_report(rows=3)
+    size = len(report.encode("utf-8"))
+    assert cut_to_fit(report, size, WHERE) == report
+    assert cut_to_fit(report, size - 1, WHERE) != report

@@ -123,20 +123,35 @@ def test_the_submission_check_runs_base_code_on_head_objects():
     runs = [step["run"] for step in job_steps if "run" in step]
     assert runs == ["python -m pip install ./base",
                     'gamenight submission-check "$BASE_SHA" "$HEAD_SHA" --repo head --author "$PR_AUTHOR" '
-                    '--summary "$GITHUB_STEP_SUMMARY"']
+                    '--author-id "$PR_AUTHOR_ID" --summary "$GITHUB_STEP_SUMMARY" '
+                    '--full-report "$RUNNER_TEMP/submission-report.md"']
     assert all("working-directory" not in step for step in job_steps)
     check = next(step for step in job_steps if "submission-check" in step.get("run", ""))
     # The author comes from GitHub's event (who opened the pull request), never from its files.
     assert check["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}",
                             "HEAD_SHA": "${{ github.event.pull_request.head.sha }}",
-                            "PR_AUTHOR": "${{ github.event.pull_request.user.login }}"}
+                            "PR_AUTHOR": "${{ github.event.pull_request.user.login }}",
+                            "PR_AUTHOR_ID": "${{ github.event.pull_request.user.id }}"}
+
+
+def test_the_whole_submission_report_is_uploaded_even_when_the_check_fails():
+    from site_builder.submission_cli import REPORT_ARTIFACT
+
+    workflow = load(GITHUB / "workflows" / "submission.yml")
+    job_steps = [step for _, step in steps(workflow)]
+    check = next(i for i, step in enumerate(job_steps) if "submission-check" in step.get("run", ""))
+    upload = next(i for i, step in enumerate(job_steps) if "actions/upload-artifact@" in step.get("uses", ""))
+    assert upload > check and job_steps[upload]["if"] == "always()"
+    assert job_steps[upload]["with"]["name"] == REPORT_ARTIFACT  # the name the cut summary points to
+    assert job_steps[upload]["with"]["path"] == "${{ runner.temp }}/submission-report.md"
+    assert workflow["jobs"]["check"]["permissions"] == {"contents": "read"}
 
 
 def test_the_submission_command_has_the_options_the_workflow_uses():
     from site_builder.submission_cli import submission_check
 
     options = {opt for param in submission_check.params for opt in getattr(param, "opts", [])}
-    assert {"--repo", "--summary", "--cache", "--author"} <= options
+    assert {"--repo", "--summary", "--cache", "--author", "--author-id", "--full-report"} <= options
 
 
 def test_pages_validates_builds_and_deploys_in_order():
