@@ -26,6 +26,7 @@ from runner.replay.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
 from runner.tournament import MAX_SEED, AgentSpec, PlanError, Price, Tournament, from_flags, load
+from runner.written import RECORD
 
 BUILTIN_TOURNAMENT = "builtin.toml"
 
@@ -107,14 +108,21 @@ def _cache_location_help() -> str:
               show_envvar=True,
               help="Where model replies are cached, so a killed or repeated run does not pay for them again "
                    f"[default: {_cache_location_help()}].")
-@click.option("--no-cache", is_flag=True, help="Send every model call to the provider; read and write no cache.")
+@click.option("--no-cache", is_flag=True,
+              help="Send every model call to the provider; read and write no cached reply (the record of the "
+                   "games this machine wrote is kept all the same).")
+@click.option("--only-mine", is_flag=True,
+              help="Keep only finished games that a run on this machine wrote; stop with an error naming any "
+                   "other game in the output folder.")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
-                cache_dir, no_cache):
+                cache_dir, no_cache, only_mine):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
     API key needed). Finished games already in the output folder are kept and not replayed, so an
-    interrupted run resumes where it stopped. Language-model agents read their keys from the
+    interrupted run resumes where it stopped. Every game a run writes is noted in the cache folder,
+    and a run warns when it keeps games that no run on this machine wrote, with the commits that
+    added them (--only-mine refuses them instead). Language-model agents read their keys from the
     environment variables their tournament file names (docs/llm.md).
     """
     try:
@@ -140,10 +148,11 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     out = out or Path("replays") / tournament.name
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
-    cache = None if no_cache else (cache_dir or default_cache_dir())
+    record = cache_dir or default_cache_dir()
+    cache = None if no_cache else record
     try:
-        summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan), cache))
-    except CannotStart as exc:  # a missing key variable, an unusable endpoint...
+        summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan), cache, record, only_mine))
+    except CannotStart as exc:  # a missing key variable, an unusable endpoint, games of others with --only-mine...
         raise click.ClickException(f"cannot start: {exc}") from None
     _print_summary(summary)
     _print_usage(summary.usage, tournament.prices, summary.spent)
@@ -186,11 +195,26 @@ def _progress() -> Any:
 
 
 async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int,
-                             cache_dir: Path | None = None) -> Summary:
+                             cache_dir: Path | None = None, record: Path | None = None,
+                             only_mine: bool = False) -> Summary:
     with _progress() as progress:
         task = progress.add_task("playing", total=total)
         return await run(tournament, out, parallel, lambda planned, status: progress.advance(task),
-                         cache_dir=cache_dir)
+                         cache_dir=cache_dir, record=record, only_mine=only_mine,
+                         on_foreign=lambda summary: _warn_foreign(out, summary, record))
+
+
+def _warn_foreign(out: Path, summary: Summary, record: Path | None) -> None:
+    """The loud warning, before anything is played, that the run keeps games it did not write."""
+    count = len(summary.foreign)
+    click.echo(f"warning: {count:,} of the finished games kept in {_cell(str(out))} "
+               f"{'were' if count != 1 else 'was'} not written by a run on this machine (by its record in "
+               f"{_cell(str(Path(record or '') / RECORD))}):", err=True)
+    for label, names in summary.foreign_sources:
+        click.echo(f"  {len(names):,} {_cell(label, 300)}", err=True)
+    click.echo(f"{'They are' if count != 1 else 'It is'} kept as found and counted as played: check "
+               f"{'them' if count != 1 else 'it'} before relying on {'them' if count != 1 else 'it'}, or run "
+               "again with --only-mine to refuse games this machine did not write.", err=True)
 
 
 
@@ -204,6 +228,14 @@ def _print_summary(summary: Summary) -> None:
     if summary.replaced:
         click.echo(f"({summary.replaced} replay{'s' if summary.replaced != 1 else ''} that an older runner wrote as "
                    "forfeits for provider failures were played again)")
+    if summary.foreign:
+        sources = "; ".join(f"{len(names):,} {_cell(label, 300)}" for label, names in summary.foreign_sources)
+        click.echo(f"WARNING: {len(summary.foreign):,} of the {sum(summary.skipped.values()):,} games kept were not "
+                   f"written by a run on this machine: {sources}")
+    if summary.unrecorded:
+        click.echo(f"warning: {summary.unrecorded:,} game(s) written now could not be noted in the record of this "
+                   "machine's games (the cache folder is not writable?): a later run will take them for games it "
+                   "did not write", err=True)
     if summary.appearances:
         click.echo("\nwins by agent in the games played now (seats that won / seats played):")
         for (game, agent), seats in sorted(summary.appearances.items(), key=lambda kv: (_game_order(kv[0][0]), kv[0][1])):

@@ -21,6 +21,7 @@ from runner.agents.builtin import make
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
 from runner.tournament import MAX_FILE_BYTES, AgentSpec, PlannedGame, Price, Tournament
+from runner.written import Written, adders, by_source
 
 
 @dataclass
@@ -80,6 +81,12 @@ class Summary:
     #: Per model: the calls the providers answered in this run and their tokens, including those
     #: of games that were abandoned (and so are in no replay).
     spent: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Kept replays (file names) that no run on this machine wrote, by the record (runner/written.py).
+    foreign: list[str] = field(default_factory=list)
+    #: The same, grouped by who added them: (the commit, or why none is known; file names).
+    foreign_sources: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: Games written now whose note in the record could not be written (a later run will not know them).
+    unrecorded: int = 0
 
     @property
     def ok(self) -> bool:
@@ -214,28 +221,45 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,
               on_done: Callable[[PlannedGame, str], None] | None = None,
-              environ: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> Summary:
+              environ: Mapping[str, str] | None = None, cache_dir: Path | None = None, *,
+              record: Path | None = None, only_mine: bool = False,
+              on_foreign: Callable[[Summary], None] | None = None) -> Summary:
     """Play every planned game not already on disk under `out`, `parallel` at a time.
 
     Language models get their keys from `environ` (default: the process environment); a missing
     key variable of a model that still has games to play raises CannotStart before any starts.
     With `cache_dir`, model replies are kept there and answered from there when asked again
     (runner/llm/cache.py); without it every call goes to the provider.
+
+    With `record` (a cache folder), every game written is noted there (runner/written.py), and kept
+    games no run of this machine wrote are listed in `summary.foreign` with who added them;
+    `on_foreign` hears of them before any game starts, and `only_mine` refuses to keep them
+    (CannotStart naming them).
     """
     summary = Summary()
     out.mkdir(parents=True, exist_ok=True)
     write_plan(tournament, out)
     remove_stray_temporaries(out)
+    written = Written(record) if record is not None else None
     to_play = []
     for planned in tournament.plan():
         path = replay_path(out, planned)
-        if path.exists() and not forfeited_by_provider(path):
+        raw = _read(path)
+        if raw is not None and not forfeited(raw):
             summary.skipped[planned.matchup.game] += 1
+            if written is not None and not written.wrote(raw):
+                summary.foreign.append(path.name)
             if on_done:
                 on_done(planned, "skipped")
         else:
-            summary.replaced += path.exists()
+            summary.replaced += raw is not None
             to_play.append(planned)
+    if summary.foreign:
+        summary.foreign_sources = by_source(summary.foreign, adders(out, summary.foreign))
+        if only_mine:
+            raise CannotStart(foreign_refusal(out, summary))
+        if on_foreign:
+            on_foreign(summary)
     models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
     cache = None
     if cache_dir is not None and models:
@@ -244,14 +268,49 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
         cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
         try:
-            await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary)
+            await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary, written)
         finally:
             summary.spent = connections.spent() if connections is not None else {}
     return summary
 
 
+def _read(path: Path) -> bytes | None:
+    """A replay's bytes, or None if there is none; one that cannot be read is kept for `validate`."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return b""
+
+
+def foreign_refusal(out: Path, summary: Summary) -> str:
+    """Why --only-mine refuses to run: the kept games no run here wrote, and who added them."""
+    count = len(summary.foreign)
+    listed = ", ".join(summary.foreign[:MAX_NAMED]) + (f" and {count - MAX_NAMED:,} more" if count > MAX_NAMED else "")
+    sources = "; ".join(f"{len(names):,} {label}" for label, names in summary.foreign_sources)
+    return (f"{out} holds {count:,} finished game{'s' if count != 1 else ''} that no run on this machine wrote "
+            f"({listed}): {sources}. With --only-mine nothing is kept that this machine did not write: move "
+            f"{'them' if count != 1 else 'it'} out of the folder to play {'them' if count != 1 else 'it'} here, "
+            "or run without --only-mine to keep them")
+
+
+#: Replays named one by one in a refusal before "and N more".
+MAX_NAMED = 5
+
+
+def _write_game(path: Path, data: bytes, written: Written | None) -> bool:
+    """Note the game in the record, then write its replay (noted first, so that a kill between the
+    two leaves a note of a game never written, harmless, rather than a game of ours taken for
+    someone else's); False if the note could not be written."""
+    noted = written.add(data) if written is not None else True
+    write_atomic(path, data)
+    return noted
+
+
 async def _play_all(tournament: Tournament, to_play: list[PlannedGame], out: Path, parallel: int,
-                    on_done: Callable[[PlannedGame, str], None] | None, seats: Seats, summary: Summary) -> None:
+                    on_done: Callable[[PlannedGame, str], None] | None, seats: Seats, summary: Summary,
+                    written: Written | None = None) -> None:
     created = tournament.created or dt.datetime.now(dt.timezone.utc).date().isoformat()
     queue: asyncio.Queue[PlannedGame] = asyncio.Queue()
     for planned in to_play:
@@ -279,7 +338,8 @@ async def _play_all(tournament: Tournament, to_play: list[PlannedGame], out: Pat
                     on_done(planned, "failed")
                 continue
             # fsync waits on the disk: do it off the event loop so other games go on meanwhile.
-            await asyncio.to_thread(write_atomic, replay_path(out, planned), encode(records))
+            if not await asyncio.to_thread(_write_game, replay_path(out, planned), encode(records), written):
+                summary.unrecorded += 1
             _tally(summary, planned, records)
             if on_done:
                 on_done(planned, "played")
@@ -302,9 +362,13 @@ def forfeited_by_provider(path: Path) -> bool:
     Current runners never write such a game. Anything unreadable is kept for `validate` to report.
     """
     try:
-        raw = path.read_bytes()
+        return forfeited(path.read_bytes())
     except OSError:
         return False
+
+
+def forfeited(raw: bytes) -> bool:
+    """`forfeited_by_provider` of a replay's bytes."""
     if b'"forfeit"' not in raw:
         return False
     try:

@@ -40,12 +40,27 @@ def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat
     params = spec.get("design_params") or {}
     prompts = prompt_set(prompt_version)  # UnknownPromptSet (a ValueError) if it is not released
     design = make_design(design_name, params, rng)
-    description: dict[str, Any] = {"name": name, "kind": "llm", "provider": spec["provider"], "model": spec["model"]}
-    description.update({key: spec[key] for key in _SETTINGS if spec.get(key) is not None})
-    description.update(design=design.name, design_params=design.params, prompt_version=prompts.version)
+    description = _description(spec, name, design.name, design.params, prompts.version)
     style = AnswerStyle(structured=spec.get("structured_output") is not None,
                         reasoning_chars=int(spec.get("structured_reasoning") or 0))
     return LLMAgent(model, description, design, game=game, seat=seat, style=style, prompts=prompts)
 
 
-__all__ = ["DESIGNS", "PROMPT_VERSION", "LLMAgent", "check_design", "make_llm_agent"]
+def describe_llm_agent(spec: Mapping[str, Any], name: str, prompt_version: str | None = None) -> dict[str, Any]:
+    """The description a replay header records for this agent, without playing: what
+    `make_llm_agent` gives its seat before the first reply adds `model_reported`. Design parameters
+    a design draws per game (b5p's trait levels) are drawn from a fixed generator: they are named
+    in `design_params.drawn` and are not part of the agent's identity."""
+    design = make_design(spec.get("design") or "vanilla", spec.get("design_params") or {}, random.Random(0))
+    return _description(spec, name, design.name, design.params, prompt_set(prompt_version).version)
+
+
+def _description(spec: Mapping[str, Any], name: str, design: str, design_params: Mapping[str, Any],
+                 prompt_version: str) -> dict[str, Any]:
+    description: dict[str, Any] = {"name": name, "kind": "llm", "provider": spec["provider"], "model": spec["model"]}
+    description.update({key: spec[key] for key in _SETTINGS if spec.get(key) is not None})
+    description.update(design=design, design_params=design_params, prompt_version=prompt_version)
+    return description
+
+
+__all__ = ["DESIGNS", "PROMPT_VERSION", "LLMAgent", "check_design", "describe_llm_agent", "make_llm_agent"]
