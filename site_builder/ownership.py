@@ -68,6 +68,13 @@ class Submitter:
         return self.login is not None and owner == f"@{self.login.lower()}"
 
     @property
+    def owner(self) -> str:
+        """The owner id sources.Source.owner gives this person's merged pull requests."""
+        if self.account is not None:
+            return f"id:{self.account}"
+        return f"@{self.login.lower()}" if self.login else "nobody known"
+
+    @property
     def label(self) -> str:
         return f"@{self.login}" if self.login else "an author not named (run the check with --author LOGIN)"
 
@@ -89,6 +96,8 @@ class Owners:
     tournaments: dict[str, Source] = field(default_factory=dict)  # folder -> its first source
     agents: dict[str, AgentRow] = field(default_factory=dict)     # agent key -> its row
     deleted: set[str] = field(default_factory=set)                # paths main deleted once
+    judges: dict[str, AgentRow] = field(default_factory=dict)     # judge key -> its owner, as an agent's
+    files: dict[str, Source] = field(default_factory=dict)        # replay path -> who added it
 
     def labels(self) -> dict[str, list[str]]:
         """Every label on the board -> the keys of the agents that carry it."""
@@ -99,24 +108,40 @@ class Owners:
         return found
 
 
-def read(root: Path, revision: str, files: Mapping[str, Iterable[tuple[str, Mapping[str, Any]]]]) -> Owners:
+def read(root: Path, revision: str, files: Mapping[str, Iterable[tuple[str, Mapping[str, Any]]]],
+         judges: Mapping[str, Iterable[tuple[str, Mapping[str, Any]]]] | None = None) -> Owners:
     """Ownership at `revision` of the repository at `root`; `files` gives the (agent key,
-    description) of every seat of every replay there, by path. sources.HistoryError without
-    whole history (ownership cannot be told from a shallow clone)."""
+    description) of every seat of every replay there, by path, `judges` those of the judges whose
+    lines each replay carries. sources.HistoryError without whole history (ownership cannot be
+    told from a shallow clone)."""
     owners = Owners(tournaments=sources.first_added_by(root, revision), deleted=sources.deleted_paths(root, revision))
     added = sources.added_by(root, revision, strict=True)  # newest addition first
     rank = {path: i for i, path in enumerate(added)}
-    for path, seats in files.items():
-        # A file whose adding commit is not found belongs to the maintainers: ownership fails closed.
-        source, age = added.get(path, Source(sources.MAINTAINERS)), rank.get(path, len(rank))
-        for key, description in seats:
-            row = owners.agents.setdefault(key, AgentRow(kind=str(description.get("kind", ""))))
-            row.labels.add(str(description.get("name", "")))
-            if row.kind == "builtin":
-                continue
-            if age > row.rank:  # the oldest game of the agent names its owner
-                row.owner, row.rank = source, age
+    for rows, found in ((owners.agents, files), (owners.judges, judges or {})):
+        for path, seats in found.items():
+            # A file whose adding commit is not found belongs to the maintainers: ownership fails closed.
+            source, age = added.get(path, Source(sources.MAINTAINERS)), rank.get(path, len(rank))
+            owners.files[path] = source
+            for key, description in seats:
+                row = rows.setdefault(key, AgentRow(kind=str(description.get("kind", ""))))
+                row.labels.add(str(description.get("name", "")))
+                if row.kind == "builtin":
+                    continue
+                if age > row.rank:  # the oldest game of the agent names its owner
+                    row.owner, row.rank = source, age
     return owners
+
+
+def judge_problem(owners: Owners, key: str, description: Mapping[str, Any], submitter: Submitter) -> str | None:
+    """Why a submission may not carry lines of this judge, or None. A judge is owned like an agent:
+    by whoever first added its lines; the board counts a judge's lines for its owner's rows only."""
+    row = owners.judges.get(key)
+    if row is not None and row.owner is not None and not submitter.owns(row.owner):
+        owner, by = _parties(row.owner, submitter)
+        return (f"the judge {str(description.get('name', ''))!r} ({_what(description)}) belongs to {owner}, who "
+                f"first added its lines ({row.owner.label}); this submission is by {by}: judge lines join only "
+                "their owner's judge. Judge with other settings (another seed, say) and it is a judge of your own")
+    return None
 
 
 def tournament_problem(owners: Owners, folder: str, submitter: Submitter) -> str | None:

@@ -6,6 +6,7 @@ pull request is checked out, imported or executed. The installed (base branch) c
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -23,12 +24,14 @@ from typing import Any
 from runner.agents.builtin import strategies
 from runner.replay.format import Problem, Record
 from runner.replay.identity import play_fingerprint
-from runner.replay.plans import PLAN_FILE, Plan, bots_only, game_problems, missing_games, read_plan
+from runner.replay.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
+                                 read_plan)
 from runner.replay.validate import check_bytes
-from site_builder import ownership
-from site_builder.scoring import ratings
+from site_builder import ownership, reserved
+from site_builder.scoring import board, owners
 from site_builder.scoring.corpus import load
 from site_builder.scoring.model import agent_key
+from site_builder.scoring.owners import Owner
 from site_builder.sources import HistoryError
 
 # -- limits and layout ------------------------------------------------------------------------
@@ -263,6 +266,7 @@ class BaseIndex:
     agent_games: Counter[str] = field(default_factory=Counter)  # agent key -> games
     agent_names: dict[str, Counter[str]] = field(default_factory=dict)  # agent key -> display names used
     seats: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # path -> (key, agent)
+    judges: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # path -> (key, judge)
     owners: ownership.Owners = field(default_factory=ownership.Owners)
 
     def label(self, key: str) -> str | None:
@@ -298,18 +302,32 @@ def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseInde
             for agent in agents:
                 index.agent_names.setdefault(agent_key(agent), Counter())[str(agent.get("name", ""))] += 1
             index.agent_games.update({agent_key(a) for a in agents})
+            lines = _records_leniently(raw)
+            judged = _judges_of(lines)
             for same in paths:
                 index.seats[same] = [(agent_key(a), a) for a in agents]
-            index.by_play.setdefault(play_fingerprint(header, _records_leniently(raw)), path)
+                if judged:
+                    index.judges[same] = judged
+            index.by_play.setdefault(play_fingerprint(header, lines), path)
         if copy_to is not None:
             for same in paths:
                 _copy_replay(copy_to, same, raw, oid)
     try:
-        index.owners = ownership.read(repo.path, commit, index.seats)
+        index.owners = ownership.read(repo.path, commit, index.seats, index.judges)
     except HistoryError as exc:
         raise GitError(f"who owns what cannot be read: {exc} (fetch the whole history: `git fetch --unshallow`, "
                        "or `fetch-depth: 0` in CI)") from None
     return index
+
+
+def _judges_of(records: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(key, description) of each judge whose lines a replay carries, once each, in order."""
+    found: dict[str, dict[str, Any]] = {}
+    for record in records:
+        judge = record.get("judge") if record.get("type") == "judge" else None
+        if isinstance(judge, dict):
+            found.setdefault(agent_key(judge), judge)
+    return list(found.items())
 
 
 def _copy_replay(folder: Path, path: str, raw: bytes, oid: str = "") -> None:
@@ -332,6 +350,7 @@ class FileCheck:
     problems: list[Problem] = field(default_factory=list)
     header: dict[str, Any] | None = None
     raw: bytes | None = field(default=None, repr=False)
+    judges: list[tuple[str, dict[str, Any], int]] = field(default_factory=list)  # (key, description, first line)
 
     @property
     def ok(self) -> bool:
@@ -512,6 +531,26 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
     return True
 
 
+def played_problems(plan: Plan) -> list[Problem]:
+    """Why a plan with a person in it is not what `gamenight play` makes of a game people play:
+    one game, each person's seat dealt by the plan (never chosen by seat or role). No check can
+    tell a person's moves from a script's; what it can hold a played game to is its shape."""
+    assert plan.tournament is not None
+    people = {a.name for m in plan.tournament.matchups for a in (*m.roles.values(), *m.lineup) if a.is_human}
+    if not people:
+        return []
+    found = []
+    if len(plan.games) != 1:
+        found.append(Problem(plan.path, 0, f"plans {len(plan.games):,} games with a person in them: a game people "
+                                           "played is one game, planned and written by `gamenight play`, in a folder "
+                                           "of its own", "matchups"))
+    if not people_seats_dealt(plan):
+        found.append(Problem(plan.path, 0, "a person chose their seat or role here (`gamenight play --seat` or "
+                                           "`--role`: a practice game); a submitted game deals each person's seat "
+                                           "from the plan (`gamenight play --game GAME --name NAME`)", "matchups"))
+    return found
+
+
 def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
     """Read and plan a submitted tournament.toml (its problems are the file's)."""
     folder = _folder(check.path)
@@ -522,6 +561,8 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
                                      "name"))
     elif plan.tournament is not None:
         plan.problems.extend(bots_only(plan))
+        plan.problems.extend(played_problems(plan))
+    plan.problems.extend(reserved.problems(reserved.reserved(), folder, plan if plan.tournament else None, ()))
     if plan.problems:
         plan.tournament = None  # a plan of another folder, or of bots' games, is no submission's
     check.problems.extend(plan.problems)
@@ -581,9 +622,16 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
         check.refuse("no seat of this game is a language model or a person: a submission brings games of models "
                      "or people; the bots play in the maintainers' built-in tournament", 1, "players")
     check.problems.extend(game_problems(plan, check.path, header))
+    check.problems.extend(reserved.header_problems(reserved.reserved(), check.path, header))
     check.problems.extend(provenance_problems(check.path, header, checked.records))
     if check.ok:
         check.header = header
+        firsts: dict[str, tuple[dict[str, Any], int]] = {}
+        for record in checked.records:
+            judge = record.data.get("judge") if record.data.get("type") == "judge" else None
+            if isinstance(judge, dict):
+                firsts.setdefault(agent_key(judge), (judge, record.line))
+        check.judges = [(key, judge, line) for key, (judge, line) in firsts.items()]
 
 
 def has_non_bot_seat(header: Mapping[str, Any]) -> bool:
@@ -592,28 +640,84 @@ def has_non_bot_seat(header: Mapping[str, Any]) -> bool:
                and p["agent"].get("kind") in NON_BOT_KINDS for p in header.get("players") or ())
 
 
+#: New rows one pull request may bring (new model agents, people and judges): the board's build
+#: grows with its rows, and a submission of a model brings a handful.
+MAX_NEW_ROWS = 20
+#: People a pull request may bring, and games they played (`gamenight play` writes one per folder).
+MAX_NEW_PEOPLE = 4
+MAX_PLAYED_GAMES = 10
+#: People and played games one source may have on the board in all (its earlier pull requests too).
+MAX_PEOPLE_PER_SOURCE = 10
+MAX_PLAYED_PER_SOURCE = 100
+
+
 def _check_agents(submission: Submission) -> None:
-    """No accepted game adds to a model agent that is not the submitter's, or names an agent like one."""
+    """No accepted game adds to a model agent or judge that is not the submitter's, or names an
+    agent like one; then the caps on new rows and on people's games."""
     owners, submitter = submission.base_index.owners, submission.submitter
     told: set[str] = set()
-    judged: dict[tuple[str, str], str | None] = {}  # (agent key, name) -> its problem: the same in every game
+    judged: dict[tuple[str, str], str | None] = {}  # (key, name) -> its problem: the same in every game
     for check in submission.files:
         if check.header is None or not check.ok:
             continue
         for i, player in enumerate(check.header["players"]):
             agent = player["agent"]
-            key = agent_key(agent)
-            seen = (key, str(agent.get("name", "")))
-            if seen not in judged:
-                judged[seen] = ownership.agent_problem(owners, key, agent, submitter)
-            problem = judged[seen]
-            if problem:
-                first = problem not in told
-                told.add(problem)
-                check.refuse(problem if first else "the same agent as above: " + problem.split(";")[0], 1,
-                             f"players[{i}].agent")
+            _refuse_once(check, told, judged, agent_key(agent), agent, 1, f"players[{i}].agent",
+                         lambda key, agent: ownership.agent_problem(owners, key, agent, submitter))
+        for key, judge, line in check.judges:
+            _refuse_once(check, told, judged, "judge:" + key, judge, line, "judge",
+                         lambda key, judge: ownership.judge_problem(owners, key[len("judge:"):], judge, submitter))
         if not check.ok:
             check.header = None
+    _check_caps(submission)
+
+
+def _refuse_once(check: FileCheck, told: set[str], judged: dict[tuple[str, str], str | None], key: str,
+                 description: Mapping[str, Any], line: int, where: str, problem_of: Any) -> None:
+    seen = (key, str(description.get("name", "")))
+    if seen not in judged:
+        judged[seen] = problem_of(key, description)
+    problem = judged[seen]
+    if problem:
+        first = problem not in told
+        told.add(problem)
+        check.refuse(problem if first else "the same as above: " + problem.split(";")[0], line, where)
+
+
+def _check_caps(submission: Submission) -> None:
+    """Submission-wide limits: new rows, people and played games, in this pull request and in all
+    of its source's (a flood of made-up people or games is refused whole)."""
+    base, submitter = submission.base_index, submission.submitter
+    accepted = submission.accepted
+    new_rows = {a.key for a in submitted_agents(submission)
+                if a.games_before == 0 and a.description.get("kind") in NON_BOT_KINDS}
+    new_judges = {key for check in accepted for key, _, _ in check.judges if key not in base.owners.judges}
+    if len(new_rows) + len(new_judges) > MAX_NEW_ROWS:
+        submission.problems.append(
+            f"the pull request brings {len(new_rows) + len(new_judges):,} new rows ({len(new_rows):,} agents and people, "
+            f"{len(new_judges):,} judges); one submission may bring at most {MAX_NEW_ROWS}: split it")
+    people = {agent_key(p["agent"]) for check in accepted for p in check.header["players"]  # type: ignore[index]
+              if p["agent"].get("kind") == "human"}
+    played = [check for check in accepted if any(p["agent"].get("kind") == "human"
+                                                 for p in check.header["players"])]  # type: ignore[index]
+    new_people = {key for key in people if key not in base.owners.agents}
+    if len(new_people) > MAX_NEW_PEOPLE:
+        submission.problems.append(f"the pull request brings {len(new_people)} people; one submission may bring at "
+                                   f"most {MAX_NEW_PEOPLE}")
+    if len(played) > MAX_PLAYED_GAMES:
+        submission.problems.append(f"the pull request brings {len(played):,} games people played; one submission may "
+                                   f"bring at most {MAX_PLAYED_GAMES}")
+    theirs = {key for key, row in base.owners.agents.items()
+              if row.kind == "human" and row.owner is not None and submitter.owns(row.owner)}
+    before = sum(1 for path, seats in base.seats.items()
+                 if any(d.get("kind") == "human" for _, d in seats)
+                 and (source := base.owners.files.get(path)) is not None and submitter.owns(source))
+    if len(theirs | people) > MAX_PEOPLE_PER_SOURCE:
+        submission.problems.append(f"with this pull request, {submitter.label} would have {len(theirs | people)} people "
+                                   f"on the board; one source may have at most {MAX_PEOPLE_PER_SOURCE}")
+    if before + len(played) > MAX_PLAYED_PER_SOURCE:
+        submission.problems.append(f"with this pull request, {submitter.label} would have {before + len(played):,} "
+                                   f"played games on the board; one source may have at most {MAX_PLAYED_PER_SOURCE}")
 
 
 #: Credential findings reported per file (one is enough to refuse it).
@@ -766,6 +870,7 @@ class EffectRow:
     label: str
     before: Standing | None
     after: Standing | None
+    mine: bool = True  # the submitter's row (any other row shown is one that changed)
 
     @property
     def beyond_interval(self) -> bool:
@@ -778,7 +883,8 @@ class EffectRow:
 
 @dataclass
 class Effect:
-    """How the rating tables change when the accepted files join the base corpus."""
+    """How the rating tables change when the accepted files join the base corpus: the submitter's
+    rows, and every other row that changes (the board is built so that none does)."""
 
     rows: list[EffectRow]
     games_before: int
@@ -786,46 +892,66 @@ class Effect:
     resimulated: int  # replays re-simulated by the rules engines
     cached: int  # replays answered by the scorer's cache
     seconds: float
+    compared: int = 0  # rows of others in the rating tables, compared before and after
+    others_changed: int = 0  # of those, the rows whose games, rating, interval or place changed
 
 
 #: The seed of the site's bootstrap (site_builder.build), so the intervals are those the board shows.
 INTERVAL_SEED = 2026
 
 
-def standings(games: Sequence[Any], agents: Mapping[str, Any], game: str | None,
-              intervals: bool = False) -> dict[str, Standing]:
-    """Each rated agent's games, rating and place in the overall table (game None) or one game's
-    table; with `intervals`, its bootstrap interval too."""
-    board = ratings.board(games, agents, seed=INTERVAL_SEED, game=game,
-                          resamples=ratings.RESAMPLES if intervals else 0)
-    rows = board["agents"]
-    return {row["agent"]: Standing(row["games"], row["rating"], place, len(rows),
-                                   tuple(row["rating_ci"]) if row.get("rating_ci") else None)
-            for place, row in enumerate(rows, start=1)}
+def standings(table: Mapping[str, Any]) -> dict[str, Standing]:
+    """Each rated agent's games, rating, interval and place in one table of the board
+    (`scoring.board.rating_board`): a place among the maintainers' rows, the place a contributor's
+    row would take among them (as the site ranks them)."""
+    rows = table.get("agents", [])
+    ours = [r for r in rows if not r.get("owner")]  # sorted best first, as every table is
+    place_of = {r["agent"]: place for place, r in enumerate(ours, start=1)}
+    descending = sorted(-r["rating"] for r in ours)
+    out: dict[str, Standing] = {}
+    for row in rows:
+        place = place_of.get(row["agent"]) or 1 + bisect.bisect_left(descending, -row["rating"])
+        out[row["agent"]] = Standing(row["games"], row["rating"], place, len(ours),
+                                     tuple(row["rating_ci"]) if row.get("rating_ci") else None)
+    return out
 
 
 def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
-    """Score the base corpus and base + accepted files with the scorer; the rows that change."""
+    """Score the base corpus and base + accepted files as the site does (scoring/board.py): the
+    submitter's rows, and every other row of the rating tables compared before and after."""
     started = time.perf_counter()
     for check in submission.accepted:
         assert check.raw is not None
         _copy_replay(new_dir, check.path, check.raw)
-    before = load([base_dir], cache_path)
-    after = load([base_dir, new_dir], cache_path)
-    submitted = [a.key for a in submitted_agents(submission)]
+    submitter = submission.submitter
+    base_owners = {str(base_dir / path): Owner(source.owner, source.owner_label, source.date or "")
+                   for path, source in submission.base_index.owners.files.items()}
+    new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
+                  for check in submission.accepted}
+    tables = []
+    corpora = []
+    for folders, owner_of in (([base_dir], base_owners), ([base_dir, new_dir], {**base_owners, **new_owners})):
+        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
+        corpus = owners.separate(corpus, owner_of)
+        corpora.append(corpus)
+        tables.append(board.rating_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=INTERVAL_SEED))
+    before, after = corpora
+    mine = {a["key"] for a in tables[1]["agents"] if (a.get("owner") or {}).get("id") == submitter.owner}
+    labels = {a["key"]: a["label"] for t in tables for a in t["agents"]}
     rows: list[EffectRow] = []
-    for board in ["overall", *sorted(added_games(submission))]:
-        game = None if board == "overall" else board
-        old = standings(before.games, before.agents, game, intervals=True)
-        new = standings(after.games, after.agents, game)
-        shown = [k for k in submitted if k in new or k in old]
-        for key in sorted(new, key=lambda k: new[k].place):
-            row = EffectRow(board, key, "", old.get(key), new[key])
-            if key not in shown and key in old and (old[key].place != new[key].place or row.beyond_interval):
-                shown.append(key)  # another agent whose place changes, or who moves beyond its interval
-        for key in shown:
-            label = after.agents[key].label if key in after.agents else key
-            rows.append(EffectRow(board, key, label, old.get(key), new.get(key)))
+    compared = changed = 0
+    for name in ["overall", *sorted(added_games(submission))]:
+        old, new = (standings(t["ratings"]["overall"] if name == "overall" else t["ratings"]["by_game"].get(name, {}))
+                    for t in tables)
+        for key in sorted(set(old) | set(new), key=lambda k: (new[k].place if k in new else 0, k)):
+            row = EffectRow(name, key, labels.get(key, key), old.get(key), new.get(key), key in mine)
+            if key in mine:
+                rows.append(row)
+                continue
+            compared += 1
+            if old.get(key) != new.get(key):
+                changed += 1
+                rows.append(row)
     resimulated = before.resimulated + after.resimulated
     return Effect(rows, len(before.games), len(after.games), resimulated,
-                  before.files + after.files - resimulated, time.perf_counter() - started)
+                  before.files + after.files - resimulated, time.perf_counter() - started, compared, changed)

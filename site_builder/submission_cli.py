@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from site_builder.ownership import OwnerError
+from site_builder.scoring.judges import label as judge_label
 from site_builder.submission import (Effect, GitError, Repo, Standing, Submission, added_games,
                                      check_submission, leaderboard_effect, redact_secrets, submitted_agents)
 
@@ -289,13 +290,31 @@ def _owners_section(submission: Submission) -> list[str]:
         lines.append(f"| tournament {escape_markdown(folder)} | {mine} (new) |")
     for a in agents:
         if a.description.get("kind") == "builtin":
-            owner = "nobody: a built-in agent, every move derived again from the seed"
+            owner = ("the maintainers' row: its numbers come from their games alone; in yours it is an "
+                     "opponent, every move derived again from the seed")
         else:
             row = owners.agents.get(a.key)
             owner = mine + (" (new)" if row is None or row.owner is None
                             else f" (since {escape_markdown(row.owner.label)})")
+            if a.description.get("kind") == "human":
+                owner += ", self-reported: a person's moves are taken as recorded"
         lines.append(f"| agent {_cell(a.label)} | {owner} |")
+    for key, (label, games) in sorted(_judges(submission).items(), key=lambda kv: (kv[1][0], kv[0])):
+        row = owners.judges.get(key)
+        owner = mine + (" (new)" if row is None or row.owner is None else f" (since {escape_markdown(row.owner.label)})")
+        lines.append(f"| judge {_cell(label)} ({games} game{'' if games == 1 else 's'}) | {owner}: its lines score "
+                     "only your rows |")
     return lines
+
+
+def _judges(submission: Submission) -> dict[str, tuple[str, int]]:
+    """Every judge whose lines the accepted files carry: key -> (how to name it, games judged)."""
+    found: dict[str, tuple[str, int]] = {}
+    for check in submission.accepted:
+        for key, judge, _ in check.judges:
+            label = judge_label(key)
+            found[key] = (label, found.get(key, (label, 0))[1] + 1)
+    return found
 
 
 def _standing(s: Standing | None, what: str) -> str:
@@ -318,28 +337,30 @@ def _change(before: Standing | None, after: Standing | None, what: str) -> str:
 
 def _effect_section(effect: Effect) -> list[str]:
     lines = ["", "### Effect on the leaderboard", "",
-             ("Rating tables of the scorer (Bradley–Terry on the Elo scale, the order of the table), "
-              "for the base corpus and for base + the files that passed, with each agent's 95% bootstrap interval "
-              "before the submission as the site shows it. Agents of the submission first, then other agents "
-              "whose place changes or whose rating moves beyond that interval."), ""]
+             ("Rating tables of the board (Bradley–Terry on the Elo scale), for the base corpus and for base + the "
+              "files that passed, built as the site builds them: the maintainers' games make every row that is not "
+              "a contributor's, and your rows are fitted against those ratings held fixed. Place: among the "
+              "maintainers' rows (yours: the place it would take among them). Your rows first; then any other row "
+              "that changed, which the board's design rules out."), ""]
+    if effect.others_changed:
+        lines += [f"> ⚠ **{effect.others_changed} row(s) of others changed** although no submission may move a row "
+                  "it does not own: a fault of the board to report to the maintainers, whatever this pull request "
+                  "holds.", ""]
     if not effect.rows:
-        lines.append("No rated game changes: ratings need valid games between at least two different agents.")
+        lines.append("No rated row of yours: ratings need valid games between at least two different agents.")
     else:
-        beyond = [row for row in effect.rows if row.beyond_interval]
-        if beyond:
-            moved = ", ".join(f"{escape_markdown(r.label)} ({escape_markdown(r.board)})" for r in beyond)
-            lines += [f"> ⚠ **{len(beyond)} rating(s) move beyond their 95% interval**: {moved}. A large move from "
-                      "one submission deserves a close look.", ""]
-        lines += ["| table | agent | rated games | rating | interval before | place | flag |",
+        lines += ["| table | agent | rated games | rating | interval after | place | flag |",
                   "| --- | --- | ---: | --- | --- | --- | --- |"]
         for row in effect.rows:
             games = f"{row.before.games if row.before else 0} → {row.after.games if row.after else 0}"
-            interval = (f"[{row.before.interval[0]:.0f}, {row.before.interval[1]:.0f}]"
-                        if row.before and row.before.interval else "—")
-            flag = "⚠ beyond its interval" if row.beyond_interval else ""
+            shown = row.after or row.before
+            interval = f"[{shown.interval[0]:.0f}, {shown.interval[1]:.0f}]" if shown and shown.interval else "—"
+            flag = "" if row.mine else "⚠ not yours: changed"
             lines.append(f"| {escape_markdown(row.board)} | {_cell(row.label)} | {games} | "
                          f"{_change(row.before, row.after, 'rating')} | {interval} | "
                          f"{_change(row.before, row.after, 'place')} | {flag} |")
+    lines += ["", (f"Rows of others compared, before and after: {effect.compared:,}; changed: "
+                   f"{effect.others_changed:,}.")]
     lines += ["", (f"_Scored the base corpus ({effect.games_before} games) and base + submission "
                    f"({effect.games_after} games) in {effect.seconds:.1f} s: {effect.resimulated} replay(s) "
                    f"re-simulated, {effect.cached} answered by the scorer's cache._")]

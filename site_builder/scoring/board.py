@@ -113,6 +113,27 @@ def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, s
     return results
 
 
+def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,
+                 resamples: int | None = None) -> dict[str, Any]:
+    """The board's rating tables alone, made as `assemble_board` makes them (the reference's, then
+    each contributor's rows fitted against them): {"agents": [key, label, kind, owner], "ratings":
+    {"overall", "by_game"}}. The submission check's effect on the leaderboard reads these."""
+    split = parts(corpus, labels)
+    results: dict[str, Any] = {}
+    anchors: dict[str, dict[str, float]] | None = None
+    for part in split:
+        games, agents = part.corpus.games, part.corpus.agents
+        mine = {"agents": [{"key": k, "label": a.label, "kind": a.kind} for k, a in agents.items()],
+                "ratings": ratings.leaderboard(games, agents, seed=seed, resamples=resamples, anchors=anchors)}
+        if part.reference:
+            results = mine
+            _own(results, part)
+            anchors = anchors_of(results)
+        else:
+            merge(results, mine, part)
+    return results
+
+
 def _counts(corpus: Corpus) -> dict[str, Any]:
     """The corpus as a whole (every owner's files), as results.assemble counts it: what was read,
     left out and counted once. The boards' own counts are the reference's."""

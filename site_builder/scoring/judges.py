@@ -35,6 +35,8 @@ def label(key: str) -> str:
     details = [str(judge[k]) for k in SHOWN if isinstance(judge.get(k), str)]
     if isinstance(judge.get("prompt_version"), str):
         details.append(f"prompts {judge['prompt_version']}")
+    if isinstance(judge.get("source"), str):  # a contributor's judge (scoring/owners.py): whose it is
+        details.append(f"submitted by {judge['source']}")
     return judge["model"] + (f" ({', '.join(details)})" if details else "")
 
 
@@ -71,6 +73,17 @@ def judges_of(*parts: Mapping[str, Any] | None) -> set[str]:
     return keys
 
 
+#: The headline judge, named by the maintainers: the Werewolf pages and CSV tables put its numbers
+#: first, however many games other judges read (a judge with most games would be whoever submits
+#: most judge lines). Its key: the judge `gemma3-270m-judge` of runner/judges/local-cpu.toml with
+#: the judge prompts `ewavm-3`, as `gamenight judge` records it (tests/scoring/test_judges.py checks
+#: that the two agree). Change it here, by hand, when the maintainers name another judge.
+HEADLINE = ('{"base_url":"http://127.0.0.1:8011/v1","kind":"llm","max_tokens":400,"model":"gemma-3-270m-q4_k_m",'
+            '"prompt_version":"ewavm-3","provider":"openai_compatible","seed":270,"structured_output":"json_object",'
+            '"system_role":false,"temperature":0.7}')
+
+
 def ranked(judges: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Judge keys with the most games first (the headline judge), then by key."""
-    return sorted(judges, key=lambda j: (-(judges[j].get("games") or 0), j))
+    """Judge keys in the order pages show them: the maintainers' headline judge (HEADLINE) first if
+    it judged any of these games, then the others by games judged (most first), then by key."""
+    return sorted(judges, key=lambda j: (j != HEADLINE, -(judges[j].get("games") or 0), j))

@@ -201,8 +201,10 @@ def rank_upper_bounds(intervals: Mapping[str, Sequence[float] | None]) -> dict[s
 
 
 def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
-                game: str | None = None, resamples: int | None = None) -> dict[str, Any]:
-    """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when None."""
+                game: str | None = None, resamples: int | None = None,
+                anchors: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
+    """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when None.
+    `anchors` ({"overall" or a game: {agent: rating}}) holds those ratings fixed (see `table`)."""
     if game is not None:
         return board(games, agents, seed=seed, game=game, resamples=resamples)
     rankings: dict[str, list[Ranking | None]] = {}  # each game ranked once, for both tables
@@ -212,7 +214,9 @@ def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *,
 
     def rated(names: Sequence[str], name: str | None) -> dict[str, Any]:
         counts, skipped, forfeits = count_patterns(r for n in names for r in rankings[n])
-        return table(counts, agents, seed=seed, game=name, resamples=draws, skipped=skipped, forfeits=forfeits)
+        held = None if anchors is None else anchors.get(name or "overall", {})
+        return table(counts, agents, seed=seed, game=name, resamples=draws, skipped=skipped, forfeits=forfeits,
+                     anchors=held)
 
     return {"overall": rated(sorted(rankings), None), "by_game": {name: rated([name], name) for name in sorted(rankings)}}
 

@@ -298,7 +298,7 @@ def _werewolf_readings(results: Mapping[str, Any], labels: Mapping[str, str]) ->
 
 def _werewolf_ewavm(results: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[list[str], list[list[Any]]]:
     """werewolf_ewavm.csv: a row per agent and judge (and per judge over all games), each judge's
-    own five dimensions (never pooled across judges), the most judged first."""
+    own five dimensions (never pooled across judges), the headline judge first (judges.ranked)."""
     ww = results.get("werewolf") or {}
     ewavm = ww.get("ewavm") or {}
     names = judges.labels(judges.judges_of(ewavm, ww.get("judgement_variation_llm")))

@@ -606,7 +606,7 @@ def _ewavm_judge_summary(values: list[tuple[str, dict[str, Any]]], seed: int) ->
 
 def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[str, Any]:
     """Per judge, its own summary (no judge's value holds another's scores: two judges, or two
-    prompt versions of one, are two measurements); judges with the most judged games first."""
+    prompt versions of one, are two measurements); the headline judge first, then the most judged (judges.ranked)."""
     summaries = {j: _ewavm_judge_summary([(gid, v["judges"][j]) for gid, v in values if j in v["judges"]],
                                          _subseed(seed, j))
                  for j in sorted({j for _, v in values for j in v["judges"]})}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from site_builder.scoring import judges
 
@@ -38,3 +39,22 @@ def test_ranked_puts_the_most_judged_first_then_by_key():
 def test_judges_of_reads_every_entry_of_a_part():
     part = {"all": {"judges": {"x": {}}}, "agents": {"k": {"judges": {"y": {}}}}, "by_mix": {"m": {"judges": {"z": {}}}}}
     assert judges.judges_of(part, None, {"all": None, "agents": {}}) == {"x", "y", "z"}
+
+
+def test_the_headline_judge_is_the_one_the_maintainers_name_not_the_most_judged():
+    """A judge with more games (anyone can judge many games) never takes the headline."""
+    other = json.dumps({"model": "gpt-4o", "kind": "llm"})
+    assert judges.ranked({other: {"games": 200}, judges.HEADLINE: {"games": 3}}) == [judges.HEADLINE, other]
+    assert judges.ranked({other: {"games": 200}}) == [other]  # without it, the order is by games
+
+
+def test_the_headline_judge_is_the_shipped_judge_file_s_judge():
+    """HEADLINE is written by hand: it must stay the key `gamenight judge` records for the judge of
+    runner/judges/local-cpu.toml with the current judge prompts."""
+    from runner.judge import judge_description
+    from runner.tournament import load
+    from site_builder.scoring.model import agent_key
+
+    judge_file = load(Path(__file__).resolve().parents[2] / "runner" / "judges" / "local-cpu.toml",
+                      matchups_required=False)
+    assert agent_key(judge_description(judge_file.agents["gemma3-270m-judge"])) == judges.HEADLINE
