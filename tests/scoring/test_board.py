@@ -166,3 +166,21 @@ def test_a_board_of_the_maintainers_alone_is_their_results(tmp_path):
         assert agent.pop("owner") == {"id": REFERENCE, "label": "the maintainers"}
     onboard.pop("owners")
     assert dumped(onboard) == dumped(plain)
+
+
+def test_a_warm_board_is_the_cold_board(tmp_path):
+    """Sections kept between scorings (one store for every owner's scoring) give the same board."""
+    base = sample()[:30]
+    made = attack(tmp_path / "made")[::3]
+    owner_of = {**{str(p): MAINTAINERS for p in base}, **{str(p): MALLORY for p in made}}
+    names = [str(f) for f in base + made]
+
+    def scored_with(kept):
+        corpus = load(names, derive=False, owner_of={p: o.id for p, o in owner_of.items()})
+        corpus = owners.separate(corpus, owner_of)
+        return board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=7, kept=kept)
+
+    cold = dumped(scored_with(None))
+    kept = tmp_path / "sections.sqlite"
+    assert dumped(scored_with(kept)) == cold
+    assert dumped(scored_with(kept)) == cold  # read back
