@@ -183,6 +183,46 @@ def _curvature(design: Design, weight: np.ndarray) -> np.ndarray:
     return out
 
 
+def _fit_around(design: Design, drawn: np.ndarray | None, held: Mapping[str, float]
+                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The point fit and the resamples' fits (`drawn`: resampled pattern counts, or None) with the
+    `held` agents fixed. With the anchors fixed, agents that never shared a game are independent:
+    the likelihood is a product over groups of agents linked by games (through free agents), so
+    each group is fitted alone. Its systems are as small as the group: a thousand people who each
+    played the built-in agents are a thousand fits of one strength, not one of a thousand."""
+    agents = len(design.agents)
+    index = {a: i for i, a in enumerate(design.agents)}
+    parent = list(range(agents))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for members, _ in design.patterns:
+        free = [index[a] for a in members if a not in held]
+        for other in free[1:]:
+            parent[find(other)] = find(free[0])
+    groups: dict[int, list[int]] = {}
+    for a, i in index.items():
+        if a not in held:
+            groups.setdefault(find(i), []).append(i)
+    point = np.array([held.get(a, 0.0) for a in design.agents])
+    strengths = None if drawn is None else np.tile(point, (drawn.shape[0], 1))
+    for group in groups.values():
+        mine = {design.agents[i] for i in group}
+        columns = [u for u, (members, _) in enumerate(design.patterns) if not mine.isdisjoint(members)]
+        part = Design({design.patterns[u]: int(design.counts[u]) for u in columns})  # sorted as design.patterns
+        near = {a: held[a] for a in part.agents if a in held}
+        at = [index[a] for a in part.agents]
+        fitted = fit(part, part.counts[None, :], anchors=near)[0]
+        point[at] = fitted
+        if drawn is not None and strengths is not None:
+            strengths[:, at] = fit(part, drawn[:, columns], start=fitted, anchors=near)
+    return point, strengths
+
+
 def elo(strength: Any) -> Any:
     """A log-strength (or an array of them) on the Elo scale."""
     return BASE + ELO * strength
@@ -318,13 +358,16 @@ def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, s
     held = None if anchors is None else {a: (rating - BASE) / ELO for a, rating in anchors.items()}
     if counts:
         design = Design(counts)
-        point = fit(design, design.counts[None, :], anchors=held)[0]
         games_of = design.counts @ design.members
         intervals: dict[str, list[float] | None] = dict.fromkeys(design.agents)
-        if resamples > 0:
-            used = resamples
-            drawn = resample_counts(design.counts, seed=seed, resamples=resamples)
-            strengths = fit(design, drawn, start=point, anchors=held)
+        drawn = resample_counts(design.counts, seed=seed, resamples=resamples) if resamples > 0 else None
+        used = resamples if resamples > 0 else 0
+        if held is None:
+            point = fit(design, design.counts[None, :])[0]
+            strengths = None if drawn is None else fit(design, drawn, start=point)
+        else:
+            point, strengths = _fit_around(design, drawn, held)
+        if drawn is not None and strengths is not None:
             present = (drawn @ design.members) > 0  # an agent none of whose games was drawn is not rated
             for i, agent in enumerate(design.agents):
                 ci = percentile_interval(np.where(present[:, i], elo(strengths[:, i]), np.nan))

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -241,3 +242,41 @@ def test_nothing_to_rate(base):
 def test_result_is_plain_json(base):
     result = ratings.leaderboard(dominance(base, 6), AGENTS, seed=1, resamples=10)
     assert json.loads(json.dumps(result, allow_nan=False)) == result
+
+
+# -- anchors: a contributor's agents fitted against ratings held fixed (scoring/board.py) ----------
+
+def anchored_counts(people: int) -> Counter:
+    """Patterns of `people` agents, each of whom played two anchored agents A and B a few times,
+    and two of whom (p0, p1) also played each other (one linked group, the rest alone)."""
+    counts: Counter = Counter()
+    for i in range(people):
+        me = f"p{i:04d}"
+        counts[ratings.pattern(sorted([(me, 1.0), ("A", 0.0), ("B", 0.5)]))] += 1 + i % 3
+        counts[ratings.pattern(sorted([(me, 0.0), ("A", 1.0), ("B", 0.0)]))] += 1
+    counts[ratings.pattern(sorted([("p0000", 1.0), ("p0001", 0.0), ("A", 0.0)]))] += 2
+    return counts
+
+
+def test_an_anchored_fit_by_groups_is_the_joint_anchored_fit():
+    """Fitting each group of linked agents alone (what makes a thousand people cheap) gives the
+    joint maximum, point and resamples, with the anchors where they were held."""
+    counts = anchored_counts(6)
+    held = {"A": 0.4, "B": -0.3}
+    design = ratings.Design(counts)
+    joint = ratings.fit(design, design.counts[None, :], anchors=held)[0]
+    drawn = stats.resample_counts(design.counts, seed=3, resamples=50)
+    joint_drawn = ratings.fit(design, drawn, start=joint, anchors=held)
+    point, strengths = ratings._fit_around(design, drawn, held)
+    assert np.allclose(point, joint, atol=1e-9) and np.allclose(strengths, joint_drawn, atol=1e-8)
+    at = {a: i for i, a in enumerate(design.agents)}
+    assert point[at["A"]] == 0.4 and (strengths[:, at["B"]] == -0.3).all()
+
+
+def test_a_thousand_anchored_agents_are_fitted_group_by_group():
+    """1,000 free agents: a joint bootstrap fit would hold 200 matrices of 1,002 x 1,002 (1.6 GB) and
+    solve each; by groups it is a thousand fits of one strength (and one of two)."""
+    counts = anchored_counts(1000)
+    table = ratings.table(counts, {}, seed=1, game=None, resamples=200, anchors={"A": 1100.0, "B": 950.0})
+    assert len(table["agents"]) == 1000 and all(r["rating_ci"] for r in table["agents"])
+    assert {r["agent"] for r in table["agents"]}.isdisjoint({"A", "B"})  # anchors get no row
