@@ -9,6 +9,7 @@ blocks; headings and titles that Markdown or the theme would interpret hold trus
 from __future__ import annotations
 
 
+import bisect
 import hashlib
 import json
 import math
@@ -341,18 +342,22 @@ def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, 
 
     Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
     scoring/board.py) gets the place it would take among them, and never moves theirs or another
-    contributor's."""
+    contributor's. Counted by bisection in sorted bounds, so a table of N agents costs N log N,
+    not N squared."""
     rated = [r for r in rows if r.get("rating_ci")]
     ours = [r for r in rated if not r.get("owner")]
     order = sorted(ours, key=lambda r: -r["rating"])
+    places = {id(r): place for place, r in enumerate(order, start=1)}
+    descending = sorted(-r["rating"] for r in ours)
+    lows = sorted(r["rating_ci"][0] for r in ours)
+    highs = sorted(r["rating_ci"][1] for r in ours)
     out: dict[str, tuple[int, int, int]] = {}
     for row in rated:
         low, high = row["rating_ci"]
-        others = [o for o in ours if o is not row]
-        place = 1 + sum(1 for o in others if o["rating"] > row["rating"]) if row.get("owner") \
-            else order.index(row) + 1
-        better = sum(1 for o in others if o["rating_ci"][0] > high)
-        not_worse = sum(1 for o in others if o["rating_ci"][1] >= low)
+        mine = id(row) in places
+        place = places[id(row)] if mine else 1 + bisect.bisect_left(descending, -row["rating"])
+        better = len(lows) - bisect.bisect_right(lows, high)  # others' low above this high (never itself)
+        not_worse = len(highs) - bisect.bisect_left(highs, low) - mine  # others' high at or above this low
         out[row["agent"]] = (place, 1 + better, 1 + not_worse)
     return out
 
@@ -449,16 +454,14 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     neural = results["werewolf"].get("text_distance_neural")
     werewolf["text_distance_neural"] = neural and {"embedder": neural["embedder"], "absent": neural.get("absent"),
                                                    "entry": neural.get("agents", {}).get(key)}
-    others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
-              if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
         **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game,
         magic_table=_abilities_table(magic, ref.page, "headline-note", key),
         other_table=_abilities_table(other_entry, ref.page, "other-note") if other_entry else None,
         other_entry=other_entry, paper_reading=READING_TITLES["paper"],
         comparisons=comparisons,
-        werewolf=werewolf, usage=results["usage"].get(key), others=others,
-        default_compare=_default_comparison(key, results, ctx["refs"], others),
+        werewolf=werewolf, usage=results["usage"].get(key),
+        default_compare=_default_comparison(key, results, ctx["refs"]),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]),
@@ -513,17 +516,16 @@ def drawable(entry: Mapping[str, Any] | None) -> bool:
     return measured_axes(entry) >= MIN_RADAR_AXES
 
 
-def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef],
-                        others: Sequence[AgentRef] = ()) -> str:
-    """The slug drawn beside an agent at first: its vanilla/enhanced counterpart, if the scorer paired
-    one and it has a radar."""
-    allowed = {r.slug for r in others}
+def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> AgentRef | None:
+    """The agent drawn beside this one at first: its vanilla/enhanced counterpart, if the scorer
+    paired one and it has a radar. The page names only this one; the other agents to compare with
+    come from data/radar.json in the browser, so a page's size does not grow with the agents."""
+    magic = results["magic"]["agents"]
     for c in results["magic"]["comparisons"]:
-        if c["vanilla"] == key and c["enhanced"] in refs and refs[c["enhanced"]].slug in allowed:
-            return refs[c["enhanced"]].slug
-        if c["enhanced"] == key and c["vanilla"] in refs and refs[c["vanilla"]].slug in allowed:
-            return refs[c["vanilla"]].slug
-    return ""
+        other = c["enhanced"] if c["vanilla"] == key else c["vanilla"] if c["enhanced"] == key else None
+        if other is not None and other != key and other in refs and drawable(magic.get(other)):
+            return refs[other]
+    return None
 
 
 def _description_rows(description: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -735,18 +737,22 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     pages.data["data/radar.json"] = radar_data(results, refs)
     pages.data["data/games.json"] = game_chart_data(results, refs)
     pages.data["data/chameleon.json"] = chameleon_data(results, refs)
-    pages.nav = navigation(refs, ctx["games"], has_replays, methodology)
+    pages.nav = navigation(ctx["games"], has_replays, methodology)
     return pages
 
 
-def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_replays: bool,
-               methodology: Sequence[Any]) -> list[Any]:
-    """The mkdocs.yml nav: titles are trusted text or whitelisted labels."""
+#: The agents' own pages, left out of the nav on purpose (mkdocs.yml `not_in_nav`, gitignore
+#: patterns): a nav entry per agent would put every agent on every page, N pages of N links.
+AGENT_PAGES_NOT_IN_NAV = "/agents/*.md\n!/agents/index.md"
+
+
+def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequence[Any]) -> list[Any]:
+    """The mkdocs.yml nav: titles are trusted text. Its size does not depend on the agents: they
+    are reached from the agents' index (searchable) and the tables (AGENT_PAGES_NOT_IN_NAV)."""
     nav: list[Any] = [
         {"Leaderboard": "index.md"},
         {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
-        {"Agents": [{"All agents": "agents/index.md"},
-                    *({r.title: r.page} for r in sorted(refs.values(), key=lambda r: r.display))]},
+        {"Agents": [{"All agents": "agents/index.md"}]},
         {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},
         {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
     ]

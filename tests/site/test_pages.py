@@ -186,6 +186,29 @@ def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
     assert pages.rank_ranges(rows) == expected
 
 
+def test_rank_ranges_count_as_a_comparison_of_every_pair_would():
+    import random
+
+    draw = random.Random(7)
+    rows = []
+    for i in range(300):
+        low = round(draw.uniform(800, 1200))  # whole numbers: ties between bounds are common
+        rows.append({"agent": f"a{i}", "rating": low + 5 + draw.random(), "rating_ci": [low, low + draw.choice([0, 10, 60])]})
+        if i % 7 == 0:
+            rows[-1]["owner"] = {"id": i, "label": f"@c{i}"}  # a contributor's row: placed among the maintainers'
+    rows.append({"agent": "no interval", "rating": 1000.0, "rating_ci": None})
+    rated = [r for r in rows if r["rating_ci"]]
+    ours = [r for r in rated if not r.get("owner")]
+    order = sorted(ours, key=lambda r: -r["rating"])
+    expected = {}
+    for r in rated:
+        others = [o for o in ours if o is not r]
+        place = order.index(r) + 1 if r in order else 1 + sum(1 for o in others if o["rating"] > r["rating"])
+        expected[r["agent"]] = (place, 1 + sum(1 for o in others if o["rating_ci"][0] > r["rating_ci"][1]),
+                                1 + sum(1 for o in others if o["rating_ci"][1] >= r["rating_ci"][0]))
+    assert pages.rank_ranges(rows) == expected
+
+
 def test_the_home_page_ranks_within_each_game_first(results):
     refs = pages.agent_refs(results)
     boards = pages.game_rankings(results, refs, pages.game_titles())
@@ -536,6 +559,42 @@ def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
                 assert f"measured on {pages.measured_axes(entry)} of the seven MAgIC abilities" in page
     assert any(pages.drawable(results["magic"]["agents"].get(k)) for k in refs)
     assert any(not pages.drawable(e) for e in results["magic"]["agents"].values())
+
+
+def test_no_page_lists_every_agent(results):
+    """The nav holds no agent's page (MkDocs puts the nav on every page: N pages of N links), and
+    an agent's radar names only its default comparison (the others come from data/radar.json)."""
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+
+    def targets(entries):
+        for entry in entries:
+            for target in entry.values():
+                yield from targets(target) if isinstance(target, list) else [target]
+
+    in_nav = set(targets(site.nav))
+    assert "agents/index.md" in in_nav and not in_nav & {r.page for r in refs.values()}
+    assert {"Agents": [{"All agents": "agents/index.md"}]} in site.nav
+    index = site.markdown["agents/index.md"]
+    assert all(pages.href("agents/index.md", r.page) in index for r in refs.values())
+    for ref in refs.values():
+        page = site.markdown[ref.page]
+        others = [r for r in refs.values() if r is not ref and f'value="{r.slug}"' in page]
+        assert len(others) <= 1, ref.display
+        if others:  # the vanilla/enhanced counterpart, chosen at first
+            assert f'<option value="{others[0].slug}" selected>' in page
+
+
+def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
+    refs = pages.agent_refs(results)
+    key = next(iter(refs))
+    pair = copy.deepcopy(results)
+    drawn = [k for k in refs if k != key and pages.drawable(results["magic"]["agents"].get(k))]
+    pair["magic"]["comparisons"] = [{"vanilla": key, "enhanced": drawn[0], "design": "pgm", "metrics": {}}]
+    assert pages._default_comparison(key, pair, refs) == refs[drawn[0]]
+    assert pages._default_comparison(drawn[0], pair, refs) == (refs[key] if pages.drawable(
+        results["magic"]["agents"].get(key)) else None)
+    assert pages._default_comparison(drawn[1], pair, refs) is None
 
 
 def test_self_play_rows_are_marked_and_not_ranked(results):
