@@ -16,7 +16,7 @@ import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -641,9 +641,13 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
     labels = cham["matchups"]["labels"]
     name = lambda key: _label_of(key, labels, refs)
     variants = []
+    by_variant: dict[str, list[Mapping[str, Any]]] = {}
+    for c in cham["matchups"]["cells"]:
+        by_variant.setdefault(c["key"], []).append(c)
     for v in cham["matchups"]["variants"]:
-        rows, cols = v["chameleon_agents"], v["non_chameleon_agents"]
-        cells = {(c["chameleon"], c["non_chameleon"]): c for c in cham["matchups"]["cells"] if c["key"] == v["key"]}
+        cells = {(c["chameleon"], c["non_chameleon"]): c for c in by_variant.get(v["key"], [])}
+        rows = most_played(v["chameleon_agents"], cells.values(), "chameleon", name)
+        cols = most_played(v["non_chameleon_agents"], cells.values(), "non_chameleon", name)
         metrics = {}
         for metric, title in MATCHUP_METRICS.items():
             z = [[headline(cells[(r, c)][metric]) if (r, c) in cells else None for c in cols] for r in rows]
@@ -652,7 +656,8 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
             metrics[metric] = {"title": title, "z": z, "text": text}
         variants.append({"key": v["key"], "title": variant_title(v["variant"]), "games": v["games"],
                          "chameleon": [name(k) for k in rows], "non_chameleon": [name(k) for k in cols],
-                         "metrics": metrics})
+                         "chameleon_total": len(v["chameleon_agents"]),
+                         "non_chameleon_total": len(v["non_chameleon_agents"]), "metrics": metrics})
     posterior = []
     for curve in cham["posterior"]["curves"]:
         points = curve["points"]
@@ -681,6 +686,25 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
                           "ci": (m["non_chameleon_win"] or {}).get("ci"), "games": m["games"]}
                          for m in t["measured"]]})
     return {"variants": variants, "posterior": posterior, "theory": theory}
+
+
+#: A heatmap draws at most this many agents a side: one of every agent against every agent would
+#: grow with the square of the agents (1,000 agents made a 73 MB chart file), and past a few dozen
+#: rows no square can be read. The table under the heatmaps lists every matchup.
+MAX_HEATMAP_AGENTS = 30
+
+
+def most_played(agents: Sequence[str], cells: Iterable[Mapping[str, Any]], side: str,
+                name: Callable[[str], str]) -> list[str]:
+    """The agents of one side of a heatmap (in their order), cut to the MAX_HEATMAP_AGENTS that
+    played the most games on that side (ties: by name)."""
+    if len(agents) <= MAX_HEATMAP_AGENTS:
+        return list(agents)
+    games = Counter()
+    for cell in cells:
+        games[cell[side]] += cell["games"]
+    kept = set(sorted(agents, key=lambda k: (-games[k], name(k), k))[:MAX_HEATMAP_AGENTS])
+    return [k for k in agents if k in kept]
 
 
 def variant_title(variant: Mapping[str, Any]) -> str:

@@ -487,6 +487,26 @@ def test_chameleon_heatmaps_are_chameleon_by_non_chameleon(results):
             assert all(len(row) == len(variant["non_chameleon"]) for row in z)
 
 
+def test_a_heatmap_draws_the_most_played_agents_when_there_are_too_many(results, monkeypatch):
+    refs = pages.agent_refs(results)
+    full = pages.chameleon_data(results, refs)
+    variant = max(full["variants"], key=lambda v: len(v["chameleon"]))
+    assert len(variant["chameleon"]) > 2 and variant["chameleon_total"] == len(variant["chameleon"])
+    monkeypatch.setattr(pages, "MAX_HEATMAP_AGENTS", 2)
+    cut = next(v for v in pages.chameleon_data(results, refs)["variants"] if v["key"] == variant["key"])
+    assert len(cut["chameleon"]) == 2 and cut["chameleon_total"] == len(variant["chameleon"])
+    assert all(len(cut["metrics"][m]["z"]) == 2 for m in pages.MATCHUP_METRICS)
+    games = {}
+    for cell in results["chameleon"]["matchups"]["cells"]:
+        if cell["key"] == variant["key"]:
+            label = pages._label_of(cell["chameleon"], results["chameleon"]["matchups"]["labels"], refs)
+            games[label] = games.get(label, 0) + cell["games"]
+    assert min(games[k] for k in cut["chameleon"]) >= max(v for k, v in games.items() if k not in cut["chameleon"])
+    assert cut["chameleon"] == [k for k in variant["chameleon"] if k in cut["chameleon"]]  # the order kept
+    page = pages.render(results).markdown["studies/chameleon.md"]
+    assert f"the 2 of {len(variant['chameleon'])} chameleon agents" in page
+
+
 # -- methodology -----------------------------------------------------------------------------
 
 REPO_DOCS = Path(pages.__file__).resolve().parents[1] / "docs"
