@@ -426,26 +426,52 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
         roles=board["roles"] if board else list(registry.get(name).roles))
 
 
+@dataclass(frozen=True)
+class AgentRows:
+    """Each agent's rows of the results, found by key: an agent page looks its own rows up here
+    instead of scanning every agent's (N pages scanning N rows each grew with N squared)."""
+
+    agents: dict[str, Mapping[str, Any]]
+    boards: dict[str, dict[str, Mapping[str, Any]]]        # game -> agent -> leaderboard row
+    game_ratings: dict[str, dict[str, Mapping[str, Any]]]  # game -> agent -> rating row
+    overall: dict[str, Mapping[str, Any]]                   # agent -> overall rating row
+    comparisons: dict[str, list[Mapping[str, Any]]]         # agent -> its vanilla/enhanced comparisons
+
+    @classmethod
+    def of(cls, results: Mapping[str, Any]) -> "AgentRows":
+        comparisons: dict[str, list[Mapping[str, Any]]] = {}
+        for c in results["magic"]["comparisons"]:
+            for key in dict.fromkeys((c["vanilla"], c["enhanced"])):
+                comparisons.setdefault(key, []).append(c)
+        ratings = results["ratings"]
+        return cls(agents={a["key"]: a for a in results["agents"]},
+                   boards={name: {r["agent"]: r for r in board["agents"]}
+                           for name, board in results["leaderboards"].items() if board},
+                   game_ratings={name: {r["agent"]: r for r in table.get("agents", [])}
+                                 for name, table in ratings.get("by_game", {}).items()},
+                   overall={r["agent"]: r for r in ratings.get("overall", {}).get("agents", [])},
+                   comparisons=comparisons)
+
+
 def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
-    results = ctx["results"]
+    results, rows = ctx["results"], ctx["agent_rows"]
     key = ref.key
-    agent = next(a for a in results["agents"] if a["key"] == key)
+    agent = rows.agents[key]
     magic = results["magic"]["agents"].get(key)
     other_entry = results["magic"]["alternative"]["agents"].get(key)
     per_game = []
     for name, title in ctx["games"].items():
         board = results["leaderboards"].get(name)
-        row = next((r for r in (board or {}).get("agents", []) if r["agent"] == key), None)
+        row = rows.boards.get(name, {}).get(key)
         if row is None:
             continue
-        rated = next((r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
-                      if r["agent"] == key), None)
+        rated = rows.game_ratings.get(name, {}).get(key)
         score = board["score"]
         per_game.append({"name": name, "title": title, "row": row, "rating": rated, "people": people_row(results, name),
                          "score": row.get(score["name"]) if score else None,
                          "row_score_name": score["name"] if score else None,
                          "score_label": score["label"] if score else None})
-    comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
+    comparisons = rows.comparisons.get(key, [])
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
                 for part in ("text_distance", "judgement_variation", "ewavm")}
     llm_reading = results["werewolf"].get("judgement_variation_llm")  # results of format 5 on
@@ -461,9 +487,9 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
         other_entry=other_entry, paper_reading=READING_TITLES["paper"],
         comparisons=comparisons,
         werewolf=werewolf, usage=results["usage"].get(key),
-        default_compare=_default_comparison(key, results, ctx["refs"]),
+        default_compare=_default_comparison(key, comparisons, results["magic"]["agents"], ctx["refs"]),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
-        rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
+        rating=rows.overall.get(key),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]),
         people_label=PEOPLE_LABEL)
 
@@ -516,12 +542,13 @@ def drawable(entry: Mapping[str, Any] | None) -> bool:
     return measured_axes(entry) >= MIN_RADAR_AXES
 
 
-def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> AgentRef | None:
-    """The agent drawn beside this one at first: its vanilla/enhanced counterpart, if the scorer
-    paired one and it has a radar. The page names only this one; the other agents to compare with
-    come from data/radar.json in the browser, so a page's size does not grow with the agents."""
-    magic = results["magic"]["agents"]
-    for c in results["magic"]["comparisons"]:
+def _default_comparison(key: str, comparisons: Sequence[Mapping[str, Any]], magic: Mapping[str, Any],
+                        refs: Mapping[str, AgentRef]) -> AgentRef | None:
+    """The agent drawn beside this one at first: its vanilla/enhanced counterpart (`comparisons`:
+    this agent's), if the scorer paired one and it has a radar (`magic`: the MAgIC entries by agent).
+    The page names only this one; the other agents to compare with come from data/radar.json in
+    the browser, so a page's size does not grow with the agents."""
+    for c in comparisons:
         other = c["enhanced"] if c["vanilla"] == key else c["vanilla"] if c["enhanced"] == key else None
         if other is not None and other != key and other in refs and drawable(magic.get(other)):
             return refs[other]
@@ -746,6 +773,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
+    ctx["agent_rows"] = AgentRows.of(results)
     pages = SitePages()
     _home(ctx, env, pages)
     for name in ctx["games"]:

@@ -611,10 +611,15 @@ def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
     pair = copy.deepcopy(results)
     drawn = [k for k in refs if k != key and pages.drawable(results["magic"]["agents"].get(k))]
     pair["magic"]["comparisons"] = [{"vanilla": key, "enhanced": drawn[0], "design": "pgm", "metrics": {}}]
-    assert pages._default_comparison(key, pair, refs) == refs[drawn[0]]
-    assert pages._default_comparison(drawn[0], pair, refs) == (refs[key] if pages.drawable(
-        results["magic"]["agents"].get(key)) else None)
-    assert pages._default_comparison(drawn[1], pair, refs) is None
+    rows = pages.AgentRows.of(pair)
+    magic = pair["magic"]["agents"]
+
+    def default(agent):
+        return pages._default_comparison(agent, rows.comparisons.get(agent, []), magic, refs)
+
+    assert default(key) == refs[drawn[0]]
+    assert default(drawn[0]) == (refs[key] if pages.drawable(magic.get(key)) else None)
+    assert default(drawn[1]) is None
 
 
 def test_self_play_rows_are_marked_and_not_ranked(results):
