@@ -28,12 +28,12 @@
       });
       if (counter) counter.textContent = shown + " of " + rows.length + " agents";
     };
-    var query = new URLSearchParams(location.search).get("q");
+    var query = new URLSearchParams(location.search).get("find");
     if (query) input.value = query;
     input.addEventListener("input", function () {
       apply();
       var params = new URLSearchParams(location.search);
-      if (input.value.trim()) params.set("q", input.value.trim()); else params.delete("q");
+      if (input.value.trim()) params.set("find", input.value.trim()); else params.delete("find");
       var search = params.toString();
       history.replaceState(history.state, "", location.pathname + (search ? "?" + search : "") + location.hash);
     });
