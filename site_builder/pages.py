@@ -28,7 +28,7 @@ import markupsafe
 from runner import games as registry
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
-from site_builder.scoring import judges
+from site_builder.scoring import judges, ratings
 from site_builder.scoring.corpus import REFERENCE
 from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
@@ -232,15 +232,19 @@ def yaml_string(text: str) -> markupsafe.Markup:
 #: Every term a table header or metric name uses, explained in a line: the "?" buttons show these
 #: (tap or keyboard, not hover only) and the Glossary page lists them all. Order: the Glossary's.
 GLOSSARY: dict[str, tuple[str, str]] = {
-    "rank": ("Rank", "The place by rating. In brackets, the range of places the 95% intervals allow: "
-                     "\"2 (1-4)\" means second, but the data cannot tell it from first or fourth."),
-    "rank_across": ("Rank across games", "The place by the rating over all games, among the agents that "
-                                         "played at least two different games; in brackets, the range of "
-                                         "places the 95% intervals allow. An agent of one game has no rank "
-                                         "here: its game's table ranks it."),
+    "rank": ("Rank", "The place in this game: by its rating, or for a cooperative game by its seat win rate. In "
+                     "brackets, the range of places the 95% intervals allow: \"2 (1-4)\" means second, but the "
+                     "data cannot tell it from first or fourth. A contributor's row gets the place it would take "
+                     "among the maintainers' rows."),
+    "rank_across": ("Rank across games", "The place by the rating over every rated game, each weighing the same, "
+                                         "among the agents that played all of them and forfeited at most half "
+                                         "their games; in brackets, the range of places the 95% intervals allow. "
+                                         "Any other agent has no rank here (it says why): its games' tables "
+                                         "rank it."),
     "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
-                         "(Bradley-Terry): 400 points more means 10-to-1 odds of ranking higher, and an agent "
-                         "about which nothing is known sits at 1000. The interval is a 95% bootstrap over games."),
+                         "(Bradley-Terry, with an advantage per role taken out): 400 points more means 10-to-1 "
+                         "odds of ranking higher, and an agent about which nothing is known sits at 1000. The "
+                         "interval is a 95% bootstrap over games."),
     "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
                              "the roles it played."),
     "seat_win_rate": ("Seat win rate", "The share of an agent's seats that were among the winners; shared wins "
@@ -298,28 +302,69 @@ def game_titles() -> dict[str, str]:
     return {name: registry.get(name).title for name in registry.available()}
 
 
-#: The cross-game table ranks only agents that played at least this many different games: an
-#: agent of one game is ranked in that game's table, not against agents of other games.
-MIN_GAMES_RANKED = 2
+#: An agent that forfeited more than this share of its games is never ranked across games: it
+#: mostly did not play, and must not sit above agents that did.
+MAX_FORFEIT_RANKED = 0.5
+
+
+def rated_games(results: Mapping[str, Any]) -> list[str]:
+    """The games the overall table rates: every competitive game of the board (cooperative ones,
+    ranked by their deal rate, are not rated)."""
+    return sorted(results["ratings"].get("by_game", {}))
+
+
+def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, games: Sequence[str]) -> str | None:
+    """Why an agent has no rank across games (None: it is ranked): the overall table ranks only
+    agents that played every rated game, and that played more than they forfeited."""
+    covered = [g for g in games if g in agent["by_game"]]
+    if rated is None or not rated.get("rating_ci"):
+        return "not rated: no game against another agent"
+    if len(covered) < len(games):
+        return f"played {len(covered)} of the {len(games)} rated games"
+    forfeits = (agent.get("forfeit_rate") or {}).get("value") or 0.0
+    if forfeits > MAX_FORFEIT_RANKED:
+        return f"forfeited {forfeits:.0%} of its games"
+    return None
 
 
 def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
-    """Rows of the overall leaderboard, best first: the agents ranked across games (at least two
-    games played, rated) by their place, then every other agent by rating, then the unrated."""
+    """Rows of the overall leaderboard, best first: the agents ranked across games (every rated
+    game played, most games not forfeited) by their place, then every other agent, by rating,
+    with the reason it has no rank."""
     rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
-    multi = [rated[a["key"]] for a in results["agents"]
-             if a["key"] in rated and len(a["by_game"]) >= MIN_GAMES_RANKED]
-    ranges = rank_ranges(multi)
+    games = rated_games(results)
+    why = {a["key"]: why_unranked(a, rated.get(a["key"]), games) for a in results["agents"]}
+    ranges = rank_ranges([rated[a["key"]] for a in results["agents"] if why[a["key"]] is None])
     magic = results["magic"]["agents"]
     rows = []
     for agent in results["agents"]:
         key = agent["key"]
-        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "games": agent["games"],
-                     "win_rate": (magic.get(key) or {}).get("win_rate"),
+        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "unranked": why[key],
+                     "games": agent["games"], "win_rate": (magic.get(key) or {}).get("win_rate"),
                      "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
                      "provider": agent["provider"], "design": agent["design"],
-                     "played": sorted(agent["by_game"])})
+                     "played": sorted(agent["by_game"]), "covered": sum(1 for g in games if g in agent["by_game"])})
     return sorted(rows, key=row_order)
+
+
+def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, int, int]]:
+    """Each agent's rank in one game's table, as every board and the game's page show it: by the
+    game's rating, or for a cooperative game (whose every comparison is a draw) by its seat win
+    rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
+    if ratings.cooperative(name):
+        board = results["leaderboards"].get(name) or {}
+        rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
+                 "owner": r.get("owner")} for r in board.get("agents", []) if r.get("win_rate")]
+        return rank_ranges(rows)
+    return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
+
+
+def ranked_by(name: str) -> str:
+    """What a game's table is ranked by, in a sentence."""
+    if ratings.cooperative(name):
+        return ("Ranked by seat win rate: the seats of a table win or lose together, so a rating would compare "
+                "only draws; here the win rate is the share of an agent's games whose airlines agreed on a split")
+    return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
 
 
 #: What winning means in each game, in a line: the home page's per-game tables say it.
@@ -378,7 +423,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
             continue
         rated = results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
         by_agent = {r["agent"]: r for r in rated}
-        ranges = rank_ranges(rated)
+        ranges = game_ranks(results, name)
         rows = []
         for row in board["agents"]:
             key = row["agent"]
@@ -387,7 +432,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
                          "self_play": self_play_only(row)})
         rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
         out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
-                    "games": board["games"]})
+                    "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
     return out
 
 
@@ -410,7 +455,7 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
-        min_ranked=MIN_GAMES_RANKED,
+        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
         per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"))
 
 
@@ -418,10 +463,15 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
     results = ctx["results"]
     board = results["leaderboards"].get(name)
     rating = results["ratings"].get("by_game", {}).get(name)
-    ratings = {r["agent"]: r for r in (rating or {}).get("agents", [])}
+    rated = {r["agent"]: r for r in (rating or {}).get("agents", [])}
     path = f"games/{name}.md"
+    ranks = game_ranks(results, name) if board else {}
+    ordered = sorted((board or {}).get("agents", []), key=lambda r: (
+        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
+        ctx["refs"][r["agent"]].display if r["agent"] in ctx["refs"] else r["label"]))
     pages.markdown[path] = env.get_template("game.md.j2").render(
-        **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=ratings,
+        **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=rated,
+        ranks=ranks, ordered=ordered, ranked_by=ranked_by(name), cooperative=ratings.cooperative(name),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
         roles=board["roles"] if board else list(registry.get(name).roles))
 
@@ -443,13 +493,13 @@ class AgentRows:
         for c in results["magic"]["comparisons"]:
             for key in dict.fromkeys((c["vanilla"], c["enhanced"])):
                 comparisons.setdefault(key, []).append(c)
-        ratings = results["ratings"]
+        tables = results["ratings"]
         return cls(agents={a["key"]: a for a in results["agents"]},
                    boards={name: {r["agent"]: r for r in board["agents"]}
                            for name, board in results["leaderboards"].items() if board},
                    game_ratings={name: {r["agent"]: r for r in table.get("agents", [])}
-                                 for name, table in ratings.get("by_game", {}).items()},
-                   overall={r["agent"]: r for r in ratings.get("overall", {}).get("agents", [])},
+                                 for name, table in tables.get("by_game", {}).items()},
+                   overall={r["agent"]: r for r in tables.get("overall", {}).get("agents", [])},
                    comparisons=comparisons)
 
 

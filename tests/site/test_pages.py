@@ -159,17 +159,38 @@ def test_interval_text(entry, percent, expected):
     assert pages.fmt_ci(entry, percent) == expected
 
 
-def test_the_cross_game_table_ranks_only_agents_of_two_games_or_more(results):
+def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_played(results):
     rows = pages.leaderboard_rows(results, pages.agent_refs(results))
+    games = pages.rated_games(results)
+    assert games and "cost_sharing" not in games  # a cooperative game is not rated
     ranked = [r for r in rows if r["rank"]]
     others = [r for r in rows if not r["rank"]]
     assert rows == ranked + others and ranked and others
-    assert all(len(r["played"]) >= pages.MIN_GAMES_RANKED and r["rating"] for r in ranked)
-    assert all(len(r["played"]) < pages.MIN_GAMES_RANKED or not r["rating"] for r in others)
+    for r in ranked:
+        assert set(games) <= set(r["played"]) and r["rating"] and r["unranked"] is None
+        assert r["forfeit_rate"]["value"] <= pages.MAX_FORFEIT_RANKED
+    for r in others:  # each says why it has no rank
+        assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"])
     assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
     rated_rest = [r for r in others if r["rating"]]
     assert others == rated_rest + [r for r in others if not r["rating"]]
     assert [-r["rating"]["rating"] for r in rated_rest] == sorted(-r["rating"]["rating"] for r in rated_rest)
+
+
+def test_an_agent_of_mostly_forfeits_is_never_ranked_above_one_that_played():
+    agent = {"by_game": {"chameleon": 3}, "forfeit_rate": {"value": 0.9}}
+    rated = {"rating": 1200.0, "rating_ci": [1100.0, 1300.0]}
+    assert pages.why_unranked(agent, rated, ["chameleon"]) == "forfeited 90% of its games"
+    assert pages.why_unranked({**agent, "forfeit_rate": {"value": 0.1}}, rated, ["chameleon"]) is None
+    assert pages.why_unranked(agent, rated, ["chameleon", "werewolf"]) == "played 1 of the 2 rated games"
+
+
+def test_a_cooperative_game_is_ranked_by_its_seat_win_rate(results):
+    board = results["leaderboards"]["cost_sharing"]
+    ranks = pages.game_ranks(results, "cost_sharing")
+    by_rate = sorted((r for r in board["agents"] if r["win_rate"]), key=lambda r: -r["win_rate"]["value"])
+    assert [ranks[r["agent"]][0] for r in by_rate] == sorted(ranks[r["agent"]][0] for r in by_rate)
+    assert "cost_sharing" not in results["ratings"]["by_game"]
 
 
 @pytest.mark.parametrize("intervals, expected", [
@@ -216,7 +237,9 @@ def test_the_home_page_ranks_within_each_game_first(results):
     for board in boards:
         ranked = [r for r in board["rows"] if r["rank"]]
         assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
-        assert [r["rating"]["rating"] for r in ranked] == sorted((r["rating"]["rating"] for r in ranked), reverse=True)
+        # by the game's rating, or a cooperative game's by the seat win rate (it has no rating)
+        measure = [r["win_rate"]["value"] if board["cooperative"] else r["rating"]["rating"] for r in ranked]
+        assert measure == sorted(measure, reverse=True) and board["ranked_by"]
         assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
         assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
         assert board["winning"]
