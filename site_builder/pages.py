@@ -656,19 +656,21 @@ def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, c
 # -- chart data ------------------------------------------------------------------------------
 
 def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """Each game page's chart: every agent's seat win rate with its 95% interval, highest first
-    (the leaderboards' own entries, so the chart and the tables cannot disagree)."""
+    """Each game page's chart: every agent's seat win rate with its 95% interval, in the order of the
+    game's table (its rank), then the unranked (the leaderboards' own entries, so the chart and the
+    tables cannot disagree)."""
     out = {}
     for name, board in results["leaderboards"].items():
         rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
-        rows.sort(key=lambda r: (-r["win_rate"]["value"], refs[r["agent"]].display))
+        ranks = game_ranks(results, name)  # the bars in the order of the game's table
+        rows.sort(key=lambda r: (r["agent"] not in ranks, ranks.get(r["agent"], (0,))[0], -r["win_rate"]["value"],
+                                 refs[r["agent"]].display))
         bars = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
                  "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
         pooled = people_row(results, name)
         if pooled and pooled["win_rate"]:
             bars.append({"label": PEOPLE_LABEL, "value": pooled["win_rate"]["value"], "ci": pooled["win_rate"]["ci"],
-                         "n": pooled["win_rate"]["n"], "self_play": False})
-            bars.sort(key=lambda b: -b["value"])  # stable: ties keep the agents' order
+                         "n": pooled["win_rate"]["n"], "self_play": False})  # last: the pooled row has no rank
         out[name] = bars
     return out
 

@@ -667,7 +667,10 @@ def test_the_game_chart_reads_the_leaderboards_entries(results):
     assert set(data) == set(results["leaderboards"])
     for name, bars in data.items():
         rows = {refs[r["agent"]].display: r for r in results["leaderboards"][name]["agents"] if r["win_rate"]}
-        assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (-rows[k]["win_rate"]["value"], k))
+        ranks = {refs[k].display: place for k, (place, _, _) in pages.game_ranks(results, name).items()}
+        # in the order of the game's table: by rank, then the unranked by win rate
+        assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (k not in ranks, ranks.get(k, 0),
+                                                                         -rows[k]["win_rate"]["value"], k))
         for bar in bars:
             entry = rows[bar["label"]]["win_rate"]
             assert (bar["value"], bar["ci"], bar["n"]) == (entry["value"], entry["ci"], entry["n"])
