@@ -379,7 +379,7 @@ def test_one_connections_registry_per_run_closed_at_the_end(tmp_path, monkeypatc
 # -- the shipped tournament files and the dry run -------------------------------------------
 
 SHIPPED = ["chameleon-002.toml", "magic-003.toml", "magic-003-reference.toml", "local-openai-compatible.toml",
-           "local-cpu.toml"]
+           "local-cpu.toml", "local-cpu-4.toml", "local-cpu-pgm-4.toml", "local-cpu-strategy-4.toml"]
 
 
 def shipped(name: str) -> Path:
@@ -396,6 +396,16 @@ def test_shipped_llm_tournaments_load_and_dry_run_without_keys(name, monkeypatch
     assert result.exit_code == 0, result.output
     assert f"dry run of tournament {tournament.name}: {len(tournament.plan()):,} games" in result.output
     assert "nothing is played and no API key is needed" in result.output
+
+
+@pytest.mark.parametrize("old", ["local-cpu", "local-cpu-pgm", "local-cpu-strategy"])
+def test_the_prompt_set_4_replays_are_the_shipped_model_plans_under_new_names(old):
+    """The real model's games played again with prompt set 4 (docs/llm.md): the same agents,
+    matchups and seed, under a name of their own so that they are new games beside the old ones."""
+    before, after = load(shipped(f"{old}.toml")), load(shipped(f"{old}-4.toml"))
+    assert after.name == f"{old}-4" and after.seed == before.seed and after.max_attempts == before.max_attempts
+    assert after.agents == before.agents and after.matchups == before.matchups
+    assert {g.game_id for g in after.plan()}.isdisjoint(g.game_id for g in before.plan())
 
 
 def test_chameleon_002_is_the_papers_design():
