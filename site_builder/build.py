@@ -179,6 +179,7 @@ def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extr
         "extra_css": list(extra_css),
         "extra_javascript": list(extra_js),
         "nav": nav,
+        "not_in_nav": pages.AGENT_PAGES_NOT_IN_NAV,  # built and linked, but not a nav entry each
         "validation": {"omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
                        "anchors": "warn", "not_found": "warn"},
     }
@@ -204,7 +205,7 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
                         methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
     markdown = {**site.markdown, **method_pages}
     extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
-    extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js"]
+    extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js", "assets/gamenight/agent-search.js"]
     markdown.update(replays.pages(viewer_context(results)))
     # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
     # instant navigation), so they are copied but not added to every page.

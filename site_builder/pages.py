@@ -9,13 +9,14 @@ blocks; headings and titles that Markdown or the theme would interpret hold trus
 from __future__ import annotations
 
 
+import bisect
 import hashlib
 import json
 import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ import markupsafe
 from runner import games as registry
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
-from site_builder.scoring import judges
+from site_builder.scoring import judges, ratings
 from site_builder.scoring.corpus import REFERENCE
 from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
@@ -231,15 +232,19 @@ def yaml_string(text: str) -> markupsafe.Markup:
 #: Every term a table header or metric name uses, explained in a line: the "?" buttons show these
 #: (tap or keyboard, not hover only) and the Glossary page lists them all. Order: the Glossary's.
 GLOSSARY: dict[str, tuple[str, str]] = {
-    "rank": ("Rank", "The place by rating. In brackets, the range of places the 95% intervals allow: "
-                     "\"2 (1-4)\" means second, but the data cannot tell it from first or fourth."),
-    "rank_across": ("Rank across games", "The place by the rating over all games, among the agents that "
-                                         "played at least two different games; in brackets, the range of "
-                                         "places the 95% intervals allow. An agent of one game has no rank "
-                                         "here: its game's table ranks it."),
+    "rank": ("Rank", "The place in this game: by its rating, or for a cooperative game by its seat win rate. In "
+                     "brackets, the range of places the 95% intervals allow: \"2 (1-4)\" means second, but the "
+                     "data cannot tell it from first or fourth. A contributor's row gets the place it would take "
+                     "among the maintainers' rows."),
+    "rank_across": ("Rank across games", "The place by the rating over every rated game, each weighing the same, "
+                                         "among the agents that played all of them and forfeited at most half "
+                                         "their games; in brackets, the range of places the 95% intervals allow. "
+                                         "Any other agent has no rank here (it says why): its games' tables "
+                                         "rank it."),
     "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
-                         "(Bradley-Terry): 400 points more means 10-to-1 odds of ranking higher, and an agent "
-                         "about which nothing is known sits at 1000. The interval is a 95% bootstrap over games."),
+                         "(Bradley-Terry, with an advantage per role taken out): 400 points more means 10-to-1 "
+                         "odds of ranking higher, and an agent about which nothing is known sits at 1000. The "
+                         "interval is a 95% bootstrap over games."),
     "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
                              "the roles it played."),
     "seat_win_rate": ("Seat win rate", "The share of an agent's seats that were among the winners; shared wins "
@@ -302,28 +307,69 @@ def game_titles() -> dict[str, str]:
     return {name: registry.get(name).title for name in registry.available()}
 
 
-#: The cross-game table ranks only agents that played at least this many different games: an
-#: agent of one game is ranked in that game's table, not against agents of other games.
-MIN_GAMES_RANKED = 2
+#: An agent that forfeited more than this share of its games is never ranked across games: it
+#: mostly did not play, and must not sit above agents that did.
+MAX_FORFEIT_RANKED = 0.5
+
+
+def rated_games(results: Mapping[str, Any]) -> list[str]:
+    """The games the overall table rates: every competitive game of the board (cooperative ones,
+    ranked by their deal rate, are not rated)."""
+    return sorted(results["ratings"].get("by_game", {}))
+
+
+def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, games: Sequence[str]) -> str | None:
+    """Why an agent has no rank across games (None: it is ranked): the overall table ranks only
+    agents that played every rated game, and that played more than they forfeited."""
+    covered = [g for g in games if g in agent["by_game"]]
+    if rated is None or not rated.get("rating_ci"):
+        return "not rated: no game against another agent"
+    if len(covered) < len(games):
+        return f"played {len(covered)} of the {len(games)} rated games"
+    forfeits = (agent.get("forfeit_rate") or {}).get("value") or 0.0
+    if forfeits > MAX_FORFEIT_RANKED:
+        return f"forfeited {forfeits:.0%} of its games"
+    return None
 
 
 def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
-    """Rows of the overall leaderboard, best first: the agents ranked across games (at least two
-    games played, rated) by their place, then every other agent by rating, then the unrated."""
+    """Rows of the overall leaderboard, best first: the agents ranked across games (every rated
+    game played, most games not forfeited) by their place, then every other agent, by rating,
+    with the reason it has no rank."""
     rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
-    multi = [rated[a["key"]] for a in results["agents"]
-             if a["key"] in rated and len(a["by_game"]) >= MIN_GAMES_RANKED]
-    ranges = rank_ranges(multi)
+    games = rated_games(results)
+    why = {a["key"]: why_unranked(a, rated.get(a["key"]), games) for a in results["agents"]}
+    ranges = rank_ranges([rated[a["key"]] for a in results["agents"] if why[a["key"]] is None])
     magic = results["magic"]["agents"]
     rows = []
     for agent in results["agents"]:
         key = agent["key"]
-        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "games": agent["games"],
-                     "win_rate": (magic.get(key) or {}).get("win_rate"),
+        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "unranked": why[key],
+                     "games": agent["games"], "win_rate": (magic.get(key) or {}).get("win_rate"),
                      "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
                      "provider": agent["provider"], "design": agent["design"],
-                     "played": sorted(agent["by_game"])})
+                     "played": sorted(agent["by_game"]), "covered": sum(1 for g in games if g in agent["by_game"])})
     return sorted(rows, key=row_order)
+
+
+def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, int, int]]:
+    """Each agent's rank in one game's table, as every board and the game's page show it: by the
+    game's rating, or for a cooperative game (whose every comparison is a draw) by its seat win
+    rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
+    if ratings.cooperative(name):
+        board = results["leaderboards"].get(name) or {}
+        rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
+                 "owner": r.get("owner")} for r in board.get("agents", []) if r.get("win_rate")]
+        return rank_ranges(rows)
+    return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
+
+
+def ranked_by(name: str) -> str:
+    """What a game's table is ranked by, in a sentence."""
+    if ratings.cooperative(name):
+        return ("Ranked by seat win rate: the seats of a table win or lose together, so a rating would compare "
+                "only draws; here the win rate is the share of an agent's games whose airlines agreed on a split")
+    return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
 
 
 #: What winning means in each game, in a line: the home page's per-game tables say it.
@@ -346,18 +392,22 @@ def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, 
 
     Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
     scoring/board.py) gets the place it would take among them, and never moves theirs or another
-    contributor's."""
+    contributor's. Counted by bisection in sorted bounds, so a table of N agents costs N log N,
+    not N squared."""
     rated = [r for r in rows if r.get("rating_ci")]
     ours = [r for r in rated if not r.get("owner")]
     order = sorted(ours, key=lambda r: -r["rating"])
+    places = {id(r): place for place, r in enumerate(order, start=1)}
+    descending = sorted(-r["rating"] for r in ours)
+    lows = sorted(r["rating_ci"][0] for r in ours)
+    highs = sorted(r["rating_ci"][1] for r in ours)
     out: dict[str, tuple[int, int, int]] = {}
     for row in rated:
         low, high = row["rating_ci"]
-        others = [o for o in ours if o is not row]
-        place = 1 + sum(1 for o in others if o["rating"] > row["rating"]) if row.get("owner") \
-            else order.index(row) + 1
-        better = sum(1 for o in others if o["rating_ci"][0] > high)
-        not_worse = sum(1 for o in others if o["rating_ci"][1] >= low)
+        mine = id(row) in places
+        place = places[id(row)] if mine else 1 + bisect.bisect_left(descending, -row["rating"])
+        better = len(lows) - bisect.bisect_right(lows, high)  # others' low above this high (never itself)
+        not_worse = len(highs) - bisect.bisect_left(highs, low) - mine  # others' high at or above this low
         out[row["agent"]] = (place, 1 + better, 1 + not_worse)
     return out
 
@@ -378,7 +428,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
             continue
         rated = results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
         by_agent = {r["agent"]: r for r in rated}
-        ranges = rank_ranges(rated)
+        ranges = game_ranks(results, name)
         rows = []
         for row in board["agents"]:
             key = row["agent"]
@@ -387,7 +437,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
                          "self_play": self_play_only(row)})
         rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
         out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
-                    "games": board["games"]})
+                    "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
     return out
 
 
@@ -410,7 +460,7 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
-        min_ranked=MIN_GAMES_RANKED,
+        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
         per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"))
 
 
@@ -418,34 +468,65 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
     results = ctx["results"]
     board = results["leaderboards"].get(name)
     rating = results["ratings"].get("by_game", {}).get(name)
-    ratings = {r["agent"]: r for r in (rating or {}).get("agents", [])}
+    rated = {r["agent"]: r for r in (rating or {}).get("agents", [])}
     path = f"games/{name}.md"
+    ranks = game_ranks(results, name) if board else {}
+    ordered = sorted((board or {}).get("agents", []), key=lambda r: (
+        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
+        ctx["refs"][r["agent"]].display if r["agent"] in ctx["refs"] else r["label"]))
     pages.markdown[path] = env.get_template("game.md.j2").render(
-        **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=ratings,
+        **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=rated,
+        ranks=ranks, ordered=ordered, ranked_by=ranked_by(name), cooperative=ratings.cooperative(name),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
         roles=board["roles"] if board else list(registry.get(name).roles))
 
 
+@dataclass(frozen=True)
+class AgentRows:
+    """Each agent's rows of the results, found by key: an agent page looks its own rows up here
+    instead of scanning every agent's (N pages scanning N rows each grew with N squared)."""
+
+    agents: dict[str, Mapping[str, Any]]
+    boards: dict[str, dict[str, Mapping[str, Any]]]        # game -> agent -> leaderboard row
+    game_ratings: dict[str, dict[str, Mapping[str, Any]]]  # game -> agent -> rating row
+    overall: dict[str, Mapping[str, Any]]                   # agent -> overall rating row
+    comparisons: dict[str, list[Mapping[str, Any]]]         # agent -> its vanilla/enhanced comparisons
+
+    @classmethod
+    def of(cls, results: Mapping[str, Any]) -> "AgentRows":
+        comparisons: dict[str, list[Mapping[str, Any]]] = {}
+        for c in results["magic"]["comparisons"]:
+            for key in dict.fromkeys((c["vanilla"], c["enhanced"])):
+                comparisons.setdefault(key, []).append(c)
+        tables = results["ratings"]
+        return cls(agents={a["key"]: a for a in results["agents"]},
+                   boards={name: {r["agent"]: r for r in board["agents"]}
+                           for name, board in results["leaderboards"].items() if board},
+                   game_ratings={name: {r["agent"]: r for r in table.get("agents", [])}
+                                 for name, table in tables.get("by_game", {}).items()},
+                   overall={r["agent"]: r for r in tables.get("overall", {}).get("agents", [])},
+                   comparisons=comparisons)
+
+
 def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
-    results = ctx["results"]
+    results, rows = ctx["results"], ctx["agent_rows"]
     key = ref.key
-    agent = next(a for a in results["agents"] if a["key"] == key)
+    agent = rows.agents[key]
     magic = results["magic"]["agents"].get(key)
     other_entry = results["magic"]["alternative"]["agents"].get(key)
     per_game = []
     for name, title in ctx["games"].items():
         board = results["leaderboards"].get(name)
-        row = next((r for r in (board or {}).get("agents", []) if r["agent"] == key), None)
+        row = rows.boards.get(name, {}).get(key)
         if row is None:
             continue
-        rated = next((r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
-                      if r["agent"] == key), None)
+        rated = rows.game_ratings.get(name, {}).get(key)
         score = board["score"]
         per_game.append({"name": name, "title": title, "row": row, "rating": rated, "people": people_row(results, name),
                          "score": row.get(score["name"]) if score else None,
                          "row_score_name": score["name"] if score else None,
                          "score_label": score["label"] if score else None})
-    comparisons = [c for c in results["magic"]["comparisons"] if key in (c["vanilla"], c["enhanced"])]
+    comparisons = rows.comparisons.get(key, [])
     werewolf = {part: (results["werewolf"][part]["agents"].get(key))
                 for part in ("text_distance", "judgement_variation", "ewavm")}
     llm_reading = results["werewolf"].get("judgement_variation_llm")  # results of format 5 on
@@ -454,18 +535,16 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
     neural = results["werewolf"].get("text_distance_neural")
     werewolf["text_distance_neural"] = neural and {"embedder": neural["embedder"], "absent": neural.get("absent"),
                                                    "entry": neural.get("agents", {}).get(key)}
-    others = [r for k, r in sorted(ctx["refs"].items(), key=lambda kv: kv[1].display)
-              if k != key and drawable(results["magic"]["agents"].get(k))]
     pages.markdown[ref.page] = env.get_template("agent.md.j2").render(
         **ctx, page=ref.page, ref=ref, agent=agent, magic=magic, per_game=per_game,
         magic_table=_abilities_table(magic, ref.page, "headline-note", key),
         other_table=_abilities_table(other_entry, ref.page, "other-note") if other_entry else None,
         other_entry=other_entry, paper_reading=READING_TITLES["paper"],
         comparisons=comparisons,
-        werewolf=werewolf, usage=results["usage"].get(key), others=others,
-        default_compare=_default_comparison(key, results, ctx["refs"], others),
+        werewolf=werewolf, usage=results["usage"].get(key),
+        default_compare=_default_comparison(key, comparisons, results["magic"]["agents"], ctx["refs"]),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
-        rating=next((r for r in results["ratings"].get("overall", {}).get("agents", []) if r["agent"] == key), None),
+        rating=rows.overall.get(key),
         mine=ctx["recent"].get(key, []), description=_description_rows(agent["description"]),
         people_label=PEOPLE_LABEL)
 
@@ -518,17 +597,17 @@ def drawable(entry: Mapping[str, Any] | None) -> bool:
     return measured_axes(entry) >= MIN_RADAR_AXES
 
 
-def _default_comparison(key: str, results: Mapping[str, Any], refs: Mapping[str, AgentRef],
-                        others: Sequence[AgentRef] = ()) -> str:
-    """The slug drawn beside an agent at first: its vanilla/enhanced counterpart, if the scorer paired
-    one and it has a radar."""
-    allowed = {r.slug for r in others}
-    for c in results["magic"]["comparisons"]:
-        if c["vanilla"] == key and c["enhanced"] in refs and refs[c["enhanced"]].slug in allowed:
-            return refs[c["enhanced"]].slug
-        if c["enhanced"] == key and c["vanilla"] in refs and refs[c["vanilla"]].slug in allowed:
-            return refs[c["vanilla"]].slug
-    return ""
+def _default_comparison(key: str, comparisons: Sequence[Mapping[str, Any]], magic: Mapping[str, Any],
+                        refs: Mapping[str, AgentRef]) -> AgentRef | None:
+    """The agent drawn beside this one at first: its vanilla/enhanced counterpart (`comparisons`:
+    this agent's), if the scorer paired one and it has a radar (`magic`: the MAgIC entries by agent).
+    The page names only this one; the other agents to compare with come from data/radar.json in
+    the browser, so a page's size does not grow with the agents."""
+    for c in comparisons:
+        other = c["enhanced"] if c["vanilla"] == key else c["vanilla"] if c["enhanced"] == key else None
+        if other is not None and other != key and other in refs and drawable(magic.get(other)):
+            return refs[other]
+    return None
 
 
 def _description_rows(description: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -582,19 +661,21 @@ def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, c
 # -- chart data ------------------------------------------------------------------------------
 
 def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """Each game page's chart: every agent's seat win rate with its 95% interval, highest first
-    (the leaderboards' own entries, so the chart and the tables cannot disagree)."""
+    """Each game page's chart: every agent's seat win rate with its 95% interval, in the order of the
+    game's table (its rank), then the unranked (the leaderboards' own entries, so the chart and the
+    tables cannot disagree)."""
     out = {}
     for name, board in results["leaderboards"].items():
         rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
-        rows.sort(key=lambda r: (-r["win_rate"]["value"], refs[r["agent"]].display))
+        ranks = game_ranks(results, name)  # the bars in the order of the game's table
+        rows.sort(key=lambda r: (r["agent"] not in ranks, ranks.get(r["agent"], (0,))[0], -r["win_rate"]["value"],
+                                 refs[r["agent"]].display))
         bars = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
                  "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
         pooled = people_row(results, name)
         if pooled and pooled["win_rate"]:
             bars.append({"label": PEOPLE_LABEL, "value": pooled["win_rate"]["value"], "ci": pooled["win_rate"]["ci"],
-                         "n": pooled["win_rate"]["n"], "self_play": False})
-            bars.sort(key=lambda b: -b["value"])  # stable: ties keep the agents' order
+                         "n": pooled["win_rate"]["n"], "self_play": False})  # last: the pooled row has no rank
         out[name] = bars
     return out
 
@@ -644,9 +725,13 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
     labels = cham["matchups"]["labels"]
     name = lambda key: _label_of(key, labels, refs)
     variants = []
+    by_variant: dict[str, list[Mapping[str, Any]]] = {}
+    for c in cham["matchups"]["cells"]:
+        by_variant.setdefault(c["key"], []).append(c)
     for v in cham["matchups"]["variants"]:
-        rows, cols = v["chameleon_agents"], v["non_chameleon_agents"]
-        cells = {(c["chameleon"], c["non_chameleon"]): c for c in cham["matchups"]["cells"] if c["key"] == v["key"]}
+        cells = {(c["chameleon"], c["non_chameleon"]): c for c in by_variant.get(v["key"], [])}
+        rows = most_played(v["chameleon_agents"], cells.values(), "chameleon", name)
+        cols = most_played(v["non_chameleon_agents"], cells.values(), "non_chameleon", name)
         metrics = {}
         for metric, title in MATCHUP_METRICS.items():
             z = [[headline(cells[(r, c)][metric]) if (r, c) in cells else None for c in cols] for r in rows]
@@ -655,7 +740,8 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
             metrics[metric] = {"title": title, "z": z, "text": text}
         variants.append({"key": v["key"], "title": variant_title(v["variant"]), "games": v["games"],
                          "chameleon": [name(k) for k in rows], "non_chameleon": [name(k) for k in cols],
-                         "metrics": metrics})
+                         "chameleon_total": len(v["chameleon_agents"]),
+                         "non_chameleon_total": len(v["non_chameleon_agents"]), "metrics": metrics})
     posterior = []
     for curve in cham["posterior"]["curves"]:
         points = curve["points"]
@@ -684,6 +770,25 @@ def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> 
                           "ci": (m["non_chameleon_win"] or {}).get("ci"), "games": m["games"]}
                          for m in t["measured"]]})
     return {"variants": variants, "posterior": posterior, "theory": theory}
+
+
+#: A heatmap draws at most this many agents a side: one of every agent against every agent would
+#: grow with the square of the agents (1,000 agents made a 73 MB chart file), and past a few dozen
+#: rows no square can be read. The table under the heatmaps lists every matchup.
+MAX_HEATMAP_AGENTS = 30
+
+
+def most_played(agents: Sequence[str], cells: Iterable[Mapping[str, Any]], side: str,
+                name: Callable[[str], str]) -> list[str]:
+    """The agents of one side of a heatmap (in their order), cut to the MAX_HEATMAP_AGENTS that
+    played the most games on that side (ties: by name)."""
+    if len(agents) <= MAX_HEATMAP_AGENTS:
+        return list(agents)
+    games = Counter()
+    for cell in cells:
+        games[cell[side]] += cell["games"]
+    kept = set(sorted(agents, key=lambda k: (-games[k], name(k), k))[:MAX_HEATMAP_AGENTS])
+    return [k for k in agents if k in kept]
 
 
 def variant_title(variant: Mapping[str, Any]) -> str:
@@ -725,6 +830,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
+    ctx["agent_rows"] = AgentRows.of(results)
     pages = SitePages()
     _home(ctx, env, pages)
     for name in ctx["games"]:
@@ -740,18 +846,22 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     pages.data["data/radar.json"] = radar_data(results, refs)
     pages.data["data/games.json"] = game_chart_data(results, refs)
     pages.data["data/chameleon.json"] = chameleon_data(results, refs)
-    pages.nav = navigation(refs, ctx["games"], has_replays, methodology)
+    pages.nav = navigation(ctx["games"], has_replays, methodology)
     return pages
 
 
-def navigation(refs: Mapping[str, AgentRef], games: Mapping[str, str], has_replays: bool,
-               methodology: Sequence[Any]) -> list[Any]:
-    """The mkdocs.yml nav: titles are trusted text or whitelisted labels."""
+#: The agents' own pages, left out of the nav on purpose (mkdocs.yml `not_in_nav`, gitignore
+#: patterns): a nav entry per agent would put every agent on every page, N pages of N links.
+AGENT_PAGES_NOT_IN_NAV = "/agents/*.md\n!/agents/index.md"
+
+
+def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequence[Any]) -> list[Any]:
+    """The mkdocs.yml nav: titles are trusted text. Its size does not depend on the agents: they
+    are reached from the agents' index (searchable) and the tables (AGENT_PAGES_NOT_IN_NAV)."""
     nav: list[Any] = [
         {"Leaderboard": "index.md"},
         {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
-        {"Agents": [{"All agents": "agents/index.md"},
-                    *({r.title: r.page} for r in sorted(refs.values(), key=lambda r: r.display))]},
+        {"Agents": [{"All agents": "agents/index.md"}]},
         {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},
         {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
     ]

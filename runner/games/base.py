@@ -280,6 +280,9 @@ class Game(ABC):
     title: ClassVar[str]
     #: Roles an agent can be assigned to in a matchup ("slots"), in display order.
     roles: ClassVar[tuple[str, ...]]
+    #: Whether every seat wins or loses together (Cost Sharing): no seat outranks another, so the
+    #: boards rank its agents by how often their tables succeed, never by a rating of draws.
+    cooperative: ClassVar[bool] = False
     #: Phases whose events deliberately reveal hidden information (the final result).
     reveal_phases: ClassVar[frozenset[str]] = frozenset()
     #: The probes a seat of each role is asked (role -> kinds): only questions its role does not

@@ -219,6 +219,7 @@ class CostSharing(RoundsGame):
     name = "cost_sharing"
     title = "Cost Sharing"
     roles = ("airline",)
+    cooperative = True  # the airlines all agree (and all win) or all fail
     options = {"agreement": AGREEMENTS}
 
     def __init__(self, fees: list[int] | None = None, airlines: list[Mapping[str, Any]] | None = None):

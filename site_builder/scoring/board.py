@@ -147,9 +147,17 @@ def _counts(corpus: Corpus) -> dict[str, Any]:
 
 
 def anchors_of(results: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """The reference's ratings a contributor's rows are fitted against: {"overall" or a game: {agent: rating}}."""
+    """What a contributor's rows are fitted against, from the reference's rating tables: {"overall"
+    or a game: {agent: its rating, "game:role": BASE + the role's advantage}} (`ratings.table`)."""
     tables = {"overall": results["ratings"].get("overall") or {}, **results["ratings"].get("by_game", {})}
-    return {board: {row["agent"]: row["rating"] for row in table.get("agents", [])} for board, table in tables.items()}
+    out: dict[str, dict[str, float]] = {}
+    for board, table in tables.items():
+        held = {row["agent"]: row["rating"] for row in table.get("agents", [])}
+        for role in table.get("roles", []):
+            name = role["role"] if board == "overall" else ratings.role_key(board, role["role"])
+            held[name] = ratings.BASE + role["advantage"]
+        out[board] = held
+    return out
 
 
 def _own(results: dict[str, Any], part: Part) -> None:

@@ -1,31 +1,42 @@
-"""A rating across agents: a Bradley-Terry maximum-likelihood fit over the pairs of each game's
-ranking, on the Elo scale, with bootstrap intervals.
+"""A rating across agents that knows roles: a Bradley-Terry maximum-likelihood fit over the pairs
+of each game's ranking, with an advantage per role beside each agent's strength, on the Elo
+scale, with bootstrap intervals.
 
 Each game becomes a ranking of the distinct agents in it (score = fraction of the agent's seats
 that won; equal scores share a rank; an agent that forfeited ranks last, the others tie first).
 Every pair of agents in a ranking is one comparison (a win, a loss or a draw counted as half a
-win) weighted 1 / (agents - 1), so a game weighs the same for each agent in it. The fit is
-order-free: it depends on how many games of each kind there were, not on their order, so the
-games are first counted into *patterns* (same agents, same ranks) and a bootstrap resample of
-games is a multinomial draw of pattern counts, fitted for all resamples at once (numpy).
-docs/metrics/ratings.md says why this model and what each number means.
+win) weighted 1 / (agents - 1), so a game weighs the same for each agent in it. An agent's odds in
+a pair are its strength plus the mean advantage of the roles its seats were dealt: an agent that
+always holds the easier role is not taken for the stronger one, as the role's advantage is learnt
+from the games in which agents hold different roles, and taken out.
+
+The fit is order-free: it depends on how many games of each kind there were, not on their order,
+so the games are first counted into *patterns* (game, agents, ranks, roles) and a bootstrap
+resample of games is a multinomial draw of pattern counts, fitted for all resamples at once
+(numpy). A table over several games weighs each game the same and resamples each game apart.
+Cooperative games (every seat wins or loses together) are not rated: their comparisons are all
+draws. docs/metrics/ratings.md says why this model and what each number means.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from threadpoolctl import threadpool_limits
 
+from runner import games as registry
 from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import KeepDerived, compute_derived
 from site_builder.scoring.stats import percentile_interval, resample_counts
 
-MODEL = "Bradley-Terry (pairwise, draws as half a win), maximum likelihood with one virtual draw per agent"
+MODEL = ("Bradley-Terry (pairwise, draws as half a win) with an advantage per role, maximum likelihood with "
+         "one virtual draw per agent and per role")
 #: The Elo scale: 400 points are odds of 10 to 1; an agent with no information sits at 1000.
 BASE, PER_TENFOLD = 1000.0, 400.0
 ELO = PER_TENFOLD / math.log(10)
@@ -34,33 +45,51 @@ RESAMPLES = 1000
 TOLERANCE = 1e-10
 MAX_STEPS = 100
 
-Ranking = list[tuple[str, float]]  # (agent key, score), sorted by agent key
-Pattern = tuple[tuple[str, ...], tuple[int, ...]]  # agents (sorted) and their ranks
+#: One agent of a game's ranking: its key, its score, the roles its seats were dealt ("game:role", sorted).
+Entry = tuple[str, float, tuple[str, ...]]
+Ranking = list[Entry]  # sorted by agent key
+#: What the fit reads of a game: its game, its agents (sorted), their ranks and their roles.
+Pattern = tuple[str, tuple[str, ...], tuple[int, ...], tuple[tuple[str, ...], ...]]
 
 #: The score of the agent that forfeited a game: below every other outcome.
 FORFEIT_SCORE = -1.0
 
 
+def cooperative(game: str) -> bool:
+    """Whether every seat of `game` wins or loses together (Cost Sharing): nothing to rate."""
+    return bool(getattr(registry.get(game), "cooperative", False)) if game in registry.GAME_MODULES else False
+
+
+def role_key(game: str, role: str) -> str:
+    return f"{game}:{role}"
+
+
 def game_ranking(game: ScoredGame) -> Ranking | None:
-    """The agents of a game with their score (share of their seats that won); None if not rateable.
+    """The agents of a game with their score (share of their seats that won) and roles; None if
+    not rateable (self-play, a cooperative game).
 
     A game an agent forfeited ranks that agent last and every other agent tied first: the
-    forfeit is its loss, and says nothing about how the others compare with each other.
+    forfeit is its loss, and says nothing about how the others compare with each other, nor about
+    the roles (its entries carry none).
     """
+    if cooperative(game.game):
+        return None
     if not game.valid:
         loser = game.forfeiter
         others = sorted({s.agent for s in game.seats} - {loser})
         if loser is None or not others:
             return None
-        return sorted([(loser, FORFEIT_SCORE), *((a, 0.0) for a in others)])
+        return sorted([(loser, FORFEIT_SCORE, ()), *((a, 0.0, ()) for a in others)])
     seats: dict[str, int] = {}
     won: dict[str, int] = {}
+    roles: dict[str, list[str]] = {}
     for seat in game.seats:
         seats[seat.agent] = seats.get(seat.agent, 0) + 1
         won[seat.agent] = won.get(seat.agent, 0) + int(seat.won)
+        roles.setdefault(seat.agent, []).append(role_key(game.game, seat.role))
     if len(seats) < 2:
         return None  # self-play says nothing about relative strength
-    return [(agent, won[agent] / seats[agent]) for agent in sorted(seats)]
+    return [(agent, won[agent] / seats[agent], tuple(sorted(roles[agent]))) for agent in sorted(seats)]
 
 
 def ranks(scores: Sequence[float]) -> list[int]:
@@ -68,87 +97,121 @@ def ranks(scores: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in scores if other > s) for s in scores]
 
 
-def pattern(ranking: Ranking) -> Pattern:
-    """What the fit reads of a ranking: its agents and their ranks."""
-    return tuple(a for a, _ in ranking), tuple(ranks([s for _, s in ranking]))
+def pattern(ranking: Ranking, game: str = "") -> Pattern:
+    """What the fit reads of a ranking of `game`: its agents, their ranks and their roles."""
+    return (game, tuple(a for a, _, _ in ranking), tuple(ranks([s for _, s, _ in ranking])),
+            tuple(r for _, _, r in ranking))
+
+
+def _mix(roles: tuple[str, ...]) -> dict[str, float]:
+    """An agent's roles in a game as shares of its seats."""
+    counted = Counter(roles)
+    return {role: n / len(roles) for role, n in counted.items()}
 
 
 class Design:
-    """Counted patterns as matrices: pair weights and first-agent scores per pattern, agents per pattern."""
+    """Counted patterns as matrices: pair weights and first-agent scores per pattern, each pair's
+    row of the model (+1 for its first agent, -1 for its second, and the difference of their role
+    shares), agents per pattern.
 
-    def __init__(self, counts: Mapping[Pattern, int]):
+    The parameters are the agents (sorted), then the roles that tell some pair apart (sorted): a
+    role every agent of every game held alike (one-role games) has no parameter. `game_weights`
+    (game -> factor) weighs each pattern by its game's factor (1 if not given).
+    """
+
+    def __init__(self, counts: Mapping[Pattern, int], game_weights: Mapping[str, float] | None = None):
         self.patterns = sorted(counts)
+        self.game_weights = dict(game_weights) if game_weights is not None else None
         self.counts = np.array([counts[p] for p in self.patterns], dtype=float)
-        self.agents = sorted({a for agents, _ in self.patterns for a in agents})
+        self.agents = sorted({a for _, agents, _, _ in self.patterns for a in agents})
         index = {a: i for i, a in enumerate(self.agents)}
-        pairs: dict[tuple[int, int], int] = {}
+        pairs: dict[tuple[int, int, tuple[tuple[str, float], ...]], int] = {}
         cells: list[tuple[int, int, float, float]] = []  # (pattern, pair, weight, score of the first)
-        for u, (agents, places) in enumerate(self.patterns):
-            weight = 1.0 / (len(agents) - 1)
+        for u, (game, agents, places, roles) in enumerate(self.patterns):
+            factor = 1.0 if game_weights is None else game_weights.get(game, 1.0)
+            weight = factor / (len(agents) - 1)
+            mixes = [_mix(r) if r else {} for r in roles]
             for i in range(len(agents)):
                 for j in range(i + 1, len(agents)):
-                    pair = pairs.setdefault((index[agents[i]], index[agents[j]]), len(pairs))
+                    diff = {k: mixes[i].get(k, 0.0) - mixes[j].get(k, 0.0) for k in {*mixes[i], *mixes[j]}}
+                    shown = tuple(sorted((k, v) for k, v in diff.items() if v != 0.0))
+                    pair = pairs.setdefault((index[agents[i]], index[agents[j]], shown), len(pairs))
                     first = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
                     cells.append((u, pair, weight, weight * first))
+        self.roles = sorted({k for _, _, shown in pairs for k, _ in shown})
+        self.parameters = [*self.agents, *self.roles]
+        at = {p: i for i, p in enumerate(self.parameters)}
         self.weights = np.zeros((len(self.patterns), len(pairs)))
         self.scores = np.zeros((len(self.patterns), len(pairs)))
         for u, pair, weight, score in cells:
             self.weights[u, pair] += weight
             self.scores[u, pair] += score
-        self.incidence = np.zeros((len(pairs), len(self.agents)))  # +1 first agent, -1 second
-        self.pair_agents = (np.zeros(len(pairs), dtype=int), np.zeros(len(pairs), dtype=int))
-        for (i, j), pair in pairs.items():
-            self.incidence[pair, i], self.incidence[pair, j] = 1.0, -1.0
-            self.pair_agents[0][pair], self.pair_agents[1][pair] = i, j
-        # A pattern lists its agents in key order (`game_ranking`), so each pair is (lower, higher)
-        # and no two pairs share agents: `_curvature` relies on it.
-        assert all(i < j for i, j in pairs), "patterns must list their agents in order"
+        # A pattern lists its agents in key order (`game_ranking`), so each pair is (lower, higher).
+        assert all(i < j for i, j, _ in pairs), "patterns must list their agents in order"
+        self.model = np.zeros((len(pairs), len(self.parameters)))  # each pair's row of the model
+        rows, columns, values = [], [], []  # the pairs' outer products x x^T, for `_curvature`
+        for (i, j, shown), q in pairs.items():
+            entries = [(i, 1.0), (j, -1.0), *((at[k], v) for k, v in shown)]
+            for k, v in entries:
+                self.model[q, k] = v
+            for k, v in entries:
+                for l, w in entries:
+                    rows.append(q)
+                    columns.append(k * len(self.parameters) + l)
+                    values.append(v * w)
+        self.outer = sparse.csr_matrix((values, (rows, columns)),
+                                       shape=(len(pairs), len(self.parameters) ** 2)).T.tocsr()
         self.members = np.zeros((len(self.patterns), len(self.agents)))  # games per agent per pattern
-        for u, (agents, _) in enumerate(self.patterns):
+        self.role_games = np.zeros((len(self.patterns), len(self.roles)))  # games per role per pattern
+        role_at = {k: i for i, k in enumerate(self.roles)}
+        for u, (_, agents, _, roles) in enumerate(self.patterns):
             self.members[u, [index[a] for a in agents]] = 1.0
+            for k in {k for r in roles for k in r if k in role_at}:
+                self.role_games[u, role_at[k]] = 1.0
 
 
 def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None,
         anchors: Mapping[str, float] | None = None) -> np.ndarray:
-    """Log-strengths (natural units) maximising the likelihood, one row per row of pattern `counts`.
+    """Parameters (natural log-odds units: the agents' strengths, then the roles' advantages)
+    maximising the likelihood, one row per row of pattern `counts`.
 
-    Each agent also draws one virtual game against a strength-0 agent: that keeps an agent that
-    won (or lost) every game finite and ties agents that never met to one scale. Newton's method
-    on the concave log-likelihood, all rows at once, from `start` (one row of log-strengths;
-    zeros if None): the bootstrap fits start at the point estimate, near which each resample's
-    optimum lies, and need 5 steps instead of 13.
+    Each agent and each role also draws one virtual game against a strength of 0: that keeps an
+    agent that won (or lost) every game finite, ties agents that never met to one scale, and fixes
+    the roles' common level (only differences between roles enter a pair). Newton's method on the
+    concave log-likelihood, all rows at once, from `start` (one row of parameters; zeros if None):
+    the bootstrap fits start at the point estimate, near which each resample's optimum lies.
 
-    `anchors` (agent -> log-strength) holds those agents fixed, and fits only the others against
-    them (no virtual draw for an anchor: its strength is given): a contributor's agents are fitted
-    against the maintainers' ratings this way (site_builder/scoring/board.py).
+    `anchors` (parameter -> value) holds those parameters fixed and fits only the others against
+    them (no virtual draw for an anchor: its value is given): a contributor's agents are fitted
+    against the maintainers' ratings and role advantages this way (site_builder/scoring/board.py).
     """
     n = counts @ design.weights  # (rows, pairs) comparisons
     s = counts @ design.scores  # (rows, pairs) wins of the first agent
-    r = np.zeros((counts.shape[0], len(design.agents)))
+    r = np.zeros((counts.shape[0], len(design.parameters)))
     if start is not None:
         r += start
-    free = np.ones(len(design.agents), dtype=bool)
-    for i, agent in enumerate(design.agents):
-        if anchors is not None and agent in anchors:
+    free = np.ones(len(design.parameters), dtype=bool)
+    for i, name in enumerate(design.parameters):
+        if anchors is not None and name in anchors:
             free[i] = False
-            r[:, i] = anchors[agent]
+            r[:, i] = anchors[name]
     with threadpool_limits(limits=1, user_api="blas"):
         _newton(design, n, s, r, free)
     return r
 
 
 def _newton(design: Design, n: np.ndarray, s: np.ndarray, r: np.ndarray, free: np.ndarray) -> None:
-    """Newton steps on the `free` columns of `r` in place until no rating moves by more than TOLERANCE.
+    """Newton steps on the `free` columns of `r` in place until no value moves by more than TOLERANCE.
 
     Run with one BLAS thread (`fit`): the solves are 1,000 small systems, which BLAS threads do
     not speed up, and on a shared machine they wait on each other whenever another process
     holds a core (a 100,000-game table's fit measured 2 s on one thread, 7-60 s on two).
     """
-    m = design.incidence
     if not free.any():
         return
-    everyone = bool(free.all())  # the usual fit: no anchors, no sub-matrices to take
+    m = design.model
     index = np.flatnonzero(free)
+    everyone = bool(free.all())  # no anchors: no sub-matrices to take
     diagonal = np.arange(len(index))
     for _ in range(MAX_STEPS):
         p = 1.0 / (1.0 + np.exp(-(r @ m.T)))
@@ -170,29 +233,23 @@ def _newton(design: Design, n: np.ndarray, s: np.ndarray, r: np.ndarray, free: n
 def _curvature(design: Design, weight: np.ndarray) -> np.ndarray:
     """The information matrices M^T diag(w) M, one per row of pair weights `weight` (rows, pairs).
 
-    A pair's row of M is +1 at its first agent and -1 at its second, so each pair adds its
-    weight to both agents' diagonal entries and takes it from their two off-diagonal ones:
-    written directly, not as a (rows, agents, pairs) product (1.9 GB and a minute at 80 agents).
+    A pair's row of M has two agents and a few roles, so each pair adds its weight times its row's
+    outer product to a handful of entries: one sparse product over the pairs' outer products
+    (`Design.outer`), never a (rows, parameters, pairs) product (1.9 GB and a minute at 80 agents).
     """
-    rows, agents = weight.shape[0], len(design.agents)
-    out = np.zeros((rows, agents, agents))
-    first, second = design.pair_agents
-    out[:, first, second] = -weight  # each pair of agents is one column: no index repeats
-    out[:, second, first] = -weight
-    out[:, np.arange(agents), np.arange(agents)] = weight @ np.abs(design.incidence)
-    return out
+    size = len(design.parameters)
+    return np.ascontiguousarray((design.outer @ weight.T).T).reshape(weight.shape[0], size, size)
 
 
 def _fit_around(design: Design, drawn: np.ndarray | None, held: Mapping[str, float]
                 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The point fit and the resamples' fits (`drawn`: resampled pattern counts, or None) with the
-    `held` agents fixed. With the anchors fixed, agents that never shared a game are independent:
-    the likelihood is a product over groups of agents linked by games (through free agents), so
+    `held` parameters fixed. With the anchors fixed, agents that never shared a game are
+    independent: the likelihood is a product over groups of free parameters linked by games, so
     each group is fitted alone. Its systems are as small as the group: a thousand people who each
     played the built-in agents are a thousand fits of one strength, not one of a thousand."""
-    agents = len(design.agents)
-    index = {a: i for i, a in enumerate(design.agents)}
-    parent = list(range(agents))
+    index = {a: i for i, a in enumerate(design.parameters)}
+    parent = list(range(len(design.parameters)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -200,27 +257,30 @@ def _fit_around(design: Design, drawn: np.ndarray | None, held: Mapping[str, flo
             i = parent[i]
         return i
 
-    for members, _ in design.patterns:
-        free = [index[a] for a in members if a not in held]
+    def params_of(u: int) -> list[str]:
+        _, members, _, roles = design.patterns[u]
+        return [*members, *(k for r in roles for k in r if k in index)]
+
+    for u in range(len(design.patterns)):
+        free = [index[a] for a in params_of(u) if a not in held]
         for other in free[1:]:
             parent[find(other)] = find(free[0])
-    groups: dict[int, list[int]] = {}
-    for a, i in index.items():
-        if a not in held:
-            groups.setdefault(find(i), []).append(i)
-    point = np.array([held.get(a, 0.0) for a in design.agents])
-    strengths = None if drawn is None else np.tile(point, (drawn.shape[0], 1))
-    for group in groups.values():
-        mine = {design.agents[i] for i in group}
-        columns = [u for u, (members, _) in enumerate(design.patterns) if not mine.isdisjoint(members)]
-        part = Design({design.patterns[u]: int(design.counts[u]) for u in columns})  # sorted as design.patterns
-        near = {a: held[a] for a in part.agents if a in held}
-        at = [index[a] for a in part.agents]
+    groups: dict[int, set[str]] = {}
+    for name, i in index.items():
+        if name not in held:
+            groups.setdefault(find(i), set()).add(name)
+    point = np.array([held.get(a, 0.0) for a in design.parameters])
+    values = None if drawn is None else np.tile(point, (drawn.shape[0], 1))
+    for mine in groups.values():
+        columns = [u for u in range(len(design.patterns)) if not mine.isdisjoint(params_of(u))]
+        part = Design({design.patterns[u]: int(design.counts[u]) for u in columns}, design.game_weights)  # same order
+        near = {a: held[a] for a in part.parameters if a in held}
+        at = [index[a] for a in part.parameters]
         fitted = fit(part, part.counts[None, :], anchors=near)[0]
         point[at] = fitted
-        if drawn is not None and strengths is not None:
-            strengths[:, at] = fit(part, drawn[:, columns], start=fitted, anchors=near)
-    return point, strengths
+        if drawn is not None and values is not None:
+            values[:, at] = fit(part, drawn[:, columns], start=fitted, anchors=near)
+    return point, values
 
 
 def elo(strength: Any) -> Any:
@@ -243,52 +303,64 @@ def rank_upper_bounds(intervals: Mapping[str, Sequence[float] | None]) -> dict[s
 def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                 game: str | None = None, resamples: int | None = None,
                 anchors: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
-    """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when None.
-    `anchors` ({"overall" or a game: {agent: rating}}) holds those ratings fixed (see `table`)."""
+    """Ratings of one game's replays (`game`), or {"overall": all games, "by_game": each game} when
+    None (cooperative games have no table of their own and no part in the overall one).
+    `anchors` ({"overall" or a game: {parameter: value}}) holds those fixed (see `table`)."""
     if game is not None:
         return board(games, agents, seed=seed, game=game, resamples=resamples)
-    rankings: dict[str, list[Ranking | None]] = {}  # each game ranked once, for both tables
+    tallies: dict[str, Tally] = {}
+    by_game: dict[str, list[ScoredGame]] = {}
     for g in games:
-        rankings.setdefault(g.game, []).append(game_ranking(g))
+        by_game.setdefault(g.game, []).append(g)
+    for name, played in by_game.items():
+        tallies[name] = pattern_tally(played)
     draws = RESAMPLES if resamples is None else resamples
 
     def rated(names: Sequence[str], name: str | None) -> dict[str, Any]:
-        counts, skipped, forfeits = count_patterns(r for n in names for r in rankings[n])
         held = None if anchors is None else anchors.get(name or "overall", {})
-        return table(counts, agents, seed=seed, game=name, resamples=draws, skipped=skipped, forfeits=forfeits,
-                     anchors=held)
+        return tallied_table([tallies[n] for n in names], agents, seed=seed, game=name, resamples=draws, anchors=held)
 
-    return {"overall": rated(sorted(rankings), None), "by_game": {name: rated([name], name) for name in sorted(rankings)}}
+    competitive = sorted(n for n in tallies if not cooperative(n))
+    return {"overall": rated(competitive, None), "by_game": {name: rated([name], name) for name in competitive}}
 
 
-def count_patterns(rankings: Iterable[Ranking | None]) -> tuple[Counter[Pattern], int, int]:
-    """Patterns with their game counts, and how many rankings were None (not rateable) and forfeits."""
+def count_patterns(rankings: Iterable[Ranking | None], game: str = "") -> tuple[Counter[Pattern], int, int]:
+    """Patterns of `game` with their game counts, and how many rankings were None (not rateable)
+    and forfeits."""
     counts: Counter[Pattern] = Counter()
     skipped = forfeits = 0
     for ranking in rankings:
         if ranking is None:
             skipped += 1
             continue
-        forfeits += any(score == FORFEIT_SCORE for _, score in ranking)
-        counts[pattern(ranking)] += 1
+        forfeits += any(score == FORFEIT_SCORE for _, score, _ in ranking)
+        counts[pattern(ranking, game)] += 1
     return counts, skipped, forfeits
 
 
-#: A game's rating inputs as plain data (`pattern_tally`): each pattern's agents, ranks and count.
+#: A game's rating inputs as plain data (`pattern_tally`): each pattern's game, agents, ranks,
+#: roles and count.
 Tally = dict[str, Any]
 
 
 def pattern_tally(games: Iterable[ScoredGame]) -> Tally:
-    """What the fit reads of `games` as JSON-able data: the counted patterns (in pattern order),
-    the unrateable and the forfeited games. Tallies of disjoint sets of games add up
-    (`merge_tallies`), so a new game re-counts only its part."""
-    counts, skipped, forfeits = count_patterns(game_ranking(g) for g in games)
+    """What the fit reads of `games` (of one game) as JSON-able data: the counted patterns (in
+    pattern order), the unrateable and the forfeited games. Tallies of disjoint sets of games add
+    up (`merge_tallies`), so a new game re-counts only its part."""
+    counts: Counter[Pattern] = Counter()
+    skipped = forfeits = 0
+    for g in games:
+        found, s, f = count_patterns([game_ranking(g)], g.game)
+        counts.update(found)
+        skipped += s
+        forfeits += f
     return {"patterns": pattern_rows(counts), "skipped": skipped, "forfeits": forfeits}
 
 
 def pattern_rows(counts: Mapping[Pattern, int]) -> list[list[Any]]:
-    """Counted patterns as JSON-able rows [agents, places, count], in pattern order."""
-    return [[list(agents), list(places), counts[(agents, places)]] for agents, places in sorted(counts)]
+    """Counted patterns as JSON-able rows [game, agents, places, roles, count], in pattern order."""
+    return [[game, list(agents), list(places), [list(r) for r in roles], counts[(game, agents, places, roles)]]
+            for game, agents, places, roles in sorted(counts)]
 
 
 def merge_tallies(tallies: Iterable[Tally]) -> tuple[Counter[Pattern], int, int]:
@@ -296,8 +368,8 @@ def merge_tallies(tallies: Iterable[Tally]) -> tuple[Counter[Pattern], int, int]
     counts: Counter[Pattern] = Counter()
     skipped = forfeits = 0
     for tally in tallies:
-        for agents, places, count in tally["patterns"]:
-            counts[(tuple(agents), tuple(places))] += count
+        for game, agents, places, roles, count in tally["patterns"]:
+            counts[(game, tuple(agents), tuple(places), tuple(tuple(r) for r in roles))] += count
         skipped += tally["skipped"]
         forfeits += tally["forfeits"]
     return counts, skipped, forfeits
@@ -319,66 +391,135 @@ def tallied_table(tallies: Iterable[Tally], agents: Mapping[str, AgentInfo], *, 
 
 def board(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
           game: str | None = None, resamples: int | None = None) -> dict[str, Any]:
-    """One rating table, best first (ties: agent key). `resamples` defaults to RESAMPLES; 0 gives
-    the point estimates without intervals."""
-    counts, skipped, forfeits = count_patterns(game_ranking(g) for g in games if game is None or g.game == game)
-    return table(counts, agents, seed=seed, game=game, resamples=RESAMPLES if resamples is None else resamples,
-                 skipped=skipped, forfeits=forfeits)
+    """One rating table, best first (ties: agent key): of one game, or (game None) of every
+    competitive game, each weighing the same. `resamples` defaults to RESAMPLES; 0 gives the point
+    estimates without intervals."""
+    by_game: dict[str, list[ScoredGame]] = {}
+    for g in games:
+        if (game is None and not cooperative(g.game)) or g.game == game:
+            by_game.setdefault(g.game, []).append(g)
+    return tallied_table([pattern_tally(by_game[name]) for name in sorted(by_game)], agents, seed=seed, game=game,
+                         resamples=resamples)
 
 
 def table(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int, game: str | None,
           resamples: int, skipped: int = 0, forfeits: int = 0, keep: KeepDerived = compute_derived,
           anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """The rating table of counted patterns (see `board`).
+    """The rating table of counted patterns (see `board`): a row per agent, and the advantage of
+    each role that tells agents apart.
 
-    With `anchors` (agent -> rating on the Elo scale), those agents' ratings are held fixed and
-    only the others are fitted and listed: a contributor's rows against the maintainers' table
+    With `anchors` (agent -> its rating, "game:role" -> BASE + its advantage, both on the Elo
+    scale, as `anchors_of` reads them from a table), those are held fixed and only the others are
+    fitted and listed: a contributor's rows against the maintainers' table
     (site_builder/scoring/board.py); their `rank_upper_bound` is left to the board, which ranks
     them against that table."""
-    seated = {a for members, _ in counts for a in members}
-    held = {a: anchors[a] for a in sorted(seated) if anchors is not None and a in anchors}
+    seated = {a for _, members, _, _ in counts for a in members}
+    named = seated | {k for _, _, _, roles in counts for r in roles for k in r}
+    held = {a: anchors[a] for a in sorted(named) if anchors is not None and a in anchors}
     inputs: dict[str, Any] = {"patterns": pattern_rows(counts), "resamples": resamples}
     if anchors is not None:
         inputs["anchors"] = held
     fitted = keep(f"ratings/fit/{game or 'overall'}", inputs, seated,
-                  lambda: _fitted(counts, agents, seed=seed, resamples=resamples,
+                  lambda: _fitted(counts, agents, seed=seed, resamples=resamples, game=game,
                                   anchors=None if anchors is None else held))
+    games_rated = Counter()
+    for (name, *_), n in counts.items():
+        games_rated[name] += n
     return {"game": game, "model": MODEL, "scale": {"base": BASE, "points_per_tenfold_odds": PER_TENFOLD},
             "resamples": fitted["resamples"], "level": 0.95, "games_rated": sum(counts.values()),
-            "forfeits_rated": forfeits, "games_skipped": {"single_agent": skipped}, "agents": fitted["agents"]}
+            "forfeits_rated": forfeits, "games_skipped": {"single_agent": skipped},
+            **({} if game is not None else {"weights": "each game the same",
+                                            "games_by_game": dict(sorted(games_rated.items()))}),
+            "roles": fitted["roles"], "agents": fitted["agents"]}
+
+
+def game_weights(counts: Mapping[Pattern, int]) -> dict[str, float]:
+    """Each game's factor so that every game weighs the same: the games rated over the games
+    rated of that game, over the number of games (1 each when one game is rated)."""
+    per_game: Counter[str] = Counter()
+    for (name, *_), n in counts.items():
+        per_game[name] += n
+    total = sum(per_game.values())
+    return {name: total / (len(per_game) * n) for name, n in per_game.items()}
+
+
+def _resampled(design: Design, seed: int, resamples: int) -> np.ndarray:
+    """Resampled pattern counts: one multinomial draw per game of its own games (a table of one
+    game draws with `seed` itself), so each game keeps its number of games in every resample."""
+    names = sorted({game for game, *_ in design.patterns})
+    if len(names) == 1:
+        return resample_counts(design.counts, seed=seed, resamples=resamples)
+    out = np.zeros((resamples, len(design.patterns)))
+    for name in names:
+        columns = [u for u, (game, *_) in enumerate(design.patterns) if game == name]
+        out[:, columns] = resample_counts(design.counts[columns], seed=_subseed(seed, name), resamples=resamples)
+    return out
+
+
+def _subseed(seed: int, name: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{seed}:{name}".encode(), digest_size=8).digest(), "big")
 
 
 def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, seed: int,
-            resamples: int, anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """The rows of a rating table, best first, and the resamples behind their intervals: a
-    function of the patterns' counts alone (`Design` sorts them), the agents' labels, the seed
-    (and the anchors' ratings, whose agents get no row)."""
+            resamples: int, game: str | None = None, anchors: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The rows of a rating table, best first, its roles' advantages, and the resamples behind
+    their intervals: a function of the patterns' counts alone (`Design` sorts them), the agents'
+    labels, the seed (and the anchors' values, whose agents and roles get no row)."""
     rows = []
+    roles: list[dict[str, Any]] = []
     used = 0
-    held = None if anchors is None else {a: (rating - BASE) / ELO for a, rating in anchors.items()}
+    held = None if anchors is None else {a: (value - BASE) / ELO for a, value in anchors.items()}
     if counts:
-        design = Design(counts)
+        weights = game_weights(counts) if game is None else None
+        design = Design(counts, weights)
         games_of = design.counts @ design.members
-        intervals: dict[str, list[float] | None] = dict.fromkeys(design.agents)
-        drawn = resample_counts(design.counts, seed=seed, resamples=resamples) if resamples > 0 else None
+        role_games = design.counts @ design.role_games
+        intervals: dict[str, list[float] | None] = dict.fromkeys(design.parameters)
+        drawn = _resampled(design, seed, resamples) if resamples > 0 else None
         used = resamples if resamples > 0 else 0
         if held is None:
             point = fit(design, design.counts[None, :])[0]
-            strengths = None if drawn is None else fit(design, drawn, start=point)
+            values = None if drawn is None else fit(design, drawn, start=point)
         else:
-            point, strengths = _fit_around(design, drawn, held)
-        if drawn is not None and strengths is not None:
-            present = (drawn @ design.members) > 0  # an agent none of whose games was drawn is not rated
-            for i, agent in enumerate(design.agents):
-                ci = percentile_interval(np.where(present[:, i], elo(strengths[:, i]), np.nan))
-                intervals[agent] = None if ci is None else [ci[0], ci[1]]
-        upper = rank_upper_bounds(intervals) if held is None else dict.fromkeys(intervals)
+            point, values = _fit_around(design, drawn, held)
+        if drawn is not None and values is not None:
+            # An agent (a role) none of whose games was drawn is not rated in that resample.
+            present = np.hstack([drawn @ design.members, drawn @ design.role_games]) > 0
+            for i, name in enumerate(design.parameters):
+                scale = elo if i < len(design.agents) else (lambda x: ELO * x)
+                ci = percentile_interval(np.where(present[:, i], scale(values[:, i]), np.nan))
+                intervals[name] = None if ci is None else [ci[0], ci[1]]
+        upper = rank_upper_bounds({a: intervals[a] for a in design.agents}) if held is None \
+            else dict.fromkeys(design.agents)
+        covered = _role_games(counts)
         for i, agent in enumerate(design.agents):
             if held is not None and agent in held:
                 continue  # an anchor: its row is the table it was taken from
             info = agents.get(agent)
             rows.append({"agent": agent, "label": info.label if info else agent, "rating": elo(float(point[i])),
                          "rating_ci": intervals[agent], "games": int(round(games_of[i])),
-                         "rank_upper_bound": upper[agent]})
+                         "rank_upper_bound": upper[agent],
+                         "roles": {_shown(k, game): n for k, n in sorted(covered.get(agent, {}).items())}})
         rows.sort(key=lambda row: (-row["rating"], row["agent"]))
-    return {"resamples": used, "agents": rows}
+        for i, name in enumerate(design.parameters[len(design.agents):], start=len(design.agents)):
+            if held is not None and name in held:
+                continue
+            roles.append({"role": _shown(name, game), "advantage": ELO * float(point[i]), "ci": intervals[name],
+                          "games": int(round(role_games[i - len(design.agents)]))})
+    return {"resamples": used, "agents": rows, "roles": roles}
+
+
+def _shown(role: str, game: str | None) -> str:
+    """A role as a table names it: "seer" in Werewolf's own table, "werewolf:seer" overall."""
+    return role.split(":", 1)[1] if game is not None and role.startswith(game + ":") else role
+
+
+def _role_games(counts: Mapping[Pattern, int]) -> dict[str, Counter[str]]:
+    """Per agent, the games in which it held each role (a game counts once per role it held)."""
+    out: dict[str, Counter[str]] = {}
+    for (_, agents, _, roles), n in counts.items():
+        for agent, held in zip(agents, roles):
+            mine = out.setdefault(agent, Counter())
+            for role in set(held):
+                mine[role] += n
+    return out

@@ -24,8 +24,11 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 7  # 7: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
+RESULTS_VERSION = 8  # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
 #   copy the answer form; null for agents without such moves)
+# 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
+#   no table for a cooperative game; the overall table has "weights" and "games_by_game"; agents have "owner"
+#   and a contributor's rows carry theirs; "owners" lists the owners of the board
 # 6: werewolf.ewavm per judge ({"judges": {judge: the five dimensions, games, failed},
 #   "unjudged", "games"}), never pooled over judges
 # 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
@@ -68,8 +71,9 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                    for name in names}
         used = [section(f"usage/{name}", by_game[name], lambda: leaderboards.usage_counts(by_game[name]))
                 for name in names]
+        rated = [name for name in names if not ratings.cooperative(name)]  # every seat of a cooperative game ties
         patterns = {name: section(f"ratings/patterns/{name}", by_game[name],
-                                  lambda: ratings.pattern_tally(by_game[name])) for name in names}
+                                  lambda: ratings.pattern_tally(by_game[name])) for name in rated}
         chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
         groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
         wolf_groups = functools.cache(lambda: werewolf.grouping(werewolves, agents))
@@ -95,13 +99,14 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
             # game's pattern tallies (new games re-count only their game's); a fit is kept under its
             # patterns, so games that add none (self-play) re-fit nothing.
             "ratings": {
-                "overall": section("ratings/overall" + _anchored(fixed("overall")), everything,
+                "overall": section("ratings/overall" + _anchored(fixed("overall")),
+                                   [g for g in everything if g.game in patterns],
                                    lambda: ratings.tallied_table(patterns.values(), agents, seed=seed,
                                                                  keep=store.derived, anchors=fixed("overall"))),
                 "by_game": {name: section(f"ratings/{name}" + _anchored(fixed(name)), by_game[name],
                                           lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name,
                                                                         keep=store.derived, anchors=fixed(name)))
-                            for name in names},
+                            for name in rated},
             },
             "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed,

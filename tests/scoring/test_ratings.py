@@ -54,11 +54,13 @@ def test_competition_ranks():
 
 def test_game_ranking_scores_share_of_seats_won(base):
     g = game(base, "g1", [("a", True), ("a", False), ("b", True)])
-    assert ratings.game_ranking(g) == sorted([(KEYS["a"], 0.5), (KEYS["b"], 1.0)])
+    player = "prisoners_dilemma:player"
+    assert ratings.game_ranking(g) == sorted([(KEYS["a"], 0.5, (player, player)), (KEYS["b"], 1.0, (player,))])
     assert ratings.game_ranking(game(base, "g2", [("a", True)] * 3)) is None           # self-play
     # A forfeit: the forfeiter last, the others tied first.
     forfeited = game(base, "g3", [("a", False), ("b", False), ("c", False)], forfeit=1)
-    assert ratings.game_ranking(forfeited) == sorted([(KEYS["a"], 0.0), (KEYS["b"], -1.0), (KEYS["c"], 0.0)])
+    # (a forfeit says nothing about roles: its entries carry none)
+    assert ratings.game_ranking(forfeited) == sorted([(KEYS["a"], 0.0, ()), (KEYS["b"], -1.0, ()), (KEYS["c"], 0.0, ())])
     assert ratings.game_ranking(game(base, "g4", [("a", False)] * 3, forfeit=0)) is None  # self-play
 
 
@@ -124,8 +126,8 @@ def test_the_fit_is_the_maximum_of_the_likelihood(base):
     gradient = {k: 0.5 - sigmoid(v) for k, v in r.items()}
     for g in games:
         ranking = ratings.game_ranking(g)
-        names = [AGENTS[a].label for a, _ in ranking]
-        places = ratings.ranks([s for _, s in ranking])
+        names = [AGENTS[a].label for a, _, _ in ranking]
+        places = ratings.ranks([s for _, s, _ in ranking])
         for i, a in enumerate(names):
             for j, b in enumerate(names):
                 if i != j:
@@ -252,9 +254,9 @@ def anchored_counts(people: int) -> Counter:
     counts: Counter = Counter()
     for i in range(people):
         me = f"p{i:04d}"
-        counts[ratings.pattern(sorted([(me, 1.0), ("A", 0.0), ("B", 0.5)]))] += 1 + i % 3
-        counts[ratings.pattern(sorted([(me, 0.0), ("A", 1.0), ("B", 0.0)]))] += 1
-    counts[ratings.pattern(sorted([("p0000", 1.0), ("p0001", 0.0), ("A", 0.0)]))] += 2
+        counts[ratings.pattern(sorted([(me, 1.0, ()), ("A", 0.0, ()), ("B", 0.5, ())]))] += 1 + i % 3
+        counts[ratings.pattern(sorted([(me, 0.0, ()), ("A", 1.0, ()), ("B", 0.0, ())]))] += 1
+    counts[ratings.pattern(sorted([("p0000", 1.0, ()), ("p0001", 0.0, ()), ("A", 0.0, ())]))] += 2
     return counts
 
 
@@ -269,7 +271,7 @@ def test_an_anchored_fit_by_groups_is_the_joint_anchored_fit():
     joint_drawn = ratings.fit(design, drawn, start=joint, anchors=held)
     point, strengths = ratings._fit_around(design, drawn, held)
     assert np.allclose(point, joint, atol=1e-9) and np.allclose(strengths, joint_drawn, atol=1e-8)
-    at = {a: i for i, a in enumerate(design.agents)}
+    at = {a: i for i, a in enumerate(design.parameters)}
     assert point[at["A"]] == 0.4 and (strengths[:, at["B"]] == -0.3).all()
 
 
@@ -280,3 +282,59 @@ def test_a_thousand_anchored_agents_are_fitted_group_by_group():
     table = ratings.table(counts, {}, seed=1, game=None, resamples=200, anchors={"A": 1100.0, "B": 950.0})
     assert len(table["agents"]) == 1000 and all(r["rating_ci"] for r in table["agents"])
     assert {r["agent"] for r in table["agents"]}.isdisjoint({"A", "B"})  # anchors get no row
+
+
+# -- roles: an agent always dealt the easier role is not taken for the stronger one ---------------
+
+ROLE_DESCS = {name: builtin(name, f"chameleon/{name}") for name in ("strong", "weak", "c1", "c2")}
+ROLE_KEYS = {name: agent_key(d) for name, d in ROLE_DESCS.items()}
+ROLE_AGENTS = {ROLE_KEYS[n]: AgentInfo(ROLE_KEYS[n], n, {k: v for k, v in d.items() if k != "name"})
+               for n, d in ROLE_DESCS.items()}
+#: True log-strengths, and the roles' true advantages (the chameleon's role is the favoured one).
+TRUE = {"strong": 0.5, "weak": -0.5, "c1": 0.0, "c2": 0.0}
+TRUE_ROLE = {"chameleon": 0.75, "non_chameleon": -0.75}
+
+
+def role_game(base: ScoredGame, game_id: str, chameleon: str, others: str, rng: random.Random) -> ScoredGame:
+    """A four-seat game of two agents: `chameleon` holds the chameleon's seat, `others` the three
+    others; the chameleon's side wins with the model's own odds (strengths plus role advantages)."""
+    edge = TRUE[chameleon] + TRUE_ROLE["chameleon"] - TRUE[others] - TRUE_ROLE["non_chameleon"]
+    chameleon_won = rng.random() < sigmoid(edge)
+    seats = tuple(SeatInfo(i, f"P{i}", "chameleon" if i == 0 else "non_chameleon",
+                           ROLE_KEYS[chameleon if i == 0 else others], chameleon_won == (i == 0)) for i in range(4))
+    return dataclasses.replace(base, game_id=game_id, game="chameleon", seats=seats,
+                               winners=tuple(s.seat for s in seats if s.won))
+
+
+def known_strengths(base: ScoredGame, per_kind: int = 300) -> list[ScoredGame]:
+    """The reference agents c1 and c2 play both roles against each other; the weak agent is always
+    dealt the chameleon (the favoured role), the strong one never."""
+    rng = random.Random(5)
+    kinds = [("c1", "c2"), ("c2", "c1"), ("weak", "c1"), ("weak", "c2"), ("c1", "strong"), ("c2", "strong")]
+    return [role_game(base, f"g{k}-{i:04d}", chameleon, others, rng)
+            for k, (chameleon, others) in enumerate(kinds) for i in range(per_kind)]
+
+
+def test_the_weaker_agent_in_the_favoured_role_is_not_ranked_first(base):
+    games = known_strengths(base)
+    table = ratings.leaderboard(games, ROLE_AGENTS, seed=2, game="chameleon", resamples=200)
+    rated = {ROLE_AGENTS[r["agent"]].label: r for r in table["agents"]}
+    assert rated["strong"]["rating"] > rated["c1"]["rating"] > rated["weak"]["rating"]
+    # The same fit without the roles (every seat alike, the fit before scorer 10) ranks the weak one first.
+    blind, _, _ = ratings.count_patterns([[(a, score, ()) for a, score, _ in ratings.game_ranking(g)] for g in games],
+                                         "chameleon")
+    old = {ROLE_AGENTS[r["agent"]].label: r["rating"] for r in
+           ratings.table(blind, ROLE_AGENTS, seed=2, game="chameleon", resamples=0)["agents"]}
+    assert old["weak"] > old["c1"] > old["strong"]
+    # Each agent's and each role's true value lies within its interval; rows say which roles they covered.
+    scale = 400 / math.log(10)
+    for name, r in rated.items():
+        low, high = r["rating_ci"]
+        assert low <= 1000 + scale * TRUE[name] <= high, name
+    advantages = {a["role"]: a for a in table["roles"]}
+    for role, value in TRUE_ROLE.items():
+        low, high = advantages[role]["ci"]
+        assert low <= scale * value <= high, role
+    assert rated["weak"]["roles"] == {"chameleon": 600}
+    assert rated["strong"]["roles"] == {"non_chameleon": 600}
+    assert rated["c1"]["roles"] == {"chameleon": 600, "non_chameleon": 600}

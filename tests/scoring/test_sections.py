@@ -192,8 +192,8 @@ def test_a_rating_fit_is_kept_under_its_patterns_so_games_adding_none_refit_noth
     assert made == [] and grown["games_skipped"]["single_agent"] == first["games_skipped"]["single_agent"] + 1
     assert grown == ratings.tallied_table([tally, self_play], corpus.agents, seed=2026, game="chameleon")
     # One more game of a rated pattern changes the fit.
-    agents_, places, _ = tally["patterns"][0]
-    _, made = table([tally, {"patterns": [[agents_, places, 1]], "skipped": 0, "forfeits": 0}])
+    game_, agents_, places, roles_, _ = tally["patterns"][0]
+    _, made = table([tally, {"patterns": [[game_, agents_, places, roles_, 1]], "skipped": 0, "forfeits": 0}])
     assert made == ["ratings/fit/chameleon"]
     # So does a new label for an agent the table shows.
     renamed = {**corpus.agents, agents_[0]: dataclasses.replace(corpus.agents[agents_[0]], label="Someone else")}

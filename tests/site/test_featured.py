@@ -35,8 +35,9 @@ def test_featured_games_follow_their_rules(corpus_and_results):
         most = max(digest.moves(g) for g in played)
         assert picks[0]["moves"] == most == digest.moves(longest)
         assert picks[-1]["id"] == max(played, key=lambda g: (g.created, g.game_id)).game_id
-        rating = {r["agent"]: r["rating"] for r in results["ratings"]["by_game"][name]["agents"]}
+        rating = {r["agent"]: r["rating"] for r in results["ratings"]["by_game"].get(name, {}).get("agents", [])}
         if "upset" in rules:
+            assert name in results["ratings"]["by_game"], f"{name} is not rated, so it has no upset"
             upset = by_id[picks[1]["id"]]
             won = {s.agent for s in upset.seats if s.won}
             lost = {s.agent for s in upset.seats} - won

@@ -159,17 +159,38 @@ def test_interval_text(entry, percent, expected):
     assert pages.fmt_ci(entry, percent) == expected
 
 
-def test_the_cross_game_table_ranks_only_agents_of_two_games_or_more(results):
+def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_played(results):
     rows = pages.leaderboard_rows(results, pages.agent_refs(results))
+    games = pages.rated_games(results)
+    assert games and "cost_sharing" not in games  # a cooperative game is not rated
     ranked = [r for r in rows if r["rank"]]
     others = [r for r in rows if not r["rank"]]
     assert rows == ranked + others and ranked and others
-    assert all(len(r["played"]) >= pages.MIN_GAMES_RANKED and r["rating"] for r in ranked)
-    assert all(len(r["played"]) < pages.MIN_GAMES_RANKED or not r["rating"] for r in others)
+    for r in ranked:
+        assert set(games) <= set(r["played"]) and r["rating"] and r["unranked"] is None
+        assert r["forfeit_rate"]["value"] <= pages.MAX_FORFEIT_RANKED
+    for r in others:  # each says why it has no rank
+        assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"])
     assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
     rated_rest = [r for r in others if r["rating"]]
     assert others == rated_rest + [r for r in others if not r["rating"]]
     assert [-r["rating"]["rating"] for r in rated_rest] == sorted(-r["rating"]["rating"] for r in rated_rest)
+
+
+def test_an_agent_of_mostly_forfeits_is_never_ranked_above_one_that_played():
+    agent = {"by_game": {"chameleon": 3}, "forfeit_rate": {"value": 0.9}}
+    rated = {"rating": 1200.0, "rating_ci": [1100.0, 1300.0]}
+    assert pages.why_unranked(agent, rated, ["chameleon"]) == "forfeited 90% of its games"
+    assert pages.why_unranked({**agent, "forfeit_rate": {"value": 0.1}}, rated, ["chameleon"]) is None
+    assert pages.why_unranked(agent, rated, ["chameleon", "werewolf"]) == "played 1 of the 2 rated games"
+
+
+def test_a_cooperative_game_is_ranked_by_its_seat_win_rate(results):
+    board = results["leaderboards"]["cost_sharing"]
+    ranks = pages.game_ranks(results, "cost_sharing")
+    by_rate = sorted((r for r in board["agents"] if r["win_rate"]), key=lambda r: -r["win_rate"]["value"])
+    assert [ranks[r["agent"]][0] for r in by_rate] == sorted(ranks[r["agent"]][0] for r in by_rate)
+    assert "cost_sharing" not in results["ratings"]["by_game"]
 
 
 @pytest.mark.parametrize("intervals, expected", [
@@ -186,6 +207,29 @@ def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
     assert pages.rank_ranges(rows) == expected
 
 
+def test_rank_ranges_count_as_a_comparison_of_every_pair_would():
+    import random
+
+    draw = random.Random(7)
+    rows = []
+    for i in range(300):
+        low = round(draw.uniform(800, 1200))  # whole numbers: ties between bounds are common
+        rows.append({"agent": f"a{i}", "rating": low + 5 + draw.random(), "rating_ci": [low, low + draw.choice([0, 10, 60])]})
+        if i % 7 == 0:
+            rows[-1]["owner"] = {"id": i, "label": f"@c{i}"}  # a contributor's row: placed among the maintainers'
+    rows.append({"agent": "no interval", "rating": 1000.0, "rating_ci": None})
+    rated = [r for r in rows if r["rating_ci"]]
+    ours = [r for r in rated if not r.get("owner")]
+    order = sorted(ours, key=lambda r: -r["rating"])
+    expected = {}
+    for r in rated:
+        others = [o for o in ours if o is not r]
+        place = order.index(r) + 1 if r in order else 1 + sum(1 for o in others if o["rating"] > r["rating"])
+        expected[r["agent"]] = (place, 1 + sum(1 for o in others if o["rating_ci"][0] > r["rating_ci"][1]),
+                                1 + sum(1 for o in others if o["rating_ci"][1] >= r["rating_ci"][0]))
+    assert pages.rank_ranges(rows) == expected
+
+
 def test_the_home_page_ranks_within_each_game_first(results):
     refs = pages.agent_refs(results)
     boards = pages.game_rankings(results, refs, pages.game_titles())
@@ -193,7 +237,9 @@ def test_the_home_page_ranks_within_each_game_first(results):
     for board in boards:
         ranked = [r for r in board["rows"] if r["rank"]]
         assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
-        assert [r["rating"]["rating"] for r in ranked] == sorted((r["rating"]["rating"] for r in ranked), reverse=True)
+        # by the game's rating, or a cooperative game's by the seat win rate (it has no rating)
+        measure = [r["win_rate"]["value"] if board["cooperative"] else r["rating"]["rating"] for r in ranked]
+        assert measure == sorted(measure, reverse=True) and board["ranked_by"]
         assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
         assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
         assert board["winning"]
@@ -464,6 +510,26 @@ def test_chameleon_heatmaps_are_chameleon_by_non_chameleon(results):
             assert all(len(row) == len(variant["non_chameleon"]) for row in z)
 
 
+def test_a_heatmap_draws_the_most_played_agents_when_there_are_too_many(results, monkeypatch):
+    refs = pages.agent_refs(results)
+    full = pages.chameleon_data(results, refs)
+    variant = max(full["variants"], key=lambda v: len(v["chameleon"]))
+    assert len(variant["chameleon"]) > 2 and variant["chameleon_total"] == len(variant["chameleon"])
+    monkeypatch.setattr(pages, "MAX_HEATMAP_AGENTS", 2)
+    cut = next(v for v in pages.chameleon_data(results, refs)["variants"] if v["key"] == variant["key"])
+    assert len(cut["chameleon"]) == 2 and cut["chameleon_total"] == len(variant["chameleon"])
+    assert all(len(cut["metrics"][m]["z"]) == 2 for m in pages.MATCHUP_METRICS)
+    games = {}
+    for cell in results["chameleon"]["matchups"]["cells"]:
+        if cell["key"] == variant["key"]:
+            label = pages._label_of(cell["chameleon"], results["chameleon"]["matchups"]["labels"], refs)
+            games[label] = games.get(label, 0) + cell["games"]
+    assert min(games[k] for k in cut["chameleon"]) >= max(v for k, v in games.items() if k not in cut["chameleon"])
+    assert cut["chameleon"] == [k for k in variant["chameleon"] if k in cut["chameleon"]]  # the order kept
+    page = pages.render(results).markdown["studies/chameleon.md"]
+    assert f"the 2 of {len(variant['chameleon'])} chameleon agents" in page
+
+
 # -- methodology -----------------------------------------------------------------------------
 
 REPO_DOCS = Path(pages.__file__).resolve().parents[1] / "docs"
@@ -538,6 +604,47 @@ def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
     assert any(not pages.drawable(e) for e in results["magic"]["agents"].values())
 
 
+def test_no_page_lists_every_agent(results):
+    """The nav holds no agent's page (MkDocs puts the nav on every page: N pages of N links), and
+    an agent's radar names only its default comparison (the others come from data/radar.json)."""
+    site = pages.render(results)
+    refs = pages.agent_refs(results)
+
+    def targets(entries):
+        for entry in entries:
+            for target in entry.values():
+                yield from targets(target) if isinstance(target, list) else [target]
+
+    in_nav = set(targets(site.nav))
+    assert "agents/index.md" in in_nav and not in_nav & {r.page for r in refs.values()}
+    assert {"Agents": [{"All agents": "agents/index.md"}]} in site.nav
+    index = site.markdown["agents/index.md"]
+    assert all(pages.href("agents/index.md", r.page) in index for r in refs.values())
+    for ref in refs.values():
+        page = site.markdown[ref.page]
+        others = [r for r in refs.values() if r is not ref and f'value="{r.slug}"' in page]
+        assert len(others) <= 1, ref.display
+        if others:  # the vanilla/enhanced counterpart, chosen at first
+            assert f'<option value="{others[0].slug}" selected>' in page
+
+
+def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
+    refs = pages.agent_refs(results)
+    key = next(iter(refs))
+    pair = copy.deepcopy(results)
+    drawn = [k for k in refs if k != key and pages.drawable(results["magic"]["agents"].get(k))]
+    pair["magic"]["comparisons"] = [{"vanilla": key, "enhanced": drawn[0], "design": "pgm", "metrics": {}}]
+    rows = pages.AgentRows.of(pair)
+    magic = pair["magic"]["agents"]
+
+    def default(agent):
+        return pages._default_comparison(agent, rows.comparisons.get(agent, []), magic, refs)
+
+    assert default(key) == refs[drawn[0]]
+    assert default(drawn[0]) == (refs[key] if pages.drawable(magic.get(key)) else None)
+    assert default(drawn[1]) is None
+
+
 def test_self_play_rows_are_marked_and_not_ranked(results):
     refs = pages.agent_refs(results)
     boards = {b["name"]: b for b in pages.game_rankings(results, refs, pages.game_titles())}
@@ -560,7 +667,10 @@ def test_the_game_chart_reads_the_leaderboards_entries(results):
     assert set(data) == set(results["leaderboards"])
     for name, bars in data.items():
         rows = {refs[r["agent"]].display: r for r in results["leaderboards"][name]["agents"] if r["win_rate"]}
-        assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (-rows[k]["win_rate"]["value"], k))
+        ranks = {refs[k].display: place for k, (place, _, _) in pages.game_ranks(results, name).items()}
+        # in the order of the game's table: by rank, then the unranked by win rate
+        assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (k not in ranks, ranks.get(k, 0),
+                                                                         -rows[k]["win_rate"]["value"], k))
         for bar in bars:
             entry = rows[bar["label"]]["win_rate"]
             assert (bar["value"], bar["ci"], bar["n"]) == (entry["value"], entry["ci"], entry["n"])

@@ -140,6 +140,59 @@ def test_radar_draws_the_polygon_overlays_a_comparison_and_follows_dark_mode(tab
     assert tab.eval_on_selector(text, "e => getComputedStyle(e).fill") == light
 
 
+def test_the_radar_offers_every_other_agent_from_the_chart_data(tab, base, site):
+    path = agent_page(site, "random")
+    served = (site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+    assert served.count("<option") <= 2  # nobody, and at most the default comparison: not every agent
+    tab.goto(base + path)
+    tab.wait_for_selector("#gn-radar-chart[data-gn-rendered]")
+    radar = json.loads((site / "data" / "radar.json").read_text(encoding="utf-8"))["agents"]
+    own = tab.get_attribute("#gn-radar-chart", "data-agent")
+    offered = tab.eval_on_selector_all("select[data-gn-compare] option", "os => os.map(o => [o.value, o.textContent])")
+    expected = sorted(((slug, a["label"]) for slug, a in radar.items() if slug != own), key=lambda p: (p[1], p[0]))
+    assert offered == [["", "nobody"]] + [list(pair) for pair in expected]
+
+
+def visible_agents(tab) -> list[str]:
+    return tab.eval_on_selector_all("#gn-agents tbody tr:not([hidden])", "rows => rows.map(r => r.textContent)")
+
+
+def test_the_agents_index_finds_agents_as_you_type(tab, base):
+    tab.goto(base + "/agents/")
+    tab.wait_for_selector("[data-gn-agent-search][data-gn-ready]:not([hidden])")
+    total = len(visible_agents(tab))
+    box = "[data-gn-agent-search] input[type=search]"
+    tab.fill(box, "Werewolf")
+    shown = visible_agents(tab)
+    assert 0 < len(shown) < total and all("werewolf" in row.lower() for row in shown)
+    assert tab.text_content("[data-gn-agent-search] [data-gn-count]") == f"{len(shown)} of {total} agents"
+    assert "find=Werewolf" in tab.url
+    tab.fill(box, "werewolf strategic")  # every word must be in the row
+    narrower = visible_agents(tab)
+    assert 0 < len(narrower) < len(shown) and all("strategic" in row.lower() for row in narrower)
+    tab.fill(box, "no agent is called this")
+    assert visible_agents(tab) == [] and tab.text_content("[data-gn-count]") == f"0 of {total} agents"
+    tab.fill(box, "")
+    assert len(visible_agents(tab)) == total and "find=" not in tab.url
+    tab.goto(base + "/agents/?find=random")
+    tab.wait_for_selector("[data-gn-agent-search][data-gn-ready]")
+    assert tab.input_value(box) == "random" and all("random" in r.lower() for r in visible_agents(tab))
+    # `?q=` would be the theme's: it opens the site search over the page.
+    assert not tab.is_checked("#__search")
+
+
+def test_without_javascript_the_agents_index_is_the_plain_list(browser, base):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(base + "/agents/")
+        assert tab.locator("[data-gn-agent-search]").is_hidden()  # a box that would do nothing is not shown
+        rows = tab.locator("#gn-agents tbody tr")
+        assert rows.count() > 10 and rows.count() == tab.locator("#gn-agents tbody tr:visible").count()
+    finally:
+        context.close()
+
+
 def test_chameleon_heatmaps_render(tab, base):
     tab.goto(base + "/studies/chameleon/")
     heatmaps = tab.locator("[data-gn-chart=heatmap]")

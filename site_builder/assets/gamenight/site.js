@@ -207,9 +207,33 @@
     };
   }
 
+  /* The agents to compare with come from the chart's data, not the page (a page listing every
+     agent would make N pages of N names): filled in once, by label, keeping the choice made. */
+  function fillCompare(select, data, own) {
+    if (!select || select.hasAttribute("data-gn-filled")) return;
+    select.setAttribute("data-gn-filled", "");
+    var chosen = select.value;
+    var slugs = Object.keys(data.agents).filter(function (slug) { return slug !== own; });
+    slugs.sort(function (a, b) {
+      var x = data.agents[a].label, y = data.agents[b].label;
+      return x < y ? -1 : x > y ? 1 : (a < b ? -1 : 1);
+    });
+    var options = document.createDocumentFragment();
+    var nobody = select.options[0];
+    slugs.forEach(function (slug) {
+      var option = document.createElement("option");
+      option.value = slug;
+      option.textContent = data.agents[slug].label;
+      options.appendChild(option);
+    });
+    select.replaceChildren(nobody, options);
+    select.value = chosen && data.agents[chosen] ? chosen : "";
+  }
+
   var BUILDERS = {
     radar: function (el, data) {
       var select = document.querySelector("select[data-gn-compare='" + el.id + "']");
+      fillCompare(select, data, el.getAttribute("data-agent"));
       var picks = [el.getAttribute("data-agent"), select ? select.value : ""];
       var traces = picks.filter(function (slug, i) { return slug && data.agents[slug] && picks.indexOf(slug) === i; })
         .map(function (slug) { return radarTrace(data.agents[slug], data.axes); });
