@@ -114,8 +114,20 @@ def _cache_location_help() -> str:
 @click.option("--only-mine", is_flag=True,
               help="Keep only finished games that a run on this machine wrote; stop with an error naming any "
                    "other game in the output folder.")
+@click.option("--suite", "suite_ref", metavar="NAME",
+              help="Play a ranked suite (its newest version; NAME-VERSION or a suite file's path also work) "
+                   "with --model in the candidate's seat, into replays/<suite>-<version>-<model label>/.")
+@click.option("--model", "model_ref", metavar="PROVIDER:MODEL[@URL]",
+              help="With --suite: the candidate, e.g. openai:gpt-4o-mini, "
+                   "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, or builtin:<reference> "
+                   "(a reference row of the suite; builtin:random).")
+@click.option("--stages", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="With --suite: play stages 1..N (those already played are kept).")
+@click.option("--price", "price_text", metavar="IN/OUT[/CACHED]",
+              help="With --suite: the model's USD per million input / output [/ cached input] tokens, "
+                   "e.g. 0.15/0.60/0.075, for the dry run and the totals.")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
-                cache_dir, no_cache, only_mine):
+                cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, price_text):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
@@ -126,7 +138,15 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     environment variables their tournament file names (docs/llm.md).
     """
     try:
-        if game_name:
+        if suite_ref or model_ref or price_text:
+            if tournament_file or game_name or count or seed is not None or roles or lineup or rules:
+                raise PlanError("--suite plays the suite's own deals: give no tournament file, --game, --games, "
+                                "--seed, --role, --lineup or --rule with it")
+            if not (suite_ref and model_ref):
+                raise PlanError("--suite and --model go together: gamenight run --suite ranked --model "
+                                "provider:model[@base_url]")
+            tournament = _suite_tournament(suite_ref, model_ref, stages, price_text, out)
+        elif game_name:
             if tournament_file:
                 raise PlanError("give either a tournament file or --game flags, not both")
             tournament = from_flags(name, game_name, roles, lineup, _parse_rules(rules),
@@ -143,7 +163,10 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     if dry_run:
-        _print_estimate(tournament)
+        if tournament.suite is not None:
+            _print_suite_estimate(tournament)
+        else:
+            _print_estimate(tournament)
         return
     out = out or Path("replays") / tournament.name
     plan = tournament.plan()
@@ -161,6 +184,96 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             click.echo(f"failed: {failure}", err=True)
         _print_provider_failures(summary)
         sys.exit(1)
+
+
+def _suite_tournament(suite_ref: str, model_ref: str, stages: int, price_text: str | None,
+                      out: Path | None) -> Tournament:
+    """Stages 1..N of a suite for the candidate `model_ref` (never fewer than the output folder's
+    plan already holds: a smaller --stages must not orphan games played before), with its price."""
+    from dataclasses import replace
+
+    from runner import suite as suites
+
+    chosen = suites.find(suite_ref)
+    who = suites.candidate(chosen, model_ref)
+    name = suites.tournament_name(chosen, who.label)
+    planned = _planned_stages(out or Path("replays") / name, name)
+    if planned > stages:
+        click.echo(f"the folder already plans stages 1..{planned} of this row; keeping them all", err=True)
+    tournament = suites.tournament_for(chosen, who, max(stages, planned))
+    if price_text:
+        models = {agent.spec["model"] for agent in tournament.llm_agents()}
+        if not models:
+            raise PlanError("--price: a built-in candidate costs nothing")
+        price = _price(price_text)
+        tournament = replace(tournament, prices={model: price for model in models})
+    return tournament
+
+
+def _planned_stages(out: Path, name: str) -> int:
+    """The stages the suite plan in `out` holds for tournament `name` (0 if none is there)."""
+    from runner import tomlfile
+    from runner.run import PLAN_FILE as RUN_PLAN
+
+    try:
+        raw = tomlfile.parse((out / RUN_PLAN).read_bytes(), 1024 * 1024)
+    except (OSError, tomlfile.TomlError):
+        return 0  # none, or unreadable: the run itself says why when it writes its plan
+    suite = raw.get("suite")
+    stages = suite.get("stages") if isinstance(suite, dict) and raw.get("name") == name else None
+    return stages if isinstance(stages, int) and not isinstance(stages, bool) and 0 < stages <= 1000 else 0
+
+
+def _price(text: str) -> Price:
+    """`IN/OUT[/CACHED]`: USD per million input, output and (optionally) cached input tokens."""
+    parts = text.split("/")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (2, 3) or any(not v >= 0 or v == float("inf") for v in values):
+        raise PlanError(f"--price {text!r}: give USD per million tokens as IN/OUT or IN/OUT/CACHED, e.g. 0.15/0.60")
+    return Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+def _print_suite_estimate(tournament: Tournament) -> None:
+    """The dry run of a suite: per stage, games, expected calls, tokens and cost of the candidate."""
+    assert tournament.suite is not None
+    try:
+        estimates = asyncio.run(estimate(tournament, sample=1))
+    except EstimateError as exc:
+        raise click.ClickException(str(exc)) from None
+    ref = tournament.suite
+    click.echo(f"dry run of {tournament.name}: stages 1..{ref.stages} of the suite {ref.name}-{ref.version} with "
+               f"{ref.model} in the candidate's seat; nothing is played and no API key is needed")
+    click.echo(f"{'stage':>5}  {'games':>6}{'calls':>10}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    by_stage: dict[int, tuple[int, dict[str, Estimate]]] = {}
+    for matchup, figures in zip(tournament.matchups, estimates):
+        assert matchup.deal is not None
+        games_, models = by_stage.setdefault(matchup.deal.stage, (0, {}))
+        for model, part in figures.models.items():
+            models.setdefault(model, Estimate()).add(part)
+        by_stage[matchup.deal.stage] = (games_ + figures.games, models)
+    everything: dict[str, Estimate] = {}
+    for stage, (games_, models) in sorted(by_stage.items()):
+        row = Estimate()
+        for model, part in models.items():
+            row.add(part)
+            everything.setdefault(model, Estimate()).add(part)
+        click.echo(f"{stage:>5}  {games_:>6,}{row.calls:>10,.0f}{row.input_tokens:>13,.0f}{row.output_tokens:>13,.0f}"
+                   f"{_estimate_cost(models, tournament.prices):>11}")
+    total = Estimate()
+    for part in everything.values():
+        total.add(part)
+    click.echo(f"{'total':>5}  {len(tournament.matchups):>6,}{total.calls:>10,.0f}{total.input_tokens:>13,.0f}"
+               f"{total.output_tokens:>13,.0f}{_estimate_cost(everything, tournament.prices):>11}")
+    if everything and not all(tournament.prices.get(m) for m in everything):
+        click.echo("(no price for the model: give --price IN/OUT, USD per million tokens)")
+    click.echo("\n" + textwrap.fill(
+        "Assumptions: every deal is dealt as it will be and played offline with random legal moves, the model "
+        "making the very calls of its design on its real prompts, every decision answered at the first attempt. "
+        f"Input tokens = prompt characters / {CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or "
+        "max_tokens if lower. See docs/llm.md.", width=100))
 
 
 def _print_provider_failures(summary: Summary) -> None:

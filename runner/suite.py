@@ -193,8 +193,8 @@ def from_dict(raw: Mapping[str, Any], where: str = "suite", text: str = "") -> S
 
 def _at(where: str, text: str, table: str) -> str:
     """`where` with the line of `[table]` in the file, when it can be found."""
-    pattern = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(re.escape(p) for p in table.split(".")) + r"\s*\]",
-                         re.MULTILINE)
+    pattern = re.compile(r"^[ \t]*\[[ \t]*" + r"[ \t]*\.[ \t]*".join(re.escape(p) for p in table.split("."))
+                         + r"[ \t]*\]", re.MULTILINE)
     found = pattern.search(text)
     return f"{where}:{text.count(chr(10), 0, found.start()) + 1}: {table}" if found else f"{where}: {table}"
 
@@ -318,6 +318,11 @@ def candidate(suite: Suite, model: str) -> Candidate:
             return Candidate(f"builtin-{name.replace('_', '-')}", {"*": agent})
         raise SuiteError(f"--model {model!r}: the suite {suite.name}-{suite.version} has no reference {name!r}; "
                          f"its references: {', '.join(sorted(suite.references)) or 'none'} (or builtin:random)")
+    from runner.tournament import PROVIDERS
+
+    if model.partition(":")[0] not in PROVIDERS:
+        raise SuiteError(f"--model {model!r}: name a model as provider:model[@base_url] (providers: "
+                         f"{', '.join(PROVIDERS)}), or a reference row as builtin:<reference>")
     agent = compact_model(model, "--model")
     return Candidate(agent.name, {"*": agent})
 
@@ -369,8 +374,11 @@ def plan_problems(tournament: Tournament) -> list[tuple[str, str]]:
         return [("suite", f"no suite {ref.name}-{ref.version} is shipped with gamenight (shipped: {known or 'none'})")]
     if not tournament.matchups:
         return [("matchups", "a suite's plan holds its deals")]
-    seated = {m.game: m.lineup[m.deal.seat] for m in tournament.matchups
-              if m.deal is not None and m.deal.seat < len(m.lineup)}
+    in_seat = [(m.game, m.lineup[m.deal.seat]) for m in tournament.matchups
+               if m.deal is not None and m.deal.seat < len(m.lineup)]
+    seated = dict(reversed(in_seat))  # each game's first deal's
+    if any(seated[game] != agent for game, agent in in_seat):
+        return [("matchups", "the candidate's seat holds the same agent in every deal of a game")]
     who, problem = _candidate_of(suite, ref.model, seated)
     if problem:
         return [problem]
