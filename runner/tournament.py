@@ -180,6 +180,15 @@ class PlannedGame:
     index: int
     seed: int
     game_id: str
+    suite: SuiteRef | None = None  # the tournament's, when it plays a suite
+
+    def suite_header(self) -> dict[str, Any] | None:
+        """The replay header's `suite` (format version 5) of a suite's deal; None for any other game."""
+        deal = self.matchup.deal
+        if self.suite is None or deal is None:
+            return None
+        return {"name": self.suite.name, "version": self.suite.version, "stage": deal.stage, "deal": deal.index,
+                "seat": deal.seat}
 
     def agent_for(self, seat: int, role: str) -> AgentSpec:
         """The agent that sits at `seat`, whose dealt role is `role`."""
@@ -295,7 +304,7 @@ class Tournament:
         key = matchup.key()
         for index in range(matchup.games):
             seed = derive_seed(self.seed, key, index) if matchup.seed is None else matchup.seed
-            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed))
+            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed), self.suite)
 
 
 def game_id(tournament: str, game: str, matchup_key: str, seed: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections import Counter
 from dataclasses import replace
@@ -271,3 +272,53 @@ def test_a_suite_plan_is_refused_past_its_limits(ranked):
     long = replace(suite.candidate(ranked, "builtin:random"), label="x" * 80)
     with pytest.raises(suite.SuiteError, match="too long"):
         suite.tournament_for(ranked, long, 1)
+
+
+# -- a suite's deal in its replay header (format version 5) --------------------------------------
+
+@pytest.fixture(scope="module")
+def reference_row(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Stage 1 of the reference row builtin:random, played with `gamenight run --suite`."""
+    from click.testing import CliRunner
+
+    from runner.cli import main
+
+    out = tmp_path_factory.mktemp("suite") / "ranked-1-builtin-random"
+    result = CliRunner().invoke(main, ["run", "--suite", "ranked", "--model", "builtin:random", "--out", str(out),
+                                       "--no-cache", "--cache-dir", str(out.parent / "cache")])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _lone(reference_row: Path, game: str, change=None) -> list:
+    from runner.replay.format import encode
+    from runner.replay.validate import check_bytes
+
+    path = next(reference_row.glob(f"*-{game}-*.jsonl"))
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    if change:
+        change(records[0])
+    return check_bytes(str(path), encode(records)).problems  # without its plan: the header alone
+
+
+def test_a_suite_games_header_names_its_deal_and_is_checked_against_the_suite(reference_row):
+    plan = tomllib.loads((reference_row / "tournament.toml").read_text(encoding="utf-8"))
+    by_seed = {m["seed"]: m for m in plan["matchups"]}
+    for path in reference_row.glob("*.jsonl"):
+        header = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        deal = by_seed[header["seed"]]["deal"]
+        assert header["version"] == 5
+        assert header["suite"] == {"name": "ranked", "version": 1, "stage": 1, "deal": deal["index"],
+                                   "seat": deal["seat"]}
+    assert _lone(reference_row, "werewolf") == []
+
+
+@pytest.mark.parametrize("change, field, message", [
+    (lambda h: h["suite"].update(seat=(h["suite"]["seat"] + 1) % 8), "suite.seat", "has"),
+    (lambda h: h["suite"].update(stage=2), "suite.stage", "in the suite ranked-1 has 1 here"),
+    (lambda h: h["suite"].update(version=7), "suite", "no suite ranked-7 is shipped"),
+    (lambda h: h.update(version=4), "suite", "needs replay format version 5; this file says version 4"),
+])
+def test_a_header_that_is_not_its_suite_deal_is_refused(reference_row, change, field, message):
+    problems = _lone(reference_row, "werewolf", change)
+    assert any(p.field == field and message in p.message for p in problems), problems
