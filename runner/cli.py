@@ -121,13 +121,20 @@ def _cache_location_help() -> str:
               help="With --suite: the candidate, e.g. openai:gpt-4o-mini, "
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, or builtin:<reference> "
                    "(a reference row of the suite; builtin:random).")
-@click.option("--stages", type=click.IntRange(1, 1000), default=1, show_default=True,
-              help="With --suite: play stages 1..N (those already played are kept).")
+@click.option("--stages", type=click.IntRange(1, 1000),
+              help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
+                   "--until-width or --budget, the most stages to play, default 1000].")
+@click.option("--until-width", "until_width", type=click.FloatRange(0, 1, min_open=True),
+              help="With --suite: play stage after stage until the 95%% interval of the model's win rate over "
+                   "its suite games is narrower than this (stages are never cut; --stages caps them).")
+@click.option("--budget", type=click.FloatRange(0, min_open=True), metavar="USD",
+              help="With --suite and --price: play stage after stage while the next stage (priced like the last "
+                   "one played, the first by the dry run) stays within this many USD spent by this command.")
 @click.option("--price", "price_text", metavar="IN/OUT[/CACHED]",
               help="With --suite: the model's USD per million input / output [/ cached input] tokens, "
                    "e.g. 0.15/0.60/0.075, for the dry run and the totals.")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
-                cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, price_text):
+                cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, until_width, budget, price_text):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
@@ -138,14 +145,20 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     environment variables their tournament file names (docs/llm.md).
     """
     try:
-        if suite_ref or model_ref or price_text:
+        stepping = until_width is not None or budget is not None
+        if suite_ref or model_ref or price_text or stepping or stages is not None:
             if tournament_file or game_name or count or seed is not None or roles or lineup or rules:
                 raise PlanError("--suite plays the suite's own deals: give no tournament file, --game, --games, "
                                 "--seed, --role, --lineup or --rule with it")
             if not (suite_ref and model_ref):
                 raise PlanError("--suite and --model go together: gamenight run --suite ranked --model "
                                 "provider:model[@base_url]")
-            tournament = _suite_tournament(suite_ref, model_ref, stages, price_text, out)
+            if stepping and dry_run:
+                raise PlanError("--until-width and --budget play until a stage boundary; --dry-run prices "
+                                "stages 1..--stages instead")
+            tournament = _suite_tournament(suite_ref, model_ref, 1 if stepping else stages or 1, price_text, out)
+            if budget is not None and not tournament.prices:
+                raise PlanError("--budget needs the model's --price IN/OUT (a built-in candidate costs nothing)")
         elif game_name:
             if tournament_file:
                 raise PlanError("give either a tournament file or --game flags, not both")
@@ -169,6 +182,10 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             _print_estimate(tournament)
         return
     out = out or Path("replays") / tournament.name
+    if tournament.suite is not None and (until_width is not None or budget is not None):
+        _play_until(tournament, out, parallel, cache_dir, no_cache, only_mine, suite_ref, model_ref,
+                    stages or 1000, until_width, budget)
+        return
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
     record = cache_dir or default_cache_dir()
@@ -274,6 +291,71 @@ def _print_suite_estimate(tournament: Tournament) -> None:
         "making the very calls of its design on its real prompts, every decision answered at the first attempt. "
         f"Input tokens = prompt characters / {CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or "
         "max_tokens if lower. See docs/llm.md.", width=100))
+
+
+def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | None, no_cache: bool,
+                only_mine: bool, suite_ref: str, model_ref: str, most: int, until_width: float | None,
+                budget: float | None) -> None:
+    """Play a suite row stage after stage (each a run of stages 1..k, which plays only stage k's
+    new games) until the win rate's interval is narrower than `until_width`, the next stage would
+    pass `budget`, or `most` stages are planned; it stops at stage boundaries only."""
+    from dataclasses import replace
+
+    from runner import suite as suites
+
+    chosen = suites.find(suite_ref)
+    who = suites.candidate(chosen, model_ref)
+    record = cache_dir or default_cache_dir()
+    spent = last_stage = 0.0
+    stage = first.suite.stages if first.suite else 1  # a folder's plan may hold more stages already
+    while True:
+        tournament = replace(suites.tournament_for(chosen, who, stage), prices=first.prices)
+        if budget is not None and not last_stage:  # no stage played yet: its price is the dry run's
+            last_stage = _estimated_stage_cost(tournament, stage)
+            if spent + last_stage > budget:
+                click.echo(f"stopped: stage {stage} (about USD {last_stage:,.2f} by the dry run) would pass the "
+                           f"budget of USD {budget:,.2f}")
+                return
+        try:
+            summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(tournament.matchups),
+                                                     None if no_cache else record, record, only_mine))
+        except CannotStart as exc:
+            raise click.ClickException(f"cannot start: {exc}") from None
+        _print_usage(summary.usage, tournament.prices, summary.spent)
+        if not summary.ok:
+            for failure in summary.failures:
+                click.echo(f"failed: {failure}", err=True)
+            _print_provider_failures(summary)
+            sys.exit(1)
+        cost = sum(u.cost(tournament.prices.get(m)) or 0.0 for m, u in summary.usage.items())
+        spent += cost
+        last_stage = cost or last_stage  # the stage just played, or (all of it kept) the last price known
+        now = suites.standing(out, tournament.name)
+        click.echo(f"stage {stage}: {now.games} games, the model won {now.wins} "
+                   f"(95% interval of its win rate {now.low:.3f} to {now.high:.3f}, width {now.width:.3f}); "
+                   f"spent by this command: USD {spent:,.2f}")
+        if until_width is not None and now.width < until_width:
+            click.echo(f"stopped: the interval is narrower than {until_width:g}")
+            return
+        if budget is not None and spent + last_stage > budget:
+            click.echo(f"stopped: another stage (about USD {last_stage:,.2f}) would pass the budget of USD {budget:,.2f}")
+            return
+        if stage >= most:
+            click.echo(f"stopped: stage {most} (--stages) is played")
+            return
+        stage += 1
+
+
+def _estimated_stage_cost(tournament: Tournament, stage: int) -> float:
+    """The dry run's USD of one stage of a suite tournament."""
+    from runner.run import estimate_matchup
+
+    total = 0.0
+    for position, matchup in enumerate(tournament.matchups):
+        if matchup.deal is not None and matchup.deal.stage == stage:
+            figures = asyncio.run(estimate_matchup(tournament, position, sample=1))
+            total += sum(part.cost(tournament.prices.get(model)) or 0.0 for model, part in figures.models.items())
+    return total
 
 
 def _print_provider_failures(summary: Summary) -> None:

@@ -451,3 +451,59 @@ def _matchup_difference(mine: Matchup, theirs: Matchup) -> tuple[str, str] | Non
             return f"lineup[{seat}]", (f"the suite seats {b.name!r} here" + (" (its candidate's seat is "
                                        f"{theirs.deal.seat})" if seat != theirs.deal.seat else ""))
     return None
+
+
+# -- how well a row is measured so far: the stopping rule of --until-width --------------------
+
+#: The normal quantile of a 95% interval.
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The candidate's wins over the suite games in a folder, with a 95% Wilson interval of its
+    win rate: a simple, runner-side measure of how well a row is known (the board's rating, fitted
+    by the scorer against the reference rows, is not computed here: runner/ never imports it)."""
+
+    games: int
+    wins: int
+    low: float
+    high: float
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+
+def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (0..1 with no games)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * ((p * (1 - p) / games + z * z / (4 * games * games)) ** 0.5) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def standing(out: Path, tournament: str) -> Standing:
+    """The candidate's standing from the replays of `tournament` in `out`: a game counts a win when
+    the candidate's seat (the header's `suite.seat`) is among the outcome's winners."""
+    import json
+
+    games_, wins = 0, 0
+    for path in sorted(out.glob("*.jsonl")):
+        header, outcome = None, None
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:  # a damaged file: `gamenight validate` says what is wrong with it
+                break
+            if isinstance(record, dict) and record.get("type") == "header":
+                header = record
+            elif isinstance(record, dict) and record.get("type") == "outcome":
+                outcome = record
+        if not header or not outcome or header.get("tournament") != tournament or "suite" not in header:
+            continue
+        games_ += 1
+        wins += header["suite"]["seat"] in outcome.get("winners", ())
+    return Standing(games_, wins, *wilson(wins, games_))

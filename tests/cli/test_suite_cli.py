@@ -110,3 +110,55 @@ def test_bad_suite_flags_get_one_clear_line(tmp_path, args, message):
     result = invoke("run", *args, "--out", str(tmp_path / "x"), "--dry-run")
     assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
     assert not (tmp_path / "x").exists()
+
+
+def test_until_width_plays_stage_after_stage_and_stops_at_a_boundary(tmp_path):
+    out = tmp_path / "row"
+    result = invoke("run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(out),
+                    "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.35")
+    assert result.exit_code == 0, result.output
+    widths = [float(w) for w in re.findall(r"width (\d\.\d+)\)", result.output)]
+    assert len(widths) >= 2 and widths[-1] < 0.35 <= min(widths[:-1])
+    assert "stopped: the interval is narrower than 0.35" in result.output
+    assert len(list(out.glob("*.jsonl"))) == 23 * len(widths)  # whole stages only
+    plan = tomllib.loads((out / "tournament.toml").read_text(encoding="utf-8"))
+    assert plan["suite"]["stages"] == len(widths)
+    capped = invoke("run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(tmp_path / "capped"),
+                    "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.01", "--stages", "2")
+    assert capped.exit_code == 0 and "stopped: stage 2 (--stages) is played" in capped.output
+    assert len(list((tmp_path / "capped").glob("*.jsonl"))) == 46
+
+
+def test_a_budget_stops_before_the_stage_that_would_pass_it(tmp_path):
+    out = tmp_path / "row"
+    dry = invoke("run", "--suite", "ranked", "--model", "openai_compatible:test-model@http://127.0.0.1:9/v1",
+                 "--price", "1/1", "--dry-run", env={})
+    estimate = float(next(line.split()[-1] for line in dry.output.splitlines() if line.strip().startswith("1 ")))
+    budget = round(estimate * 1.5, 4)  # room for stage 1 by the dry run, not for many more
+    with FakeOpenAI(legal_reply) as server:
+        model = f"openai_compatible:test-model@{server.base_url}"
+        result = invoke("run", "--suite", "ranked", "--model", model, "--out", str(out), "--no-cache",
+                        "--cache-dir", str(tmp_path / "cache"), "--price", "1/1", "--budget", str(budget))
+    assert result.exit_code == 0, result.output
+    spent = [float(x) for x in re.findall(r"spent by this command: USD ([\d.]+)", result.output)]
+    stages = len(spent)
+    assert stages >= 1 and len(list(out.glob("*.jsonl"))) == 23 * stages  # whole stages only
+    last = spent[-1] - (spent[-2] if stages > 1 else 0.0)
+    assert spent[-1] + last > budget and "would pass the budget" in result.output
+
+
+def test_a_budget_needs_a_price(tmp_path):
+    result = invoke("run", "--suite", "ranked", "--model", "openai:gpt-4o", "--budget", "5", "--out",
+                    str(tmp_path / "x"))
+    assert result.exit_code == 1 and "--budget needs the model's --price IN/OUT" in result.output
+    result = invoke("run", "--suite", "ranked", "--model", "openai:gpt-4o", "--until-width", "0.1", "--dry-run")
+    assert result.exit_code == 1 and "--dry-run prices stages 1..--stages instead" in result.output
+
+
+def test_a_budget_too_small_for_one_stage_plays_nothing(tmp_path):
+    result = invoke("run", "--suite", "ranked", "--model", "openai:gpt-4o", "--price", "1000/1000", "--budget",
+                    "0.5", "--out", str(tmp_path / "x"), env={})
+    assert result.exit_code == 0, result.output
+    assert re.search(r"stopped: stage 1 \(about USD [\d,.]+ by the dry run\) would pass the budget of USD 0.50",
+                     result.output)
+    assert not list((tmp_path / "x").glob("*.jsonl"))
