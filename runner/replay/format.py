@@ -20,8 +20,8 @@ import orjson
 FORMAT_NAME = "gamenight.replay"
 #: The newest format version. A writer records the lowest version whose fields the replay uses,
 #: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 4
-FORMAT_VERSIONS = (1, 2, 3, 4)
+FORMAT_VERSION = 5
+FORMAT_VERSIONS = (1, 2, 3, 4, 5)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
@@ -682,9 +682,18 @@ def version_4_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
             yield i, key, f"the judge field {key!r}"
 
 
+def version_5_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-5 field in a replay's records."""
+    for i, data in enumerate(records):
+        if data.get("type") == "header" and "suite" in data:
+            yield i, "suite", "the header field 'suite' (a game of a ranked suite)"
+
+
 def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
     """The lowest format version that can hold these records."""
     records = list(records)
+    if next(version_5_uses(records), None) is not None:
+        return 5
     if next(version_4_uses(records), None) is not None:
         return 4
     if next(version_3_uses(records), None) is not None:
