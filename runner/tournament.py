@@ -454,8 +454,9 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
               "max_tokens": max_tokens, "seed": seed, "design": design,
               "design_params": _plain(design_params), **_llm_options(spec, here)}
     access = {"api_key_env": _key_variable(spec.get("api_key_env"), f"{here}.api_key_env"),
-              "timeout_s": _optional_number(spec.get("timeout_s"), f"{here}.timeout_s", 0.001, 3600.0),
-              "prompt_cache": _optional_bool(spec.get("prompt_cache"), f"{here}.prompt_cache")}
+              "timeout_s": _optional_number(spec.get("timeout_s"), f"{here}.timeout_s", 0.001, 3600.0)}
+    if spec.get("prompt_cache") is not None:
+        access["prompt_cache"] = _optional_bool(spec["prompt_cache"], f"{here}.prompt_cache")
     agent = AgentSpec(name, played, access)
     from runner.llm.connections import check_settings  # what the provider layer would refuse at run time
 

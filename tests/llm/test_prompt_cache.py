@@ -255,3 +255,26 @@ def test_the_dry_run_estimates_cache_use_and_both_costs(monkeypatch):
     assert part.input_tokens == uncached.input_tokens  # the same prompts, billed differently
     price = Price(3.0, 15.0, 0.3)
     assert part.cost(price) < part.cost(price, caching=False) == pytest.approx(uncached.cost(price))
+
+
+# -- the judge: ten questions of a game share its rules and whole dialog ------------------------------
+
+def test_the_judges_questions_read_the_game_they_share_from_the_cache(tmp_path):
+    from tests.llm.fakes import chat_messages
+    from tests.llm.test_judge_ewavm import good_answer, judge, judge_lines, tournament_file, werewolf_replays
+
+    files = werewolf_replays(tmp_path / "r", count=1)
+    with FakeAnthropic(lambda body, n: good_answer(chat_messages(body)[-1]["content"]),
+                       cache_min_tokens=512) as server:  # a built-in game's dialog is short
+        toml = tournament_file(tmp_path, server.base_url)
+        toml.write_text(toml.read_text(encoding="utf-8").replace('provider = "openai_compatible"',
+                                                                  'provider = "anthropic"')
+                        .replace("temperature = 0.0\n", ""), encoding="utf-8")
+        result = judge(files[:1], toml, "--dimension", "engagement", "--dimension", "variation")
+    assert result.exit_code == 0, result.output
+    calls = [c for line in judge_lines(files[0]) for c in line["evidence"]["calls"]]
+    # The first question marks only the system prompt (too short to cache); the second writes what it
+    # shares with the first (the rules and the whole dialog), every later question reads it.
+    assert len(calls) == 4 and "cached_input_tokens" not in calls[0] and calls[1]["cache_write_input_tokens"] >= 512
+    assert all(c["cached_input_tokens"] >= calls[1]["cache_write_input_tokens"] for c in calls[2:])
+    assert check_file(files[0]).ok and json.loads(files[0].read_text().splitlines()[0])["version"] == 5
