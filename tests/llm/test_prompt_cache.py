@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -278,3 +277,11 @@ def test_the_judges_questions_read_the_game_they_share_from_the_cache(tmp_path):
     assert len(calls) == 4 and "cached_input_tokens" not in calls[0] and calls[1]["cache_write_input_tokens"] >= 512
     assert all(c["cached_input_tokens"] >= calls[1]["cache_write_input_tokens"] for c in calls[2:])
     assert check_file(files[0]).ok and json.loads(files[0].read_text().splitlines()[0])["version"] == 5
+
+
+def test_a_streamed_call_records_its_cache_use_too():
+    calls = conversation(3)
+    with FakeAnthropic(always("ANSWER: {}"), cache_min_tokens=150) as server:
+        done = complete_all(server, calls, max_tokens=9000)  # above 8,192: streamed
+    assert server.streamed == 3
+    assert done[0].cache_write_input_tokens and all(c.cached_input_tokens for c in done[1:])
