@@ -114,8 +114,27 @@ def _cache_location_help() -> str:
 @click.option("--only-mine", is_flag=True,
               help="Keep only finished games that a run on this machine wrote; stop with an error naming any "
                    "other game in the output folder.")
+@click.option("--suite", "suite_ref", metavar="NAME",
+              help="Play a ranked suite (its newest version; NAME-VERSION or a suite file's path also work) "
+                   "with --model in the candidate's seat, into replays/<suite>-<version>-<model label>/.")
+@click.option("--model", "model_ref", metavar="PROVIDER:MODEL[@URL]",
+              help="With --suite: the candidate, e.g. openai:gpt-4o-mini, "
+                   "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, or builtin:<reference> "
+                   "(a reference row of the suite; builtin:random).")
+@click.option("--stages", type=click.IntRange(1, 1000),
+              help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
+                   "--until-width or --budget, the most stages to play, default 1000].")
+@click.option("--until-width", "until_width", type=click.FloatRange(0, 1, min_open=True),
+              help="With --suite: play stage after stage until the 95%% interval of the model's win rate over "
+                   "its suite games is narrower than this (stages are never cut; --stages caps them).")
+@click.option("--budget", type=click.FloatRange(0, min_open=True), metavar="USD",
+              help="With --suite and --price: play stage after stage while the next stage (priced like the last "
+                   "one played, the first by the dry run) stays within this many USD spent by this command.")
+@click.option("--price", "price_text", metavar="IN/OUT[/CACHED]",
+              help="With --suite: the model's USD per million input / output [/ cached input] tokens, "
+                   "e.g. 0.15/0.60/0.075, for the dry run and the totals.")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
-                cache_dir, no_cache, only_mine):
+                cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, until_width, budget, price_text):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
@@ -126,7 +145,21 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     environment variables their tournament file names (docs/llm.md).
     """
     try:
-        if game_name:
+        stepping = until_width is not None or budget is not None
+        if suite_ref or model_ref or price_text or stepping or stages is not None:
+            if tournament_file or game_name or count or seed is not None or roles or lineup or rules:
+                raise PlanError("--suite plays the suite's own deals: give no tournament file, --game, --games, "
+                                "--seed, --role, --lineup or --rule with it")
+            if not (suite_ref and model_ref):
+                raise PlanError("--suite and --model go together: gamenight run --suite ranked --model "
+                                "provider:model[@base_url]")
+            if stepping and dry_run:
+                raise PlanError("--until-width and --budget play until a stage boundary; --dry-run prices "
+                                "stages 1..--stages instead")
+            tournament = _suite_tournament(suite_ref, model_ref, 1 if stepping else stages or 1, price_text, out)
+            if budget is not None and not tournament.prices:
+                raise PlanError("--budget needs the model's --price IN/OUT (a built-in candidate costs nothing)")
+        elif game_name:
             if tournament_file:
                 raise PlanError("give either a tournament file or --game flags, not both")
             tournament = from_flags(name, game_name, roles, lineup, _parse_rules(rules),
@@ -143,9 +176,16 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     if dry_run:
-        _print_estimate(tournament)
+        if tournament.suite is not None:
+            _print_suite_estimate(tournament)
+        else:
+            _print_estimate(tournament)
         return
     out = out or Path("replays") / tournament.name
+    if tournament.suite is not None and (until_width is not None or budget is not None):
+        _play_until(tournament, out, parallel, cache_dir, no_cache, only_mine, suite_ref, model_ref,
+                    stages or 1000, until_width, budget)
+        return
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
     record = cache_dir or default_cache_dir()
@@ -161,6 +201,161 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             click.echo(f"failed: {failure}", err=True)
         _print_provider_failures(summary)
         sys.exit(1)
+
+
+def _suite_tournament(suite_ref: str, model_ref: str, stages: int, price_text: str | None,
+                      out: Path | None) -> Tournament:
+    """Stages 1..N of a suite for the candidate `model_ref` (never fewer than the output folder's
+    plan already holds: a smaller --stages must not orphan games played before), with its price."""
+    from dataclasses import replace
+
+    from runner import suite as suites
+
+    chosen = suites.find(suite_ref)
+    who = suites.candidate(chosen, model_ref)
+    name = suites.tournament_name(chosen, who.label)
+    planned = _planned_stages(out or Path("replays") / name, name)
+    if planned > stages:
+        click.echo(f"the folder already plans stages 1..{planned} of this row; keeping them all", err=True)
+    tournament = suites.tournament_for(chosen, who, max(stages, planned))
+    if price_text:
+        models = {agent.spec["model"] for agent in tournament.llm_agents()}
+        if not models:
+            raise PlanError("--price: a built-in candidate costs nothing")
+        price = _price(price_text)
+        tournament = replace(tournament, prices={model: price for model in models})
+    return tournament
+
+
+def _planned_stages(out: Path, name: str) -> int:
+    """The stages the suite plan in `out` holds for tournament `name` (0 if none is there)."""
+    from runner import tomlfile
+    from runner.run import PLAN_FILE as RUN_PLAN
+
+    try:
+        raw = tomlfile.parse((out / RUN_PLAN).read_bytes(), 1024 * 1024)
+    except (OSError, tomlfile.TomlError):
+        return 0  # none, or unreadable: the run itself says why when it writes its plan
+    suite = raw.get("suite")
+    stages = suite.get("stages") if isinstance(suite, dict) and raw.get("name") == name else None
+    return stages if isinstance(stages, int) and not isinstance(stages, bool) and 0 < stages <= 1000 else 0
+
+
+def _price(text: str) -> Price:
+    """`IN/OUT[/CACHED]`: USD per million input, output and (optionally) cached input tokens."""
+    parts = text.split("/")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (2, 3) or any(not v >= 0 or v == float("inf") for v in values):
+        raise PlanError(f"--price {text!r}: give USD per million tokens as IN/OUT or IN/OUT/CACHED, e.g. 0.15/0.60")
+    return Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+def _print_suite_estimate(tournament: Tournament) -> None:
+    """The dry run of a suite: per stage, games, expected calls, tokens and cost of the candidate."""
+    assert tournament.suite is not None
+    try:
+        estimates = asyncio.run(estimate(tournament, sample=1))
+    except EstimateError as exc:
+        raise click.ClickException(str(exc)) from None
+    ref = tournament.suite
+    click.echo(f"dry run of {tournament.name}: stages 1..{ref.stages} of the suite {ref.name}-{ref.version} with "
+               f"{ref.model} in the candidate's seat; nothing is played and no API key is needed")
+    click.echo(f"{'stage':>5}  {'games':>6}{'calls':>10}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    by_stage: dict[int, tuple[int, dict[str, Estimate]]] = {}
+    for matchup, figures in zip(tournament.matchups, estimates):
+        assert matchup.deal is not None
+        games_, models = by_stage.setdefault(matchup.deal.stage, (0, {}))
+        for model, part in figures.models.items():
+            models.setdefault(model, Estimate()).add(part)
+        by_stage[matchup.deal.stage] = (games_ + figures.games, models)
+    everything: dict[str, Estimate] = {}
+    for stage, (games_, models) in sorted(by_stage.items()):
+        row = Estimate()
+        for model, part in models.items():
+            row.add(part)
+            everything.setdefault(model, Estimate()).add(part)
+        click.echo(f"{stage:>5}  {games_:>6,}{row.calls:>10,.0f}{row.input_tokens:>13,.0f}{row.output_tokens:>13,.0f}"
+                   f"{_estimate_cost(models, tournament.prices):>11}")
+    total = Estimate()
+    for part in everything.values():
+        total.add(part)
+    click.echo(f"{'total':>5}  {len(tournament.matchups):>6,}{total.calls:>10,.0f}{total.input_tokens:>13,.0f}"
+               f"{total.output_tokens:>13,.0f}{_estimate_cost(everything, tournament.prices):>11}")
+    if everything and not all(tournament.prices.get(m) for m in everything):
+        click.echo("(no price for the model: give --price IN/OUT, USD per million tokens)")
+    click.echo("\n" + textwrap.fill(
+        "Assumptions: every deal is dealt as it will be and played offline with random legal moves, the model "
+        "making the very calls of its design on its real prompts, every decision answered at the first attempt. "
+        f"Input tokens = prompt characters / {CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or "
+        "max_tokens if lower. See docs/llm.md.", width=100))
+
+
+def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | None, no_cache: bool,
+                only_mine: bool, suite_ref: str, model_ref: str, most: int, until_width: float | None,
+                budget: float | None) -> None:
+    """Play a suite row stage after stage (each a run of stages 1..k, which plays only stage k's
+    new games) until the win rate's interval is narrower than `until_width`, the next stage would
+    pass `budget`, or `most` stages are planned; it stops at stage boundaries only."""
+    from dataclasses import replace
+
+    from runner import suite as suites
+
+    chosen = suites.find(suite_ref)
+    who = suites.candidate(chosen, model_ref)
+    record = cache_dir or default_cache_dir()
+    spent = last_stage = 0.0
+    stage = first.suite.stages if first.suite else 1  # a folder's plan may hold more stages already
+    while True:
+        tournament = replace(suites.tournament_for(chosen, who, stage), prices=first.prices)
+        if budget is not None and not last_stage:  # no stage played yet: its price is the dry run's
+            last_stage = _estimated_stage_cost(tournament, stage)
+            if spent + last_stage > budget:
+                click.echo(f"stopped: stage {stage} (about USD {last_stage:,.2f} by the dry run) would pass the "
+                           f"budget of USD {budget:,.2f}")
+                return
+        try:
+            summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(tournament.matchups),
+                                                     None if no_cache else record, record, only_mine))
+        except CannotStart as exc:
+            raise click.ClickException(f"cannot start: {exc}") from None
+        _print_usage(summary.usage, tournament.prices, summary.spent)
+        if not summary.ok:
+            for failure in summary.failures:
+                click.echo(f"failed: {failure}", err=True)
+            _print_provider_failures(summary)
+            sys.exit(1)
+        cost = sum(u.cost(tournament.prices.get(m)) or 0.0 for m, u in summary.usage.items())
+        spent += cost
+        last_stage = cost or last_stage  # the stage just played, or (all of it kept) the last price known
+        now = suites.standing(out, tournament.name)
+        click.echo(f"stage {stage}: {now.games} games, the model won {now.wins} "
+                   f"(95% interval of its win rate {now.low:.3f} to {now.high:.3f}, width {now.width:.3f}); "
+                   f"spent by this command: USD {spent:,.2f}")
+        if until_width is not None and now.width < until_width:
+            click.echo(f"stopped: the interval is narrower than {until_width:g}")
+            return
+        if budget is not None and spent + last_stage > budget:
+            click.echo(f"stopped: another stage (about USD {last_stage:,.2f}) would pass the budget of USD {budget:,.2f}")
+            return
+        if stage >= most:
+            click.echo(f"stopped: stage {most} (--stages) is played")
+            return
+        stage += 1
+
+
+def _estimated_stage_cost(tournament: Tournament, stage: int) -> float:
+    """The dry run's USD of one stage of a suite tournament."""
+    from runner.run import estimate_matchup
+
+    total = 0.0
+    for position, matchup in enumerate(tournament.matchups):
+        if matchup.deal is not None and matchup.deal.stage == stage:
+            figures = asyncio.run(estimate_matchup(tournament, position, sample=1))
+            total += sum(part.cost(tournament.prices.get(model)) or 0.0 for model, part in figures.models.items())
+    return total
 
 
 def _print_provider_failures(summary: Summary) -> None:

@@ -32,14 +32,16 @@ class Seating:
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
                *, seed: int, tournament: str, created: str, game_id: str | None = None, matchup: str | None = None,
                max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True,
-               watch: Callable[[State], None] | None = None) -> list[dict[str, Any]]:
+               watch: Callable[[State], None] | None = None, suite: Mapping[str, Any] | None = None
+               ) -> list[dict[str, Any]]:
     """Play to the end and return the replay records: header, events and probes, outcome.
 
     `watch`, if given, is called with the state at the start and after every change of it (the
     play server shows each person what their seat now sees as it happens).
 
     A planned game passes its id and matchup (runner/tournament.py); a game played on its own is
-    named as the one game of a lineup of its seats, so its id follows from it like any other.
+    named as the one game of a lineup of its seats, so its id follows from it like any other. A
+    deal of a ranked suite passes `suite` (name, version, stage, deal, seat), recorded in the header.
     """
     state = game.start(params, setup)
     header = {
@@ -51,6 +53,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
         "setup": dict(setup), "max_attempts": max_attempts,
         "provenance": {"runner": "gamenight", "runner_version": __version__, "created": created},
     }
+    if suite is not None:
+        header["suite"] = dict(suite)
     if game_id is None or matchup is None:
         from runner.replay.identity import expected_ids  # it reads the planner, which reads this module
 

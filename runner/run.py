@@ -222,7 +222,7 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
     seating = Seating(agents, game.seat_names(params, setup), roles)
     return await play(game, params, setup, seating, seed=planned.seed, game_id=planned.game_id,
                       tournament=planned.tournament, matchup=matchup.label, created=created,
-                      max_attempts=max_attempts, probes=probes)
+                      max_attempts=max_attempts, probes=probes, suite=planned.suite_header())
 
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,

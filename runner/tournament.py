@@ -23,8 +23,13 @@ from runner.play import DEFAULT_MAX_ATTEMPTS
 from runner.seeds import rng_for
 
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices"}
-MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup", "seats"}
+TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices", "suite"}
+MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup", "seats", "seed", "deal"}
+#: Keys of a plan's `suite` table (a suite's tournament, runner/suite.py) and of a matchup's `deal` table.
+SUITE_KEYS = ("name", "version", "stages", "model")
+DEAL_KEYS = ("stage", "index", "seat")
+#: Largest game seed a matchup may give itself (derived seeds are 60-bit; replays hold 63-bit ones).
+MAX_GAME_SEED = 2**63 - 1
 #: A lineup's `seats` rule: "dealt" deals the lineup's agents to the seats afresh each game, by a
 #: shuffle drawn from the game's seed (`dealt_seats`); without it a lineup is rotated by one seat a
 #: game, or, holding a person, kept in seat order (a person's practice game: they chose the seat).
@@ -115,6 +120,27 @@ class AgentSpec:
 
 
 @dataclass(frozen=True)
+class SuiteDeal:
+    """Where a matchup stands in a suite (runner/suite.py): its stage, the deal's index among the
+    game's deals of the suite, and the seat the candidate plays in it."""
+
+    stage: int
+    index: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class SuiteRef:
+    """The suite a tournament plays (its `suite` table): the suite's name and version, how many of
+    its stages the plan holds (stages 1..`stages`) and the label of the model in the candidate's seat."""
+
+    name: str
+    version: int
+    stages: int
+    model: str
+
+
+@dataclass(frozen=True)
 class Matchup:
     """One pairing of agents for one game, played `games` times."""
 
@@ -124,6 +150,10 @@ class Matchup:
     roles: Mapping[str, AgentSpec] = field(default_factory=dict)
     lineup: Sequence[AgentSpec] = ()
     seats: str | None = None  # a SEAT_RULES rule of a lineup, or None
+    #: The game's own seed (a one-game matchup: a suite's deal, the same for every model), instead
+    #: of one derived from the tournament's seed and the matchup (which names its agents).
+    seed: int | None = None
+    deal: SuiteDeal | None = None  # set in a suite's tournament
 
     @property
     def label(self) -> str:
@@ -153,6 +183,15 @@ class PlannedGame:
     index: int
     seed: int
     game_id: str
+    suite: SuiteRef | None = None  # the tournament's, when it plays a suite
+
+    def suite_header(self) -> dict[str, Any] | None:
+        """The replay header's `suite` (format version 5) of a suite's deal; None for any other game."""
+        deal = self.matchup.deal
+        if self.suite is None or deal is None:
+            return None
+        return {"name": self.suite.name, "version": self.suite.version, "stage": deal.stage, "deal": deal.index,
+                "seat": deal.seat}
 
     def agent_for(self, seat: int, role: str) -> AgentSpec:
         """The agent that sits at `seat`, whose dealt role is `role`."""
@@ -210,6 +249,7 @@ class Tournament:
     #: `[providers.<name>]` limit tables, checked, as keyword arguments of ProviderLimits.
     providers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prices: Mapping[str, Price] = field(default_factory=dict)
+    suite: SuiteRef | None = None
 
     def plan_file(self, note: str | None = None) -> str:
         """The tournament as a TOML file that plans exactly the same games (the same seeds and ids),
@@ -233,6 +273,10 @@ class Tournament:
         matchups = []
         for matchup in self.matchups:
             table: dict[str, Any] = {"game": matchup.game, "rules": dict(matchup.rules), "games": matchup.games}
+            if matchup.seed is not None:
+                table["seed"] = matchup.seed
+            if matchup.deal is not None:
+                table["deal"] = {"stage": matchup.deal.stage, "index": matchup.deal.index, "seat": matchup.deal.seat}
             if matchup.lineup:
                 table["lineup"] = [a.name for a in matchup.lineup]
                 if matchup.seats is not None:
@@ -243,7 +287,11 @@ class Tournament:
         raw: dict[str, Any] = {"name": self.name, "seed": self.seed}
         if self.created is not None:
             raw["created"] = self.created
-        raw.update(max_attempts=self.max_attempts, probes=self.probes, agents=agents, matchups=matchups)
+        raw.update(max_attempts=self.max_attempts, probes=self.probes)
+        if self.suite is not None:
+            raw["suite"] = {"name": self.suite.name, "version": self.suite.version, "stages": self.suite.stages,
+                            "model": self.suite.model}
+        raw.update(agents=agents, matchups=matchups)
         return (note or "# The plan of this folder's games, written by gamenight run: `gamenight run` on this file "
                         "plays\n# them again with the same seeds and game ids (add api_key_env to the model tables).\n"
                 ) + tomli_w.dumps(raw)
@@ -266,8 +314,8 @@ class Tournament:
         matchup = self.matchups[position]
         key = matchup.key()
         for index in range(matchup.games):
-            seed = derive_seed(self.seed, key, index)
-            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed))
+            seed = derive_seed(self.seed, key, index) if matchup.seed is None else matchup.seed
+            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed), self.suite)
 
 
 def game_id(tournament: str, game: str, matchup_key: str, seed: int) -> str:
@@ -332,7 +380,55 @@ def from_dict(raw: Mapping[str, Any], where: str = "tournament", *, matchups_req
     if not isinstance(matchups_raw, list) or (matchups_required and not matchups_raw):
         raise PlanError(f"{where}: matchups: needs at least one [[matchups]] table")
     matchups = [_matchup(m, agents, f"{where}: matchups[{i}]") for i, m in enumerate(matchups_raw)]
-    return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices)
+    suite = _suite_ref(raw["suite"], f"{where}: suite") if "suite" in raw else None
+    _check_deals(matchups, suite, where)
+    return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices, suite)
+
+
+def _suite_ref(raw: Any, here: str) -> SuiteRef:
+    """A plan's `suite` table: which suite it plays, how many stages, for which model."""
+    if not isinstance(raw, Mapping) or set(raw) != set(SUITE_KEYS):
+        raise PlanError(f"{here}: must be a table of {', '.join(SUITE_KEYS)} (written by `gamenight run --suite`)")
+    if not isinstance(raw["name"], str) or not SLUG.match(raw["name"]):
+        raise PlanError(f"{here}.name: must be a suite's name, got {_shown(raw['name'])}")
+    if not isinstance(raw["model"], str) or not SLUG.match(raw["model"]):
+        raise PlanError(f"{here}.model: must be a model label (a slug), got {_shown(raw['model'])}")
+    for key in ("version", "stages"):
+        if not is_int(raw[key]) or not 1 <= raw[key] <= 100_000:
+            raise PlanError(f"{here}.{key}: must be a whole number from 1 to 100000, got {_shown(raw[key])}")
+    return SuiteRef(raw["name"], raw["version"], raw["stages"], raw["model"])
+
+
+def _check_deals(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str) -> None:
+    """A suite's plan gives every matchup its deal, and only a suite's plan does; no two matchups
+    with their own seeds plan the same game (one deal, one game id)."""
+    seen: dict[str, int] = {}
+    for i, matchup in enumerate(matchups):
+        here = f"{where}: matchups[{i}]"
+        if (matchup.deal is None) != (suite is None):
+            raise PlanError(f"{here}: deal: " + ("every matchup of a suite's plan gives its deal"
+                                                  if suite is not None else "a deal belongs to a suite's plan "
+                                                  "(a top-level suite table, written by `gamenight run --suite`)"))
+        if matchup.deal is not None:
+            assert suite is not None
+            if matchup.seed is None:
+                raise PlanError(f"{here}: seed: a suite's deal gives its game's seed")
+            if matchup.deal.stage > suite.stages:
+                raise PlanError(f"{here}: deal.stage: {matchup.deal.stage} is past the plan's "
+                                f"{suite.stages} stage(s) (suite.stages)")
+            if not matchup.lineup or matchup.seats is not None or matchup.deal.seat >= len(matchup.lineup):
+                raise PlanError(f"{here}: deal.seat: a suite's deal seats its agents by a lineup in seat order, "
+                                "the candidate at deal.seat")
+        if matchup.seed is not None:
+            key = f"{matchup.key()}\n{matchup.seed}"
+            if key in seen:
+                raise PlanError(f"{here}: seed: matchups[{seen[key]}] plans the same game (same agents, same seed)")
+            seen[key] = i
+
+
+def agents_table(raw: Any, where: str) -> dict[str, AgentSpec]:
+    """The `[agents]` tables of a file (a tournament's or a suite's), checked."""
+    return _agents(raw, where)
 
 
 def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
@@ -703,6 +799,11 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
     count = raw.get("games", 1)
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 100_000:
         raise PlanError(f"{where}: games: must be an integer from 1 to 100000")
+    own_seed = raw.get("seed")
+    if own_seed is not None and (not is_int(own_seed) or not 0 <= own_seed <= MAX_GAME_SEED or count != 1):
+        raise PlanError(f"{where}: seed: a matchup's own seed is a whole number from 0 to {MAX_GAME_SEED:,} "
+                        "and plays one game (games = 1)")
+    deal = _deal(raw["deal"], f"{where}: deal") if "deal" in raw else None
     if ("roles" in raw) == ("lineup" in raw):
         raise PlanError(f"{where}: give either roles = {{role = agent}} or lineup = [agents by seat]")
     seats = raw.get("seats")
@@ -716,7 +817,7 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
         lineup = [resolve_agent(a, agents, f"{where}: lineup[{i}]") for i, a in enumerate(lineup_raw)]
         for i, agent in enumerate(lineup):
             _check_plays(agent, game.name, rules, f"{where}: lineup[{i}]")
-        return Matchup(game.name, rules, count, lineup=lineup, seats=seats)
+        return Matchup(game.name, rules, count, lineup=lineup, seats=seats, seed=own_seed, deal=deal)
     roles_raw = raw["roles"]
     if not isinstance(roles_raw, Mapping):
         raise PlanError(f"{where}: roles: must map roles to agents")
@@ -730,7 +831,16 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
     roles = {r: resolve_agent(a, agents, f"{where}: roles.{r}") for r, a in roles_raw.items()}
     for role, agent in roles.items():
         _check_plays(agent, game.name, rules, f"{where}: roles.{role}")
-    return Matchup(game.name, rules, count, roles=roles)
+    return Matchup(game.name, rules, count, roles=roles, seed=own_seed, deal=deal)
+
+
+def _deal(raw: Any, here: str) -> SuiteDeal:
+    if not isinstance(raw, Mapping) or set(raw) != set(DEAL_KEYS):
+        raise PlanError(f"{here}: must be a table {{stage, index, seat}} (written by `gamenight run --suite`)")
+    for key, low in (("stage", 1), ("index", 0), ("seat", 0)):
+        if not is_int(raw[key]) or not low <= raw[key] <= 1_000_000:
+            raise PlanError(f"{here}.{key}: must be a whole number from {low} to 1000000, got {_shown(raw[key])}")
+    return SuiteDeal(raw["stage"], raw["index"], raw["seat"])
 
 
 def _check_plays(agent: AgentSpec, game: str, rules: Mapping[str, Any], where: str) -> None:

@@ -252,6 +252,11 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "forfeit_rate": ("Forfeit rate", "The share of its games an agent lost by never producing a legal move "
                                      "after the allowed re-asks."),
     "reask_rate": ("Re-ask rate", "The share of an agent's decisions that needed more than one attempt."),
+    "placeholders": ("Copied placeholders", "The share of a language-model agent's free-text moves (clues and "
+                                            "statements) that copy the answer form instead of playing: its "
+                                            "placeholder (\"<your clue, one line>\"), a template in brackets, or "
+                                            "a sentence of the prompt's own instructions. From prompt set 4 on "
+                                            "such a move is refused and asked again; older games keep theirs."),
     "games": ("Games", "Complete games the agent played, and the games it forfeited."),
     "self_play": ("Self-play", "Every game of this row had the agent in every seat, playing itself. Such "
                                "games rate nothing (no other agent to compare with), so the row has no "

@@ -376,6 +376,8 @@ class Submission:
     base_index: BaseIndex = field(default_factory=BaseIndex)
     submitter: ownership.Submitter = field(default_factory=lambda: ownership.Submitter(None))
     plans: dict[str, Plan] = field(default_factory=dict)  # tournament folder -> its plan
+    #: Suite rows on main that the pull request grows by their next stages: folder -> game ids on main.
+    extended: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def touches_replays(self) -> bool:
@@ -433,9 +435,11 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
         if check.ok:
             readable.setdefault(change.oid, []).append(check)
     plan_blobs = [oid for oid, checks in readable.items() if any(c.is_plan for c in checks)]
+    on_main = _plans_on_main(repo, base, [c for checks in readable.values() for c in checks
+                                          if c.is_plan and c.path in index.paths])
     for oid, raw in repo.blobs(plan_blobs):
         for check in readable.pop(oid):
-            _read_plan(submission, check, raw)
+            _read_plan(submission, check, raw, on_main.get(check.path))
     whole = _whole_tournaments(submission, [c for c, _ in candidates if c.ok and not c.is_plan])
     seen = _Seen()
     readable = {oid: [c for c in checks if _folder(c.path) in whole] for oid, checks in readable.items()}
@@ -446,6 +450,16 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
             _check_content(check, raw, index, seen, submission.plans[_folder(check.path)])
     _check_agents(submission)
     return submission
+
+
+def _plans_on_main(repo: Repo, base: str, checks: list[FileCheck]) -> dict[str, bytes]:
+    """The base revision's version of each plan the pull request changes, by path."""
+    found: dict[str, str] = {}
+    for check in checks:
+        found.update({f.path: f.oid for f in repo.tree(base, f"{REPLAYS}{_folder(check.path)}/")
+                      if f.path == check.path})
+    by_oid = {oid: path for path, oid in found.items()}
+    return {by_oid[oid]: raw for oid, raw in repo.blobs(list(by_oid))}
 
 
 def _whole_tournaments(submission: Submission, games: list[FileCheck]) -> set[str]:
@@ -462,6 +476,8 @@ def _whole_tournaments(submission: Submission, games: list[FileCheck]) -> set[st
         plan = submission.plans.get(folder)
         plan_check = next((c for c in submission.files if c.is_plan and _folder(c.path) == folder), None)
         problem = ownership.tournament_problem(owners, folder, submitter)
+        if problem and folder in submission.extended and submitter.owns(owners.tournaments[folder]):
+            problem = None  # the owner of a suite row adds its next stages
         if problem:
             for check in [*checks, *([plan_check] if plan_check else [])]:
                 check.refuse(problem)
@@ -480,7 +496,7 @@ def _whole_tournaments(submission: Submission, games: list[FileCheck]) -> set[st
             if game_id not in plan.games:
                 check.refuse(f"is not a game of the plan {plan.path}: a submission holds exactly the games its "
                              "tournament plans, named by their game ids", 0, "game_id")
-        missing = missing_games(plan, set(present))
+        missing = missing_games(plan, set(present) | submission.extended.get(folder, set()))
         if missing and plan_check is not None:
             plan_check.problems.append(missing)
         if missing or any(not c.ok for c in checks):
@@ -508,6 +524,8 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
         check.refuse("deletes a replay: the corpus is append-only, because published ratings and links to "
                      "replays must stay reproducible (ask a maintainer if a replay is wrong)")
         return False
+    if change.status == "M" and PLAN_PATH.match(check.path) and check.path in index.paths and change.mode in _FILE_MODES:
+        return True  # a suite row's plan grows by its next stages; _read_plan judges whether this one does
     if change.status != "A" or check.path in index.paths:
         check.refuse("changes a replay that is already in the corpus: replays are append-only, because "
                      "published ratings and links to replays must stay reproducible; add new games under "
@@ -551,10 +569,18 @@ def played_problems(plan: Plan) -> list[Problem]:
     return found
 
 
-def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
-    """Read and plan a submitted tournament.toml (its problems are the file's)."""
+def _read_plan(submission: Submission, check: FileCheck, raw: bytes, on_main: bytes | None = None) -> None:
+    """Read and plan a submitted tournament.toml (its problems are the file's); `on_main`, the
+    base revision's version of a plan the pull request changes."""
     folder = _folder(check.path)
     plan = read_plan(check.path, folder, raw, max_games=MAX_SUBMISSION_FILES)
+    if on_main is not None:
+        before = read_plan(check.path, folder, on_main)
+        plan.problems.extend(extension_problems(before, plan))
+        if not plan.problems:
+            prefix = f"{REPLAYS}{folder}/"
+            submission.extended[folder] = {Path(p).stem for p in submission.base_index.paths
+                                           if p.startswith(prefix) and p.endswith(".jsonl")}
     if plan.tournament is not None and plan.tournament.name != folder:
         plan.problems.append(Problem(check.path, 0, f"plans tournament {plan.tournament.name!r}, but it is in "
                                      f"replays/{folder}/: a tournament's games and plan go in replays/<its name>/",
@@ -567,6 +593,30 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes) -> None:
         plan.tournament = None  # a plan of another folder, or of bots' games, is no submission's
     check.problems.extend(plan.problems)
     submission.plans[folder] = plan
+
+
+def extension_problems(before: Plan, after: Plan) -> list[Problem]:
+    """Why a changed plan is not a suite row on main grown by its next stages (the same suite,
+    model and candidate, every deal on main kept as it was), or nothing."""
+    old, new = before.tournament, after.tournament
+    if old is None or old.suite is None:
+        return [Problem(after.path, 0, "changes a tournament plan that is already in the corpus: only a suite's row "
+                                       "grows, by its next stages (`gamenight run --suite ... --stages N`); play "
+                                       "other games under a new tournament name")]
+    if new is None:
+        return []  # its own problems say why
+    if new.suite is None or (new.suite.name, new.suite.version, new.suite.model) != (
+            old.suite.name, old.suite.version, old.suite.model):
+        return [Problem(after.path, 0, f"the row on main plays the suite {old.suite.name}-{old.suite.version} with "
+                                       f"{old.suite.model!r}; a later pull request adds its next stages only", "suite")]
+    if new.suite.stages <= old.suite.stages:
+        return [Problem(after.path, 0, f"main already holds stages 1..{old.suite.stages} of this row: a later pull "
+                                       f"request adds stage {old.suite.stages + 1} and on", "suite.stages")]
+    kept = [m.key() + str(m.seed) for m in old.matchups]
+    if kept != [m.key() + str(m.seed) for m in new.matchups[:len(kept)]]:
+        return [Problem(after.path, 0, "the deals of the stages on main must stay exactly as main plans them (the "
+                                       "same candidate, seats and seeds)", "matchups")]
+    return []
 
 
 @dataclass

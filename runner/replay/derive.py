@@ -20,7 +20,7 @@ from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.play import probe_questions
 from runner.replay.format import show
-from runner.replay.identity import id_difference, planned_difference
+from runner.replay.identity import id_difference, planned_difference, suite_difference
 from runner.replay.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
 from runner.tournament import PlannedGame
@@ -97,7 +97,7 @@ class Derivation:
         (or, with the folder's plan, where the header differs from the plan's game of that id)."""
         if self.planned is not None:
             return planned_difference(self.header, self.planned)
-        return id_difference(self.header)
+        return id_difference(self.header) or suite_difference(self.header)
 
     def players(self) -> Difference | None:
         """A seat that cannot be made again: a built-in strategy gamenight does not have, a model

@@ -60,7 +60,7 @@ def planned_difference(header: Mapping[str, Any], planned: PlannedGame) -> tuple
     matchup = planned.matchup
     for field, expected in (("game_id", planned.game_id), ("tournament", planned.tournament),
                             ("game", matchup.game), ("seed", planned.seed), ("matchup", matchup.label),
-                            ("variant", dict(matchup.rules))):
+                            ("variant", dict(matchup.rules)), ("suite", planned.suite_header())):
         if header.get(field) != expected:
             return field, f"the plan's game {planned.game_id} has {show(expected)} here"
     for player in header["players"]:
@@ -70,6 +70,41 @@ def planned_difference(header: Mapping[str, Any], planned: PlannedGame) -> tuple
         told = {k: v for k, v in player["agent"].items() if k not in _LABELS}
         if made != told:
             return f"players[{seat}].agent", f"the plan seats {spec.name!r} here, described as {show(made, 200)}"
+    return None
+
+
+def suite_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Where a header that says it is a deal of a ranked suite (without its folder's plan) is not
+    that deal of the shipped suite: its tournament, seed, variant, the candidate's seat and stage,
+    and every opponent as the suite describes it."""
+    claim = header.get("suite")
+    if claim is None:
+        return None
+    from runner import suite as suites
+
+    suite = suites.shipped(claim["name"], claim["version"])
+    if suite is None:
+        return "suite", f"no suite {claim['name']}-{claim['version']} is shipped with gamenight"
+    game = next((g for g in suite.games if g.game == header["game"]), None)
+    if game is None:
+        return "game", f"the suite {suite.name}-{suite.version} has no {header['game']} deals"
+    dealt = suites.deal(suite, game, claim["deal"])
+    for field, expected in (("tournament", None), ("seed", dealt.seed), ("variant", dict(game.rules)),
+                            ("suite.seat", dealt.seat), ("suite.stage", dealt.stage)):
+        if field == "tournament":
+            if not str(header["tournament"]).startswith(f"{suite.name}-{suite.version}-"):
+                return field, f"a game of the suite {suite.name}-{suite.version} is of a tournament named {suite.name}-{suite.version}-<label>"
+            continue
+        found = claim[field.split(".")[1]] if field.startswith("suite.") else header.get(field)
+        if found != expected:
+            return field, f"deal {claim['deal']} of {game.game} in the suite {suite.name}-{suite.version} has {show(expected)} here"
+    n = game.players
+    for offset, opponent in enumerate(game.opponents, start=1):
+        seat = (dealt.seat + offset) % n
+        made = {k: v for k, v in _description(opponent, game.game, seat, dealt.seed).items() if k not in _LABELS}
+        told = {k: v for k, v in header["players"][seat]["agent"].items() if k not in _LABELS}
+        if made != told:
+            return f"players[{seat}].agent", f"the suite seats {opponent.name!r} here, described as {show(made, 200)}"
     return None
 
 

@@ -4,6 +4,7 @@
 replays as `tournament.toml`. `gamenight validate` and the pull-request check plan the tournament
 again from it: every planned game must be in the folder and nothing else, so nobody can play many
 seeds and keep the games that flatter a model (the check requires this of every submission).
+A plan that says it plays a suite (runner/suite.py) must moreover be exactly stages 1..k of it.
 """
 
 from __future__ import annotations
@@ -62,6 +63,13 @@ def read_plan(path: str, folder: str, raw: bytes, max_games: int | None = None) 
         plan.problems.append(Problem(path, 0, f"plans {planned_games:,} games; a submission holds at most "
                                               f"{max_games:,}: submit a smaller tournament", "matchups"))
         return plan
+    if tournament.suite is not None:
+        from runner.suite import plan_problems
+
+        found = plan_problems(tournament)
+        if found:
+            plan.problems.extend(Problem(path, 0, why, field_name) for field_name, why in found)
+            return plan
     for position, matchup in enumerate(tournament.matchups):
         problem = _undealt(tournament, position)
         if problem:

@@ -107,7 +107,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-5"
+LAYOUT = "compact-6"  # 6: the placeholders piece (copied free-text moves per seat)
 
 
 class Cache:

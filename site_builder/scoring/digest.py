@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from site_builder.scoring import chameleon, magic, werewolf
+from site_builder.scoring import chameleon, magic, placeholders, werewolf
 from site_builder.scoring.model import ScoredGame
 
 
@@ -31,7 +31,7 @@ def moves(game: ScoredGame) -> int:
 #: Piece name -> the per-game function that computes it.
 PIECES = {magic.PIECE: magic.game_tallies, chameleon.PIECE: chameleon.shipped_curve,
           werewolf.PIECE: werewolf.game_values, werewolf.NEURAL_PIECE: werewolf.neural_game_values,
-          LENGTH: length}
+          LENGTH: length, placeholders.PIECE: placeholders.game_copies}
 
 
 def environment() -> str:

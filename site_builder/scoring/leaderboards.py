@@ -8,6 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from runner import games as registry
+from site_builder.scoring import placeholders
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
 from site_builder.scoring.sections import Keep, compute
 from site_builder.scoring.stats import bootstrap_mean, rate
@@ -148,6 +149,9 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], conduct:
         "self_play_games": sum(1 for g in mine if all(s.agent == key for s in g.seats)),
         "win_rate": rate(wins, len(seats)),
         "roles": {role: rate(sum(w), len(w)) for role, w in sorted(roles.items())},
+        # Its clues and statements that copy the answer form (language-model agents; every game it
+        # played, forfeited ones too: a move is a move).
+        "placeholders": placeholders.share(*placeholders.agent_copies(mine, key)),
     }
     score = SEAT_SCORES.get(name)
     if score:

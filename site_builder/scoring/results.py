@@ -24,7 +24,9 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 7  # 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
+RESULTS_VERSION = 8  # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
+#   copy the answer form; null for agents without such moves)
+# 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
 #   no table for a cooperative game; the overall table has "weights" and "games_by_game"; agents have "owner"
 #   and a contributor's rows carry theirs; "owners" lists the owners of the board
 # 6: werewolf.ewavm per judge ({"judges": {judge: the five dimensions, games, failed},
@@ -198,7 +200,8 @@ def _cell(value: Any) -> Any:
 #: What each CSV table holds, for the downloads page.
 CSV_WHAT = {
     "ratings.csv": "the overall ratings with their 95% intervals",
-    "leaderboards.csv": "per game and agent: games, seats, win rate, forfeits, re-asks",
+    "leaderboards.csv": "per game and agent: games, seats, win rate, forfeits, re-asks, free-text moves and how "
+                        "many copy the answer form's placeholder",
     "magic.csv": "the MAgIC metrics per agent, a row per reading (the headline reading first)",
     "chameleon_matchups.csv": "The Chameleon per variant and pairing",
     "werewolf.csv": "Werewolf per agent: Text Distance per embedder and Judgement Variation in the probe "
@@ -227,11 +230,12 @@ def csv_tables(results: Mapping[str, Any]) -> dict[str, str]:
     rows = []
     for game, board in results["leaderboards"].items():
         for row in board["agents"]:
+            copies = row.get("placeholders") or {}
             rows.append([game, row["label"], row["games"], row["seats"], row["win_rate"],
                          *(row["win_rate"]["ci"] if row["win_rate"] else ["", ""]), row["forfeits"],
-                         row["forfeit_rate"], row["reask_rate"]])
+                         row["forfeit_rate"], row["reask_rate"], copies.get("moves"), copies.get("copied")])
     write("leaderboards.csv", ["game", "agent", "games", "seats", "win_rate", "win_low", "win_high", "forfeits",
-                               "forfeit_rate", "reask_rate"], rows)
+                               "forfeit_rate", "reask_rate", "free_text_moves", "copied_placeholders"], rows)
     metrics = ["win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation",
                "coordination", "rationality"]
     # The headline reading first, then the other one: one row per agent and reading.

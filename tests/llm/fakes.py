@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import random
+import re
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -807,6 +808,26 @@ def constrained(fallback: Script, seed: int = 0) -> Script:
         if body.get("tool_choice", {}).get("type") == "tool":
             return Reply("", tool_input=value)
         return Reply(json.dumps(value, ensure_ascii=False))
+    return script
+
+
+def copying_the_form(fallback: Script) -> Script:
+    """A script that answers as a small model did under constrained decoding: the first time a
+    question asks for a clue or a statement (a free-text string field of the schema), it fills the
+    field with the words that describe it in the question ("your statement, in your own words,
+    ..."), as Gemma 3 270M filled `<your clue, one line>`; asked again (the refusal in the
+    conversation), and for every other question, it answers with `fallback`."""
+    def script(body: dict[str, Any], n: int) -> Answer:
+        schema = requested_schema(body) or {}
+        fields = schema.get("properties", {})
+        messages = chat_messages(body)
+        free = next((f for f in ("clue", "text") if fields.get(f, {}).get("type") == "string"), None)
+        if free and messages[-1]["role"] == "user" and len(messages) <= 2:
+            described = re.search(rf'with one field, "{free}": (.+?)\.(?: Write nothing| Put one|$)',
+                                  messages[-1]["content"], re.DOTALL)
+            if described:
+                return Reply(json.dumps({free: described.group(1)}))
+        return fallback(body, n)
     return script
 
 

@@ -164,7 +164,7 @@ def test_a_tournament_through_anthropic_records_cache_reads_and_writes_and_price
     assert usage.cached_input_tokens > 0 and usage.cache_write_input_tokens > 0
     assert usage.cached_input_tokens + usage.cache_write_input_tokens < usage.input_tokens
     with_cache = {g["records"][0]["version"] for g in games if any("cache_write_input_tokens" in c for c in calls_of(g))}
-    assert with_cache == {5}  # the field of format version 5, and the header says so
+    assert with_cache == {6}  # the field of format version 6, and the header says so
     # Every recorded message is the plain text the agent wrote, never the wire's blocks.
     assert all(isinstance(m["content"], str) for c in calls for m in c["messages"])
     price = Price(3.0, 15.0, 0.3, 3.75)
@@ -177,16 +177,16 @@ def test_a_tournament_through_anthropic_records_cache_reads_and_writes_and_price
     assert f"{usage.cost(price, caching=False):,.2f} without caching" in result.output
 
 
-def test_a_cache_write_field_needs_format_version_5(tmp_path):
+def test_a_cache_write_field_needs_format_version_6(tmp_path):
     with FakeAnthropic(legal_reply, cache_min_tokens=300) as server:
         result, out = play(tmp_path, six_games({"claude": model_table("anthropic", server.base_url)}))
     assert result.exit_code == 0, result.output
     path = next(g["path"] for g in replays(out) if any("cache_write_input_tokens" in c for c in calls_of(g)))
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
-    path.write_text("\n".join([json.dumps({**header, "version": 4}), *lines[1:]]) + "\n", encoding="utf-8")
+    path.write_text("\n".join([json.dumps({**header, "version": 5}), *lines[1:]]) + "\n", encoding="utf-8")
     problems = [str(p) for p in check_file(path).problems]
-    assert problems and all("needs replay format version 5; this file says version 4" in p for p in problems)
+    assert problems and all("needs replay format version 6; this file says version 5" in p for p in problems)
 
 
 def test_openai_automatic_caching_is_recorded_and_priced(tmp_path):
@@ -276,7 +276,7 @@ def test_the_judges_questions_read_the_game_they_share_from_the_cache(tmp_path):
     # shares with the first (the rules and the whole dialog), every later question reads it.
     assert len(calls) == 4 and "cached_input_tokens" not in calls[0] and calls[1]["cache_write_input_tokens"] >= 512
     assert all(c["cached_input_tokens"] >= calls[1]["cache_write_input_tokens"] for c in calls[2:])
-    assert check_file(files[0]).ok and json.loads(files[0].read_text().splitlines()[0])["version"] == 5
+    assert check_file(files[0]).ok and json.loads(files[0].read_text().splitlines()[0])["version"] == 6
 
 
 def test_a_streamed_call_records_its_cache_use_too():

@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import json
 import random
+import re
 from typing import Any
 
 import jsonschema
@@ -213,7 +214,10 @@ def test_six_games_with_structured_outputs(tmp_path, provider, mode):
     assert len(constrained_calls) == len(calls)
     system = calls[0]["messages"][0]["content"]
     assert "reply with only the JSON object" in system and "ANSWER:" not in system
-    assert '{"reasoning": "<your brief thinking>"' in calls[0]["messages"][1]["content"]
+    assert calls[0]["messages"][1]["content"].endswith(
+        'Put one more field first: "reasoning", your brief thinking before you answer, at most 200 characters.')
+    # No placeholder to copy (the "<<<" and ">>>" around a plan are on lines of their own).
+    assert not any(re.search(r"<[^<>\n]*\w[^<>\n]*>", m["content"]) for c in calls for m in c["messages"])
     descriptions = [p["agent"] for g in games_ for p in g["records"][0]["players"] if p["agent"]["kind"] == "llm"]
     assert all(d["structured_output"] == mode and d["structured_reasoning"] == 200 for d in descriptions)
     assert {g["records"][0]["version"] for g in games_} == {2}

@@ -7,6 +7,8 @@ unreadable replies (re-asks recorded as attempts, exhausted games kept as invali
 
 from __future__ import annotations
 
+import dataclasses
+
 import asyncio
 import json
 import re
@@ -47,9 +49,17 @@ def _me(system: str) -> str:
     return re.match(r"You (?:are|represent) (.+?), one of", system).group(1)  # type: ignore[union-attr]
 
 
+#: The answer as prompt set 4 on describes it in words, with no example to fill in.
+_DESCRIBED = re.compile(r"(?:ANSWER: followed by|Reply with only) (a JSON object .*?)\.(?= Write nothing| Put one|$)",
+                        re.DOTALL)
+
+
 def legal_answer(messages: list[dict[str, str]]) -> dict[str, Any] | None:
     """The action (or belief) a cautious player would give; None for a call that wants prose."""
     system, prompt = messages[0]["content"], messages[1]["content"]  # a re-ask repeats the question
+    described = _DESCRIBED.findall(prompt)
+    if described:
+        return described_answer(described[-1], system, prompt)
     formats = _FORMAT.findall(prompt)
     if not formats:
         return None  # the PGM belief analysis: free text
@@ -79,6 +89,37 @@ def legal_answer(messages: list[dict[str, str]]) -> dict[str, Any] | None:
     if '"contribution"' in shape:
         return {"contribution": int(re.search(r"whole number from (\d+)", shape).group(1))}
     return {}  # a favor update: no opinion yet
+
+
+def described_answer(shape: str, system: str, prompt: str) -> dict[str, Any]:
+    """`legal_answer` for a question whose answer is described in words (prompt set 4 on)."""
+    if "a field for each other player you judge" in shape:
+        asked = re.search(r"For each of (.+?): which role", prompt).group(1)
+        role = re.search(r'"role", "([^"]+)"', shape).group(1)
+        return {n.removesuffix(" (you)"): {"role": role, "p": 0.5} for n in asked.split(", ")}
+    field = re.search(r'with one field, "(\w+)": (.*)', shape, re.DOTALL)
+    if field is None:
+        return {}  # a favor rating or a PGM update: no opinion yet
+    name, value = field.groups()
+    if name == "plan":
+        return {"plan": "Stay calm and answer plainly."}
+    choices = _CHOICES.findall(prompt)
+    options = json.loads("[" + choices[-1] + "]") if choices else []
+    if options:  # votes, looks, guesses, proposals, choices, beliefs
+        return {name: options[:2]} if name == "look" else {name: options[-1]}
+    names, me = _names(system), _me(system)
+    if name == "clue" and value.startswith("a list of the card's words"):
+        words = json.loads("[" + re.search(r"card's \d+ words are: (.+?)\.\n", prompt).group(1) + "]")
+        return {"clue": words[:1]}
+    if name == "clue":
+        return {"clue": "bright" if "a single word" in value else "Something you might find at home"}
+    if name == "text":
+        return {"text": f"I am a Villager and I suspect {next(n for n in names if n != me)}."}
+    if name == "split":
+        return {"split": [40, 30, 30]}
+    if name == "contribution":
+        return {"contribution": int(re.search(r"whole number from (\d+)", value).group(1))}
+    return {name: json.loads("[" + value + "]")[-1]} if value.startswith('"') else {}  # "a" or "b": the last
 
 
 def legal_reply(body: dict[str, Any], call: int) -> Answer:
@@ -340,7 +381,7 @@ def test_one_connections_registry_per_run_closed_at_the_end(tmp_path, monkeypatc
 # -- the shipped tournament files and the dry run -------------------------------------------
 
 SHIPPED = ["chameleon-002.toml", "magic-003.toml", "magic-003-reference.toml", "local-openai-compatible.toml",
-           "local-cpu.toml"]
+           "local-cpu.toml", "local-cpu-4.toml", "local-cpu-pgm-4.toml", "local-cpu-strategy-4.toml"]
 
 
 def shipped(name: str) -> Path:
@@ -357,6 +398,20 @@ def test_shipped_llm_tournaments_load_and_dry_run_without_keys(name, monkeypatch
     assert result.exit_code == 0, result.output
     assert f"dry run of tournament {tournament.name}: {len(tournament.plan()):,} games" in result.output
     assert "nothing is played and no API key is needed" in result.output
+
+
+@pytest.mark.parametrize("old", ["local-cpu", "local-cpu-pgm", "local-cpu-strategy"])
+def test_the_prompt_set_4_replays_are_the_shipped_model_plans_under_new_names(old):
+    """The real model's games played again with prompt set 4 (docs/llm.md): the same agents,
+    matchups and seed, under a name of their own so that they are new games beside the old ones
+    (at most as many games per matchup: the CPU was shared while local-cpu-4 played)."""
+    before, after = load(shipped(f"{old}.toml")), load(shipped(f"{old}-4.toml"))
+    assert after.name == f"{old}-4" and after.seed == before.seed and after.max_attempts == before.max_attempts
+    assert after.agents == before.agents
+    assert [dataclasses.replace(m, games=1) for m in after.matchups] == \
+        [dataclasses.replace(m, games=1) for m in before.matchups]
+    assert all(1 <= a.games <= b.games for a, b in zip(after.matchups, before.matchups))
+    assert {g.game_id for g in after.plan()}.isdisjoint(g.game_id for g in before.plan())
 
 
 def test_chameleon_002_is_the_papers_design():

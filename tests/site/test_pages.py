@@ -813,3 +813,22 @@ def test_a_breakable_name_wraps_after_slashes_and_stays_escaped():
     assert str(pages.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
     assert str(pages.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
     assert str(pages.breakable("plain")) == "plain"
+
+
+def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results):
+    hostile = relabel(results, "random", PAYLOAD)
+    key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
+    ref = pages.agent_refs(hostile)[key]
+    row = next(r for r in hostile["leaderboards"]["werewolf"]["agents"] if r["agent"] == key)
+    row["placeholders"] = {"moves": 78, "copied": 78, "share": {"value": 1.0, "ci": [0.953, 1.0], "n": 78}}
+    site = pages.render(hostile).markdown
+    line = "copies the answer form's placeholder in 100.0%"
+    for path in ("games/werewolf.md", ref.page):
+        text = site[path]
+        assert line in text and "of its 78 free-text moves (78 copied)" in text, path
+        assert 'aria-label="What is Copied placeholders?"' in text
+        assert not any(bad in text for bad in DANGEROUS)
+    assert ESCAPED_CORE in site["games/werewolf.md"].split(line)[0].rsplit("\n", 1)[-1]  # the agent's label, escaped
+    assert f"- {pages.game_titles()['werewolf']}: it {line}" in site[ref.page]
+    # Agents without a free-text move (every built-in agent here) get no line.
+    assert not any(line in text for path, text in site.items() if path not in ("games/werewolf.md", ref.page))

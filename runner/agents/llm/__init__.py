@@ -42,7 +42,8 @@ def make_llm_agent(spec: Mapping[str, Any], model: ChatModel, *, game: str, seat
     design = make_design(design_name, params, rng)
     description = _description(spec, name, design.name, design.params, prompts.version)
     style = AnswerStyle(structured=spec.get("structured_output") is not None,
-                        reasoning_chars=int(spec.get("structured_reasoning") or 0))
+                        reasoning_chars=int(spec.get("structured_reasoning") or 0),
+                        described=prompts.describes_answers)
     return LLMAgent(model, description, design, game=game, seat=seat, style=style, prompts=prompts)
 
 

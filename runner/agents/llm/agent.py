@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.agents.base import Agent, Decision, ProbeRequest, Request
+from runner.agents.llm.copies import refusal
 from runner.agents.llm.designs import Design, Notes
-from runner.agents.llm.formats import AnswerStyle, action_format, probe_format
+from runner.agents.llm.formats import AnswerStyle
 from runner.agents.llm.parse import ParseError, answer_object, read_action, read_probe
 from runner.agents.llm.render import PromptSet, Scene, observation, prompt_set, system_prompt
 from runner.agents.llm.schemas import action_schema, probe_schema, without_reasoning
@@ -49,7 +50,7 @@ def decision_messages(scene: Scene, request: Request, notes: Notes, persona: str
     """The first messages of a decision: the rules, then what the seat knows and what is asked."""
     ask = scene.render(f"ask/{scene.game}_{request.phase}.j2", legal=request.legal)
     prompt = scene.render("decision.j2", observation=observation(scene), ask=ask,
-                          answer_rule=style.rule(action_format(request.legal)), errors=list(request.errors),
+                          answer_rule=style.rule(style.action(request.legal)), errors=list(request.errors),
                           decision=True, **notes.context())
     return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
@@ -58,7 +59,7 @@ def probe_messages(scene: Scene, request: ProbeRequest, notes: Notes, persona: s
                    style: AnswerStyle = AnswerStyle()) -> list[Message]:
     """The messages of a belief probe."""
     prompt = scene.render("probe.j2", observation=observation(scene), kind=request.kind, about=request.about,
-                          roles=list(request.roles), answer_rule=style.rule(probe_format(request.kind, request.roles)),
+                          roles=list(request.roles), answer_rule=style.rule(style.probe(request.kind, request.roles)),
                           errors=list(request.errors), **notes.context())
     return [Message("system", system_prompt(scene, persona, style.structured)), Message("user", prompt)]
 
@@ -116,7 +117,10 @@ class LLMAgent(Agent):
             action = read_action(answer, request.legal, scene.names, thread.expected)
         except ParseError as exc:
             return Decision(None, raw=completion.text, evidence=evidence, error=str(exc))
-        return Decision(action, raw=completion.text, evidence=evidence)
+        # A clue or statement that copies the question is refused like an illegal move (set 4 on);
+        # the attempt keeps the copied move beside the reason.
+        copied = refusal(action, self.prompts, request.game, thread.expected)
+        return Decision(action, raw=completion.text, evidence=evidence, error=copied)
 
     def _continued(self, request: Request, key: tuple[str, int]) -> _Thread | None:
         """The conversation to go on with for a re-ask, extended with the refusal; None if fresh."""
@@ -130,14 +134,14 @@ class LLMAgent(Agent):
     def _open(self, scene: Scene, request: Request, key: tuple[str, int], notes: Notes) -> _Thread:
         """A fresh conversation for this decision (earlier refusals listed, if any)."""
         messages = decision_messages(scene, request, notes, self.design.persona(), self.style)
-        return _Thread(key, messages, action_format(request.legal))
+        return _Thread(key, messages, self.style.action(request.legal))
 
     async def probe(self, request: ProbeRequest) -> Decision | None:
         scene = scene_of(request.game, request.seat, request.names, request.observation, self.prompts)
         # The design's pre-calls made for this probe are part of its evidence, like a decision's.
         calls: list[dict[str, Any]] = []
         notes = await self.design.prepare(self, scene, None, calls)
-        expected = probe_format(request.kind, request.roles)
+        expected = self.style.probe(request.kind, request.roles)
         messages = probe_messages(scene, request, notes, self.design.persona(), self.style)
         words = tuple(scene.observation.get("public", {}).get("words", ()))  # the Chameleon's card
         schema = (probe_schema(request.kind, request.about, request.seat, request.roles, scene.names,

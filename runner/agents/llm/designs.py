@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from runner.agents.llm import favor, persona, pgm, strategies
-from runner.agents.llm.formats import (PLAN_WORDS, AnswerStyle, expect_format, favor_format, judgement_format,
-                                       pgm_format, plan_format)
+from runner.agents.llm.copies import copy_of
+from runner.agents.llm.formats import PLAN_WORDS, AnswerStyle
 from runner.agents.llm.parse import (ParseError, read_expectations, read_judgement, read_plan, read_ratings,
                                      read_suspicion)
 from runner.agents.llm.render import Scene, observation, system_prompt
@@ -184,7 +184,7 @@ class PGM(Design):
         rated = {j: pgm.rated_players(self._views, j)
                  for j in pgm.rated_views(scene.seat, len(scene.names), hidden)}
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
-        expected = pgm_format(shape)
+        expected = caller.style.pgm(shape)
         prompt = then.render("pgm/ratings.j2",
             observation=observation(then), beliefs=self._shown(scene, hidden), move=log[index],
             rated=[{"seat": j, "players": players} for j, players in rated.items()],
@@ -235,7 +235,7 @@ class PGM(Design):
         rated = {j: [k for k in range(n) if k != j] for j in pgm.view_order(scene.seat, n)}
         shape = [(scene.names[j], [scene.names[k] for k in players]) for j, players in rated.items()]
         moves = pgm.NEXT_ACTIONS[scene.game]
-        expected = expect_format(shape, moves)
+        expected = caller.style.expect(shape, moves)
         prompt = then.render("pgm/expectations.j2",
             observation=observation(then), expectations=self._shown_expectations(scene), moves=moves,
             meaning=pgm.ACTION_MEANINGS.get(scene.game, ""),
@@ -329,7 +329,7 @@ class Favor(Design):
             if scene.game in strategies.JUDGED_ROLES else None
         lines = strategies.judgement_lines(self.judged, scene.names, scene.game, scene.observation.get("private", {}))
         others = [scene.names[s] for s in sorted(self.levels)]
-        expected = favor_format(others)
+        expected = caller.style.favor(others)
         prompt = scene.render("favor.j2",
             observation=observation(scene, new_from=self._seen), judgement=lines,
             favor=favor.statements(self.levels, scene.names), answer_rule=caller.style.rule(expected))
@@ -364,7 +364,7 @@ class StrategyDecision(Design):
         judged = await judge(caller, scene, calls, self._system(scene, caller)) \
             if scene.game in strategies.JUDGED_ROLES else None
         lines = strategies.judgement_lines(judged, scene.names, scene.game, scene.observation.get("private", {}))
-        expected = plan_format()
+        expected = caller.style.plan()
         prompt = scene.render("strategy/plan.j2",
             observation=observation(scene), situation=strategies.SITUATIONS[str(phase)], options=options,
             judgement=lines, words=PLAN_WORDS, answer_rule=caller.style.rule(expected), **Notes().context())
@@ -374,6 +374,8 @@ class StrategyDecision(Design):
             plan, cut = read_plan(caller.answer(completion, expected), expected, PLAN_WORDS)
         except ParseError:
             plan, cut = None, False
+        if plan is not None and scene.prompts.describes_answers and copy_of(plan, scene.prompts.version, scene.game):
+            plan, cut = None, False  # the question's own wording is no plan (set 4 on)
         record = {"design": self.name, "phase": phase,
                   "judgement": judgement_record(judged),
                   "plan": plan, "cut": cut}
@@ -390,7 +392,7 @@ async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], syste
     """004's Judgement: each other player's likeliest role and its probability (None if unread)."""
     roles = strategies.JUDGED_ROLES[scene.game]
     others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
-    expected = judgement_format(others, roles)
+    expected = caller.style.judgement(others, roles)
     prompt = scene.render("strategy/judgement.j2", observation=observation(scene), roles=roles,
                           answer_rule=caller.style.rule(expected), **Notes().context())
     completion = await caller.call([system, Message("user", prompt)], calls,

@@ -29,6 +29,11 @@ PROMPTS = Path(__file__).parent / "prompts"
 REGISTER = PROMPTS / "sets.toml"
 
 
+#: The first prompt set that describes answers in words and refuses copied placeholders: older sets
+#: keep showing the answer line by example, and their replays stay valid as they were played.
+FIRST_DESCRIBING = 4
+
+
 class UnknownPromptSet(ValueError):
     """A prompt version that is not a released set of this installation."""
 
@@ -108,6 +113,17 @@ class PromptSet:
 
     def __repr__(self) -> str:
         return f"PromptSet({self.version!r})"
+
+    @property
+    def describes_answers(self) -> bool:
+        """Whether the set describes each answer in words and refuses a reply that copies its wording
+        (set 4 on, formats.py and copies.py) rather than showing it by example with placeholders."""
+        return self.version.isdigit() and int(self.version) >= FIRST_DESCRIBING
+
+    @property
+    def environment(self) -> jinja2.Environment:
+        """The Jinja2 environment of the set's templates (to read them, e.g. their literal text)."""
+        return self._env
 
     def render(self, template: str, **context: Any) -> str:
         """A template rendered, with runs of blank lines folded to one and outer space trimmed."""

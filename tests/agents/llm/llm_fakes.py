@@ -55,9 +55,18 @@ _FORMAT = re.compile(r"^ANSWER: (\{.*\})", re.MULTILINE)
 _CHOOSE = re.compile(r"Choose (one|two) of(?: the card's words)?: (.*)\.\s*$", re.MULTILINE)
 
 
+#: The answer as prompt set 4 on describes it: "... ANSWER: followed by a JSON object with ...".
+_DESCRIBED = re.compile(r"(?:ANSWER: followed by|Reply with only) (a JSON object .*?)\.(?= Write nothing| Put one|$)",
+                        re.DOTALL)
+_VIEW = re.compile(r'^- (?:your own view|the view of .+?) \("([^"]+)"\): (?:rate )?(.+)$', re.MULTILINE)
+
+
 def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
     """What a cooperative model would answer to the last question in `messages`."""
     prompt = next(m.content for m in reversed(messages) if m.role == "user")
+    described = _DESCRIBED.findall(prompt)
+    if described:
+        return described_reply(described[-1], prompt, messages, rng)
     formats = _FORMAT.findall(prompt)
     if not formats:
         return "As I see it, nobody has shown their hand yet; I will keep watching everyone."
@@ -104,6 +113,64 @@ def legal_reply(messages: Sequence[Message], rng: random.Random) -> str:
         names = re.findall(r'"([^"]+)": <1 to 10>', shape)
         return "They seem fair so far.\nANSWER: " + json.dumps({n: rng.randint(1, 10) for n in names})
     return f"Let me think about this briefly.\nANSWER: {json.dumps({key: value})}"
+
+
+def described_reply(shape: str, prompt: str, messages: Sequence[Message], rng: random.Random) -> str:
+    """A legal answer to a question whose answer is described in words (prompt set 4 on), read
+    from the description and the question as a model reads them."""
+    def quoted_after(marker: str) -> list[str]:
+        return re.findall(r'"([^"]+)"', shape.split(marker, 1)[1])
+
+    if "a field for each view listed above" in shape:  # a PGM update: per listed view, a word per player
+        words = quoted_after(" holding ")
+        views = {holder: [n.removesuffix(" (you)") for n in rated.split(", ")] for holder, rated in _VIEW.findall(prompt)}
+        return "ANSWER: " + json.dumps({v: {who: rng.choice(words) for who in rated} for v, rated in views.items()})
+    if "a field for each other player you judge" in shape:
+        roles = re.findall(r'"([^"]+)"', shape.split('"role",', 1)[1].split(', and "p"', 1)[0])
+        asked = re.search(r"For each of (.+?): which role", prompt).group(1)
+        names = [n.removesuffix(" (you)") for n in asked.split(", ")]
+        return "ANSWER: " + json.dumps({n: {"role": rng.choice(roles), "p": round(rng.uniform(0.2, 0.9), 2)}
+                                        for n in names})
+    if "a field for each player you rate" in shape:  # the favor ratings: every player the system prompt names
+        system = messages[0].content
+        names = _players(system)
+        me = re.match(r"You (?:are|represent) (.+?), one of", system).group(1)
+        return "They seem fair so far.\nANSWER: " + json.dumps({n: rng.randint(1, 10) for n in names if n != me})
+    key = re.search(r'with one field, "(\w+)":', shape).group(1)
+    choose = _CHOOSE.findall("\n".join(m.content for m in messages if m.role == "user"))  # a re-ask: the question
+    options = json.loads("[" + choose[-1][1].split(". ")[0] + "]") if choose else []
+    if key == "plan":
+        return 'ANSWER: {"plan": "Keep calm, watch the others and answer plainly."}'
+    if key in ("choice", "role") and not options:
+        options = quoted_after(f'"{key}":')
+    if key in ("vote", "accuse", "proposal", "seat", "choice", "guess", "role", "word"):
+        value: object = rng.choice(options)
+    elif key == "look":
+        value = rng.sample(options, 2)
+    elif key == "clue" and "a list of the card's words" in shape:
+        value = None
+    elif key == "clue":
+        seen = set(re.findall(r"\w+", " ".join(m.content for m in messages).casefold()))
+        value = next(w for w in FILLERS if w not in seen)
+        if "one line" in shape:
+            value = f"It makes me think of {value}"
+    elif key == "text":
+        value = "I am a simple villager and I will listen carefully before I vote."
+    elif key == "split":
+        value = [34, 33, 33]
+    else:  # a contribution
+        low, top = map(int, re.search(r"whole number from (\d+) to (\d+)", shape).groups())
+        value = rng.randint(low, top)
+    return f"Let me think about this briefly.\nANSWER: {json.dumps({key: value})}"
+
+
+def _players(system: str) -> list[str]:
+    """Every player's name, from the first line of the rules."""
+    listed = re.search(r"The players, in seat order, are (1\. .+?)\.\n", system)
+    if listed:
+        return [re.sub(r"^\d+\. ", "", part) for part in listed.group(1).split(", ")]
+    listed = re.search(r"(?:The players(?:, in seat order,)? are |\()(.+?)(?:\.\n|\))", system)
+    return [p.strip() for p in re.split(r", | and ", listed.group(1)) if p.strip()]
 
 
 def prompts_of(model: FakeModel) -> list[str]:

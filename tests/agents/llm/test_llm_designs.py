@@ -76,7 +76,10 @@ def test_vanilla_makes_one_call_per_decision_and_records_it_as_evidence():
     assert call["reply"] == decision.raw and call["finish_reason"] == "stop"
     assert call["input_tokens"] == 100 and call["output_tokens"] == 20 and call["latency_ms"] == 12.5
     assert call["messages"][1]["content"] == model.calls[0][1].content
-    assert 'ANSWER: {"choice": "<cooperate or defect>"}' in call["messages"][1]["content"]
+    # Prompt set 4 describes the answer in words: no placeholder to copy.
+    assert ('ANSWER: followed by a JSON object with one field, "choice": "cooperate" or "defect". Write nothing '
+            "after that line.") in call["messages"][1]["content"]
+    assert "<" not in call["messages"][1]["content"]
     assert llm.description["model_reported"] == "fake-model-2025"
 
 
@@ -93,7 +96,7 @@ def test_an_unreadable_reply_is_reported_and_the_reask_repeats_it_with_the_reaso
     assert roles(call) == ["system", "user", "assistant", "user"]
     assert call[:2] == model.calls[0]
     assert call[2].content == "I will defect, obviously."
-    assert first.error in call[3].content and 'ANSWER: {"choice"' in call[3].content
+    assert first.error in call[3].content and 'ANSWER: followed by a JSON object with one field, "choice"' in call[3].content
 
 
 def test_a_move_the_rules_refuse_is_asked_again_with_the_rules_reason_through_the_runner():
@@ -165,7 +168,9 @@ def test_pgm_in_a_game_theory_game_expects_each_players_next_move_after_every_ro
     state.act(2, {"choice": "cooperate"})
     later = run(llm.act(ask(state, 0)))  # a round has ended: one update first
     assert later.action == {"choice": "cooperate"} and len(later.evidence["calls"]) == 2
-    assert '"Player 1": {"Player 2": "<cooperate or defect>", "Player 3": "<cooperate or defect>"}' in model.calls[1][1].content
+    assert ('a field for each view listed above, named after the player whose view it is ("Player 1", "Player 2" '
+            'and "Player 3"); each holds an object with a field for each player that view covers, named exactly as '
+            'above, holding "cooperate" or "defect"') in model.calls[1][1].content
     notes = later.evidence["notes"]
     [update] = notes["updates"]
     assert update["read"] is True
@@ -215,7 +220,8 @@ def test_pgm_updates_suspicion_after_every_clue_by_the_stated_rule():
         assert all(sum(view) == pytest.approx(1.0) for view in update["views"])
     first_prompt = model.calls[0][1].content
     assert "racket" in first_prompt and "court" not in first_prompt  # each move judged as the game stood then
-    assert '"Player 2": {"Player 1": "<more, less or same>", "Player 3": "<more, less or same>"}' in first_prompt
+    assert '- the view of Player 1 ("Player 1"): rate Player 2 (you), Player 3' in first_prompt
+    assert 'holding "more", "less" or "same"' in first_prompt
     assert "- your own view: Player 1 0.50, Player 3 0.50\n- as you think Player 1 sees it: Player 2 (you) 0.50, " \
            "Player 3 0.50\n" in first_prompt
     assert "Player 1 0.56, Player 3 0.44" in model.calls[3][1].content  # the probe sees the numbers
@@ -281,7 +287,8 @@ def test_favor_rates_the_others_after_each_turn_and_tells_the_levels_in_words():
     assert len(model.calls) == 3 and len(decision.evidence["calls"]) == 2
     rating_prompt = model.calls[1][1].content
     assert "(new) Round 1:" in rating_prompt
-    assert 'ANSWER: {"Player 2": <1 to 10>, "Player 3": <1 to 10>}' in rating_prompt
+    assert ("a JSON object with a field for each player you rate, named exactly as the question names them, "
+            "holding a whole number from 1 to 10") in rating_prompt
     prompt = model.calls[2][1].content
     assert "You rather like Player 2." in prompt and "You strongly dislike and distrust Player 3." in prompt
     run(llm.act(ask(state, 0)))  # asked again at the same point: nothing new, no rating call

@@ -1,0 +1,164 @@
+"""The submission check and the ranked suite: a suite row is exactly stages 1..k of the suite for its
+model, and a later pull request may add only its next stages, by its owner.
+
+A model served by the fake OpenAI-compatible server plays stages 1 and 2 once for the module
+(`gamenight run --suite ranked`); stage 1 alone is the same games with the plan of stage 1.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from html import unescape
+from pathlib import Path
+
+import pytest
+import tomli_w
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+from submission_repos import GitRepo, pull_request, shipped_sample
+
+from runner import suite
+from runner.cli import main as gamenight
+from tests.llm.fakes import FakeOpenAI
+from tests.llm.test_tournament_llm import legal_reply
+
+ALICE = "alice <1234+alice@users.noreply.github.com>"
+ALICE_ID = "1234"
+ROW = "ranked-1-suite-model"
+PLAN = f"replays/{ROW}/tournament.toml"
+
+
+@pytest.fixture(scope="module")
+def stages(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, bytes]]:
+    """Stage 1, and stages 1..2, of the suite as `gamenight run --suite` writes them: repository path -> bytes."""
+    out = tmp_path_factory.mktemp("suite") / ROW
+    with FakeOpenAI(legal_reply) as server:
+        model = f"openai_compatible:suite-model@{server.base_url}"
+        result = CliRunner().invoke(gamenight, ["run", "--suite", "ranked", "--model", model, "--stages", "2",
+                                                "--out", str(out), "--no-cache", "--parallel", "4"])
+    assert result.exit_code == 0, result.output
+    both = {f"replays/{ROW}/{p.name}": p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+    plan = suite.tournament_for(suite.find("ranked"), suite.candidate(suite.find("ranked"), model), 1)
+    first_ids = {p.game_id for p in plan.plan()}
+    one = {path: raw for path, raw in both.items() if Path(path).stem in first_ids}
+    one[PLAN] = plan.plan_file().encode()
+    assert len(one) == 24 and len(both) == 47
+    return {1: one, 2: both}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    repo = GitRepo(tmp_path_factory.mktemp("template") / "repo")
+    repo.write("README.md", "# gamenight\n")
+    repo.write_all(shipped_sample(1))
+    repo.commit("base")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache") / "scores.sqlite"
+
+
+@pytest.fixture
+def repo(template: GitRepo, cache: Path, tmp_path: Path) -> GitRepo:
+    return pull_request(template, tmp_path / "repo", cache)
+
+
+def with_stage_one_on_main(repo: GitRepo, stages) -> None:
+    """alice's stage 1, squash-merged into main (#7) while the pull request is open."""
+    repo.git("checkout", "-q", "main")
+    repo.write_all(stages[1])
+    repo.commit(f"Add {ROW} stage 1 (#7)", author=ALICE)
+    repo.git("checkout", "-q", "-b", "next")
+
+
+def verdict(repo: GitRepo, author: str, author_id: str | None = None) -> tuple[int, str]:
+    """The check's exit code and its report as a reader sees it (rendered, tags and escapes gone)."""
+    repo.commit("submission")
+    result, summary = repo.check(*(["--author-id", author_id] if author_id else []), base="main", author=author)
+    assert "Traceback" not in result.output, result.output
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(summary)
+    return result.exit_code, unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u200b", "")
+
+
+def edited_plan(stages, change) -> bytes:
+    raw = tomllib.loads(stages[1][PLAN].decode())
+    change(raw)
+    return tomli_w.dumps(raw).encode()
+
+
+def test_stages_one_to_k_of_the_suite_are_accepted(repo, stages):
+    repo.write_all(stages[2])
+    code, summary = verdict(repo, "bob")
+    assert code == 0 and "✅ accepted: 46 new replay(s), every check passed" in summary, summary
+
+
+def _werewolf(raw: dict) -> dict:
+    return next(m for m in raw["matchups"] if m["game"] == "werewolf")
+
+
+def _swap_seat(raw: dict) -> None:
+    matchup = raw["matchups"][0]
+    lineup, seat = matchup["lineup"], matchup["deal"]["seat"]
+    other = (seat + 1) % len(lineup)
+    lineup[seat], lineup[other] = lineup[other], lineup[seat]
+    matchup["deal"]["seat"] = other
+
+
+def _skip_stage(raw: dict) -> None:
+    raw["suite"]["stages"] = 2
+    for matchup in raw["matchups"]:
+        matchup["deal"]["stage"] = 2
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda raw: raw["matchups"][3].update(seed=raw["matchups"][3]["seed"] + 1),
+     f"{PLAN}: matchups[3].seed: the suite deals chameleon deal 3 with seed"),
+    (_swap_seat, f"{PLAN}: matchups[0].deal.seat: the candidate plays seat"),
+    (lambda raw: _werewolf(raw)["lineup"].__setitem__((_werewolf(raw)["deal"]["seat"] + 1) % 8, "random"),
+     "lineup[", ),
+    (lambda raw: raw["matchups"][0]["rules"].update(words=20), f"{PLAN}: matchups[0].rules: the suite plays chameleon"),
+    (_skip_stage, f"{PLAN}: matchups: stages 1..2 of the suite ranked-1 are 46 deals; the plan has 23"),
+], ids=["seed", "seat", "opponent", "variant", "skipped stage"])
+def test_a_plan_that_is_not_the_suites_is_refused_naming_the_file_and_field(repo, stages, change, expected):
+    repo.write_all({**stages[1], PLAN: edited_plan(stages, change)})
+    code, summary = verdict(repo, "bob")
+    assert code == 1 and "❌ refused" in summary
+    assert expected in summary, summary
+    if "lineup[" in expected:
+        assert re.search(r"matchups\[\d+\]\.lineup\[\d\]: the suite seats 'werewolf/str\w+' here", summary), summary
+
+
+def test_the_owner_adds_the_next_stage_of_her_row(repo, stages):
+    with_stage_one_on_main(repo, stages)
+    repo.write_all({path: raw for path, raw in stages[2].items() if path not in stages[1] or path == PLAN})
+    code, summary = verdict(repo, "alice", ALICE_ID)
+    assert code == 0 and "✅ accepted: 23 new replay(s), every check passed" in summary, summary
+
+
+def test_another_owner_may_not_add_a_stage_to_her_row(repo, stages):
+    with_stage_one_on_main(repo, stages)
+    repo.write_all({path: raw for path, raw in stages[2].items() if path not in stages[1] or path == PLAN})
+    code, summary = verdict(repo, "bob")
+    assert code == 1 and f"tournament '{ROW}' belongs to @alice" in summary, summary
+
+
+def test_a_later_pull_request_adds_stages_it_never_replaces_them(repo, stages):
+    with_stage_one_on_main(repo, stages)
+    repo.write(PLAN, edited_plan(stages, lambda raw: None).decode())  # the same stage again, rewritten
+    code, summary = verdict(repo, "alice", ALICE_ID)
+    assert code == 1 and "main already holds stages 1..1 of this row" in summary, summary
+
+
+def test_only_a_suite_rows_plan_may_change(repo, stages):
+    repo.git("checkout", "-q", "main")
+    repo.write("replays/plain/tournament.toml", 'name = "plain"\n[[matchups]]\ngame = "public_good"\n'
+               'lineup = ["random", "random", "random"]\n')
+    repo.commit("a plain plan (#8)", author=ALICE)
+    repo.git("checkout", "-q", "-b", "next")
+    repo.write("replays/plain/tournament.toml", 'name = "plain"\n[[matchups]]\ngame = "public_good"\ngames = 2\n'
+               'lineup = ["random", "random", "random"]\n')
+    code, summary = verdict(repo, "alice", ALICE_ID)
+    assert code == 1 and "only a suite's row grows, by its next stages" in summary, summary
