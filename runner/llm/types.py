@@ -124,7 +124,7 @@ class Completion:
             **({"structured": self.structured} if self.structured is not None else {}),
             **({"reasoning_tokens": n} if (n := _count(self.reasoning_tokens)) else {}),
             **({"cached_input_tokens": n} if (n := _count(self.cached_input_tokens)) else {}),
-            # Format version 5: Anthropic bills a cache write above the input price.
+            # Format version 6: Anthropic bills a cache write above the input price.
             **({"cache_write_input_tokens": n} if (n := _count(self.cache_write_input_tokens)) else {}),
             **({"cached": True} if self.cached else {}),
         }
