@@ -462,16 +462,32 @@ def _print_usage(usage: Mapping[str, Usage], prices: Mapping[str, Price],
         click.echo(f"  {_cell(model, 35):<36}{used.calls:>8,}{used.replayed_calls:>8,}{used.input_tokens:>13,}"
                    f"{used.output_tokens:>13,}{_money(cost):>11}")
         for name in ("calls", "replayed_calls", "input_tokens", "output_tokens", "cached_input_tokens",
-                     "reasoning_tokens"):
+                     "cache_write_input_tokens", "reasoning_tokens"):
             setattr(total, name, getattr(total, name) + getattr(used, name))
     known = sum(c for c in costs if c is not None)
     click.echo(f"  {'total':<36}{total.calls:>8,}{total.replayed_calls:>8,}{total.input_tokens:>13,}"
                f"{total.output_tokens:>13,}{_money(known if costs and not unpriced else None, known):>11}")
-    if total.cached_input_tokens or total.reasoning_tokens:
+    if total.cached_input_tokens or total.cache_write_input_tokens or total.reasoning_tokens:
         click.echo(f"  of which: {total.cached_input_tokens:,} input tokens read from the providers' prompt caches, "
+                   f"{total.cache_write_input_tokens:,} written to them, "
                    f"{total.reasoning_tokens:,} output tokens spent thinking")
     if unpriced:
         click.echo(f"  no [prices] table for: {', '.join(_cell(m, 60) for m in unpriced)} (the total cost leaves them out)")
+    _print_caching({model: (used.cached_input_tokens, used.cache_write_input_tokens, used.cost(prices.get(model)),
+                            used.cost(prices.get(model), caching=False)) for model, used in usage.items()})
+
+
+def _print_caching(models: Mapping[str, tuple[float, float, float | None, float | None]]) -> None:
+    """Per model whose prompts were cached: tokens read and written, the cost with and without caching."""
+    cached = {m: row for m, row in models.items() if row[0] or row[1]}
+    if not cached:
+        return
+    click.echo("\nprompt caching (input tokens read from / written to the provider's cache):")
+    for model in sorted(cached):
+        read, written, cost, uncached = cached[model]
+        saving = (f", {_money(uncached)} without caching ({(uncached - cost) / uncached:.0%} saved)"
+                  if cost is not None and uncached else "")
+        click.echo(f"  {_cell(model, 40)}: {read:,.0f} read, {written:,.0f} written; {_money(cost)} USD{saving}")
 
 
 def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
@@ -480,13 +496,15 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
     for model, made in sorted(spent.items()):
         recorded = usage.get(model)
         extra = Usage(calls=made["calls"], input_tokens=made["input_tokens"], output_tokens=made["output_tokens"],
-                      cached_input_tokens=made["cached_input_tokens"])
+                      cached_input_tokens=made["cached_input_tokens"],
+                      cache_write_input_tokens=made.get("cache_write_input_tokens", 0))
         if recorded is not None:
             paid = recorded.replayed or Usage()
             extra.calls -= recorded.calls - paid.calls
             extra.input_tokens -= recorded.input_tokens - paid.input_tokens
             extra.output_tokens -= recorded.output_tokens - paid.output_tokens
             extra.cached_input_tokens -= recorded.cached_input_tokens - paid.cached_input_tokens
+            extra.cache_write_input_tokens -= recorded.cache_write_input_tokens - paid.cache_write_input_tokens
         if extra.calls > 0:
             click.echo(f"\n{_cell(model, 60)}: {extra.calls:,} more call(s) ({extra.input_tokens:,} input and "
                        f"{extra.output_tokens:,} output tokens, {_money(extra.cost(prices.get(model)))} USD) were made "
@@ -495,6 +513,8 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
 
 def _print_estimate(tournament: Tournament) -> None:
     """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
+    from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS  # loads the provider SDKs: only for a dry run
+
     try:
         estimates = asyncio.run(estimate(tournament))
     except EstimateError as exc:
@@ -524,12 +544,18 @@ def _print_estimate(tournament: Tournament) -> None:
             click.echo(f"  {_cell(model, 40):<41}{part.calls:>10,.0f}{part.input_tokens:>13,.0f}"
                        f"{part.output_tokens:>13,.0f}{_money(part.cost(price)):>11}"
                        + ("" if price else "  (no [prices] table)"))
+        _print_caching({model: (part.cached_input_tokens, part.cache_write_input_tokens,
+                                part.cost(tournament.prices.get(model)),
+                                part.cost(tournament.prices.get(model), caching=False))
+                        for model, part in by_model.items()})
     click.echo("\n" + textwrap.fill(
         f"Assumptions: {ESTIMATE_SAMPLE} games of each matchup are dealt as they will be and played offline "
         "with random legal moves, the language-model agents making the very calls of their design (PGM "
         "belief analyses, strategy choices, favor updates) on their real prompts; every decision is "
         "answered at the first attempt (each re-ask would add a call). Input tokens = prompt characters / "
-        f"{CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or max_tokens if lower. Cost = tokens "
+        f"{CHARS_PER_TOKEN}; output tokens = {REPLY_TOKENS} per reply, or max_tokens if lower. Prompt caching: "
+        "each seat's calls through Anthropic's cache as the agent marks it (prefixes of at least "
+        f"{ANTHROPIC_MIN_TOKENS:,} tokens) or OpenAI's automatic one; none for other servers. Cost = tokens "
         "x [prices] (USD per million tokens). See docs/llm.md.", width=100))
 
 

@@ -33,6 +33,7 @@ class Usage:
     output_tokens: int = 0
     failed_calls: int = 0    # calls recorded with an error (only in replays of runner 0.1)
     cached_input_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
+    cache_write_input_tokens: int = 0  # of input_tokens, written to the provider's prompt cache
     reasoning_tokens: int = 0     # of output_tokens, spent thinking
     #: Calls answered from the runner's response cache: recorded, but not paid for again now.
     replayed_calls: int = 0
@@ -43,6 +44,7 @@ class Usage:
         self.input_tokens += call.get("input_tokens") or 0
         self.output_tokens += call.get("output_tokens") or 0
         self.cached_input_tokens += call.get("cached_input_tokens") or 0
+        self.cache_write_input_tokens += call.get("cache_write_input_tokens") or 0
         self.reasoning_tokens += call.get("reasoning_tokens") or 0
         self.failed_calls += 1 if call.get("error") else 0
         if call.get("cached"):
@@ -51,12 +53,16 @@ class Usage:
                 self.replayed = Usage()
             self.replayed.add_call({k: v for k, v in call.items() if k != "cached"})
 
-    def cost(self, price: Price | None) -> float | None:
-        """USD of the calls made now: the recorded tokens, less those answered from the response cache."""
+    def cost(self, price: Price | None, caching: bool = True) -> float | None:
+        """USD of the calls made now: the recorded tokens, less those answered from the response cache.
+        `caching=False`: what they would have cost without the provider's prompt cache (every input
+        token at the input price)."""
         if price is None:
             return None
-        paid = price.cost(self.input_tokens, self.output_tokens, self.cached_input_tokens)
-        return paid - (self.replayed.cost(price) or 0.0) if self.replayed else paid
+        paid = (price.cost(self.input_tokens, self.output_tokens, self.cached_input_tokens,
+                           self.cache_write_input_tokens) if caching
+                else price.cost(self.input_tokens, self.output_tokens))
+        return paid - (self.replayed.cost(price, caching) or 0.0) if self.replayed else paid
 
 
 @dataclass
@@ -433,14 +439,23 @@ class Estimate:
     calls: float = 0.0
     input_tokens: float = 0.0
     output_tokens: float = 0.0
+    cached_input_tokens: float = 0.0       # of input_tokens, read from the provider's prompt cache
+    cache_write_input_tokens: float = 0.0  # of input_tokens, written to it
 
     def add(self, other: Estimate, scale: float = 1.0) -> None:
         self.calls += other.calls * scale
         self.input_tokens += other.input_tokens * scale
         self.output_tokens += other.output_tokens * scale
+        self.cached_input_tokens += other.cached_input_tokens * scale
+        self.cache_write_input_tokens += other.cache_write_input_tokens * scale
 
-    def cost(self, price: Price | None) -> float | None:
-        return None if price is None else price.cost(self.input_tokens, self.output_tokens)
+    def cost(self, price: Price | None, caching: bool = True) -> float | None:
+        """USD, with the provider's prompt cache as estimated (or, `caching=False`, without it)."""
+        if price is None:
+            return None
+        if not caching:
+            return price.cost(self.input_tokens, self.output_tokens)
+        return price.cost(self.input_tokens, self.output_tokens, self.cached_input_tokens, self.cache_write_input_tokens)
 
 
 @dataclass
@@ -471,13 +486,27 @@ class _MeasuringModel:
     """
 
     def __init__(self, settings: Any):
+        from runner.llm.prompt_cache import CacheUse, SimulatedCache
+
         self.settings = settings
         self.prompt_tokens: list[float] = []
+        self.cache_use = CacheUse()
+        # One seat's calls through the provider's prompt cache: Anthropic's where the agent marks its
+        # prefix (runner/llm/prompt_cache.py), OpenAI's automatic one (other servers vary: none counted).
+        kind = ("anthropic" if settings.provider == "anthropic" and settings.prompt_cache
+                else "openai" if settings.provider == "openai" else None)
+        self.cache = kind and SimulatedCache(kind, lambda text: len(text) / CHARS_PER_TOKEN)
 
     async def complete(self, messages: Any, schema: Any = None) -> Any:
         from runner.llm.types import Completion
 
         self.prompt_tokens.append(sum(len(m.content) / CHARS_PER_TOKEN + TOKENS_PER_MESSAGE for m in messages))
+        if self.cache:
+            system = "\n\n".join(m.content for m in messages if m.role == "system")
+            use = self.cache.call(system, [(m.role, m.content) for m in messages if m.role != "system"],
+                                  json.dumps(schema if self.settings.structured_output else None, sort_keys=True))
+            self.cache_use.read += use.read
+            self.cache_use.written += use.written
         return Completion("", "stop", None, None, None, 0.0)
 
 
@@ -526,7 +555,8 @@ async def _simulate(planned: PlannedGame, probes: bool) -> dict[str, Estimate]:
     for spec, _, model in agents.values():
         reply = min(REPLY_TOKENS, spec.spec["max_tokens"] or REPLY_TOKENS)
         calls = len(model.prompt_tokens)
-        found.setdefault(spec.spec["model"], Estimate()).add(Estimate(calls, sum(model.prompt_tokens), calls * reply))
+        found.setdefault(spec.spec["model"], Estimate()).add(Estimate(calls, sum(model.prompt_tokens), calls * reply,
+                                                                      model.cache_use.read, model.cache_use.written))
     return found
 
 

@@ -54,13 +54,16 @@ LLM_OPTIONAL_KEYS = ("top_p", "stop", "reasoning_effort", "thinking_budget", "st
 #: Longest free-text reasoning field a structured answer may have (a schema maxLength; llama.cpp's
 #: grammars fail on much longer ones).
 MAX_STRUCTURED_REASONING = 1000
-LLM_ACCESS_KEYS = ("api_key_env", "timeout_s")
+#: How a model is reached and billed, not what it plays: `prompt_cache` (Anthropic's cache breakpoints)
+#: changes the price of a prompt, never the prompt.
+LLM_ACCESS_KEYS = ("api_key_env", "timeout_s", "prompt_cache")
 #: Keys of a `[providers.<name>]` table (runner.llm.types.ProviderLimits) and what each takes.
 LIMIT_KEYS = {"max_concurrency": "a whole number from 1 to 100000",
               "requests_per_minute": "a positive number", "tokens_per_minute": "a positive number",
               "max_retries": "a whole number from 0 to 20", "backoff_base_s": "a number of seconds, at least 0",
               "backoff_max_s": "a number of seconds, at least 0"}
 PRICE_KEYS = ("input", "output")
+CACHE_PRICE_KEYS = ("cached_input", "cache_write_input")
 # A key that would hold a secret itself: tournament files are shared and committed.
 _SECRET_KEY = re.compile(r"(api[_-]?key|apikey|secret|token|passw|auth|bearer|cookie|credential|header)"
                          r"|^key$", re.IGNORECASE)
@@ -217,12 +220,20 @@ class Price:
     input: float
     output: float
     cached_input: float | None = None  # input tokens read from the provider's prompt cache (default: input)
+    #: Input tokens written to the provider's prompt cache (Anthropic's cache_creation_input_tokens);
+    #: default 1.25 times input, Anthropic's price of a 5-minute cache write. Either default never
+    #: prices a cached token below what it may have cost.
+    cache_write_input: float | None = None
 
-    def cost(self, input_tokens: float, output_tokens: float, cached_input_tokens: float = 0) -> float:
-        """USD for these tokens; `cached_input_tokens` are part of `input_tokens`, priced at cached_input."""
+    def cost(self, input_tokens: float, output_tokens: float, cached_input_tokens: float = 0,
+             cache_write_input_tokens: float = 0) -> float:
+        """USD for these tokens; `cached_input_tokens` (read from the cache) and `cache_write_input_tokens`
+        (written to it) are part of `input_tokens`, priced at cached_input and cache_write_input."""
         cached = min(cached_input_tokens, input_tokens)
+        written = min(cache_write_input_tokens, input_tokens - cached)
         cached_price = self.input if self.cached_input is None else self.cached_input
-        return ((input_tokens - cached) * self.input + cached * cached_price
+        write_price = self.input * 1.25 if self.cache_write_input is None else self.cache_write_input
+        return ((input_tokens - cached - written) * self.input + cached * cached_price + written * write_price
                 + output_tokens * self.output) / 1_000_000
 
 
@@ -540,6 +551,8 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
               "design_params": _plain(design_params), **_llm_options(spec, here)}
     access = {"api_key_env": _key_variable(spec.get("api_key_env"), f"{here}.api_key_env"),
               "timeout_s": _optional_number(spec.get("timeout_s"), f"{here}.timeout_s", 0.001, 3600.0)}
+    if spec.get("prompt_cache") is not None:
+        access["prompt_cache"] = _optional_bool(spec["prompt_cache"], f"{here}.prompt_cache")
     agent = AgentSpec(name, played, access)
     from runner.llm.connections import check_settings  # what the provider layer would refuse at run time
 
@@ -548,6 +561,12 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
     except ValueError as exc:
         raise PlanError(f"{here}: {exc}") from None
     return agent
+
+
+def _optional_bool(value: Any, here: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise PlanError(f"{here}: must be true or false, got {_shown(value)}")
+    return value
 
 
 def _llm_options(spec: Mapping[str, Any], here: str) -> dict[str, Any]:
@@ -715,16 +734,16 @@ def _prices(raw: Any, where: str) -> dict[str, Price]:
     for model, table in raw.items():
         here = f"{where}: prices.{_quoted(model)}"
         if (not isinstance(table, Mapping) or not set(PRICE_KEYS) <= set(table)
-                or not set(table) <= {*PRICE_KEYS, "cached_input"}):
+                or not set(table) <= {*PRICE_KEYS, *CACHE_PRICE_KEYS}):
             raise PlanError(f"{here}: needs input = <USD per million input tokens> and "
                             "output = <USD per million output tokens>, and optionally cached_input = "
-                            "<USD per million input tokens read from the provider's prompt cache>")
+                            "<USD per million input tokens read from the provider's prompt cache> and "
+                            "cache_write_input = <USD per million input tokens written to it>")
         for key in table:
             if not is_number(table[key]) or table[key] < 0:
                 raise PlanError(f"{here}.{key}: must be a number of USD per million tokens, at least 0")
-        cached = table.get("cached_input")
         found[model] = Price(float(table["input"]), float(table["output"]),
-                             None if cached is None else float(cached))
+                             **{key: float(table[key]) for key in CACHE_PRICE_KEYS if key in table})
     return found
 
 

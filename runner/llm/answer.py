@@ -20,6 +20,7 @@ class Answer:
     reasoning: str | None = None  # reasoning the API returned apart from the reply (never the answer)
     reasoning_tokens: int | None = None  # of output_tokens, those spent thinking
     cached_input_tokens: int | None = None  # of input_tokens, those read from a prompt cache
+    cache_write_input_tokens: int | None = None  # of input_tokens, those written to a prompt cache
 
 
 def normalise_finish(reason: str | None) -> str | None:

@@ -11,6 +11,7 @@ import anthropic
 from runner.llm.answer import Answer, normalise_finish, token_count
 from runner.llm.dialects import ANTHROPIC_OUTPUT_REFUSES, without
 from runner.llm.failures import MalformedReply
+from runner.llm.prompt_cache import Marks, PrefixPlanner, head_digest
 from runner.llm.types import Message, ModelSettings
 
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -27,21 +28,22 @@ class AnthropicChat:
         # Explicit key and URL: the SDK then reads no credential or URL from the environment.
         self.client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url or ANTHROPIC_URL,
                                                max_retries=0)
+        self.planner = PrefixPlanner()  # where each conversation of this endpoint marks its cached prefix
 
-    @staticmethod
-    def request(settings: ModelSettings, messages: Sequence[Message],
+    def request(self, settings: ModelSettings, messages: Sequence[Message],
                 schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The keyword arguments of `messages.create`: system prompts go in `system`."""
-        system = [m.content for m in messages if m.role == "system"]
+        """The keyword arguments of `messages.create`: system prompts go in `system`; with
+        `prompt_cache`, the text is cut into blocks at the planner's cache breakpoints."""
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        turns = [(m.role, m.content) for m in messages if m.role != "system"]
         args: dict[str, Any] = {
             "model": settings.model,
             "max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [{"role": m.role, "content": m.content}
-                         for m in messages if m.role != "system"],
+            "messages": [{"role": role, "content": content} for role, content in turns],
             "timeout": settings.timeout_s,
         }
         if system:
-            args["system"] = "\n\n".join(system)
+            args["system"] = system
         # No temperature, top_p or seed: the Messages API version these SDKs speak (2026-10-21)
         # rejects sampling parameters, and has never taken a seed (check_settings refuses them
         # rather than record settings that were not applied).
@@ -61,6 +63,10 @@ class AnthropicChat:
             args["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
         if output:
             args["output_config"] = output
+        if settings.prompt_cache:
+            # Everything before the messages decides whether a cached prefix still applies.
+            head = head_digest(settings.model, args.get("tools"), output.get("format"), args.get("thinking"), system)
+            _mark(args, self.planner.marks(head, bool(system), turns))
         return args
 
     async def send(self, settings: ModelSettings, messages: Sequence[Message],
@@ -92,6 +98,7 @@ class AnthropicChat:
             reasoning_tokens=token_count(getattr(getattr(usage, "output_tokens_details", None),
                                                  "thinking_tokens", None)),
             cached_input_tokens=token_count(getattr(usage, "cache_read_input_tokens", None)),
+            cache_write_input_tokens=token_count(getattr(usage, "cache_creation_input_tokens", None)),
         )
 
     async def aclose(self) -> None:
@@ -106,6 +113,30 @@ def streams(settings: ModelSettings) -> bool:
     """Whether calls are streamed: extended thinking, an effort setting, or a long output cap."""
     return (settings.thinking_budget is not None or settings.reasoning_effort is not None
             or (settings.max_tokens or DEFAULT_MAX_TOKENS) > STREAM_ABOVE_TOKENS)
+
+
+_EPHEMERAL = {"type": "ephemeral"}  # the 5-minute cache: writes cost 1.25 times input (1 hour: twice)
+
+
+def _mark(args: dict[str, Any], marks: Marks) -> None:
+    """Send the system prompt and the marked messages as text blocks, each mark ending a block
+    with `cache_control`; the blocks of a message join to its content exactly."""
+    if marks.system:
+        args["system"] = [{"type": "text", "text": args["system"], "cache_control": dict(_EPHEMERAL)}]
+    cuts: dict[int, dict[int, bool]] = {}  # message index -> block end -> marked
+    for (index, chars), marked in [*((p, False) for p in marks.splits), *((p, True) for p in marks.points)]:
+        cuts.setdefault(index, {})[chars] = marked
+    for index, ends in cuts.items():
+        message = args["messages"][index]
+        text: str = message["content"]
+        blocks, start = [], 0
+        for end in sorted(ends):
+            blocks.append({"type": "text", "text": text[start:end],
+                           **({"cache_control": dict(_EPHEMERAL)} if ends[end] else {})})
+            start = end
+        if start < len(text):
+            blocks.append({"type": "text", "text": text[start:]})
+        message["content"] = blocks
 
 
 def _thinking(blocks: list[Any]) -> str | None:

@@ -29,12 +29,13 @@ _REPLY_SETTINGS = ("provider", "base_url", "model", "temperature", "top_p", "max
                    "reasoning_effort", "thinking_budget", "structured_output", "extra_body", "system_role")
 #: The Completion fields an entry keeps (an error is never cached).
 _KEPT = ("text", "finish_reason", "model_reported", "input_tokens", "output_tokens", "latency_ms", "retries",
-         "reasoning", "structured", "reasoning_tokens", "cached_input_tokens")
+         "reasoning", "structured", "reasoning_tokens", "cached_input_tokens", "cache_write_input_tokens")
 _TYPES: dict[str, tuple[type, ...]] = {
     "text": (str,), "finish_reason": (str, type(None)), "model_reported": (str, type(None)),
     "input_tokens": (int, type(None)), "output_tokens": (int, type(None)), "latency_ms": (int, float),
     "retries": (int,), "reasoning": (str, type(None)), "structured": (str, type(None)),
     "reasoning_tokens": (int, type(None)), "cached_input_tokens": (int, type(None)),
+    "cache_write_input_tokens": (int, type(None)),  # absent from entries written before it was kept
 }
 
 

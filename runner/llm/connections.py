@@ -212,6 +212,11 @@ def _check_options(settings: ModelSettings, where: str) -> None:
     if mode == "tool" and settings.thinking_budget is not None:
         raise ConfigError(f"{where}: structured_output = \"tool\" cannot be combined with thinking_budget: "
                           "Anthropic does not force a tool while the model thinks; use \"json_schema\"")
+    if not isinstance(settings.prompt_cache, bool):
+        raise ConfigError(f"{where}: prompt_cache must be true or false")
+    if not settings.prompt_cache and provider != "anthropic":
+        raise ConfigError(f"{where}: prompt_cache = false is for provider anthropic: {provider} servers cache long "
+                          "prompt prefixes by themselves, with nothing in the request to turn it off")
     if not settings.system_role and provider != "openai_compatible":
         raise ConfigError(f"{where}: system_role = false is for provider openai_compatible (models served "
                           "with a chat template that has no system role, such as Gemma)")

@@ -22,7 +22,8 @@ class LimitedChatModel:
         self._key_variable = key_variable
         #: What the provider answered (and so charged) through this model in this run, whether
         #: or not the game it was for was written: calls and tokens.
-        self.spent = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0}
+        self.spent = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0,
+                      "cache_write_input_tokens": 0}
 
     def __repr__(self) -> str:
         return f"LimitedChatModel({self.settings.provider}:{self.settings.model})"
@@ -63,7 +64,8 @@ class LimitedChatModel:
                                       answer.input_tokens, answer.output_tokens,
                                       self._elapsed_ms(first_sent), retries=retries, reasoning=answer.reasoning,
                                       structured=structured, reasoning_tokens=answer.reasoning_tokens,
-                                      cached_input_tokens=answer.cached_input_tokens, recorded_text=recorded)
+                                      cached_input_tokens=answer.cached_input_tokens,
+                                      cache_write_input_tokens=answer.cache_write_input_tokens, recorded_text=recorded)
             if not failure.retryable or retries >= limits.max_retries:
                 down = endpoint.gave_up() if failure.retryable else False
                 error = self._error_text(failure, retries)
@@ -80,6 +82,7 @@ class LimitedChatModel:
         self.spent["input_tokens"] += answer.input_tokens or 0
         self.spent["output_tokens"] += answer.output_tokens or 0
         self.spent["cached_input_tokens"] += answer.cached_input_tokens or 0
+        self.spent["cache_write_input_tokens"] += answer.cache_write_input_tokens or 0
 
     def _elapsed_ms(self, since: float | None) -> float:
         return 0.0 if since is None else max(0.0, (self.endpoint.clock() - since) * 1000.0)

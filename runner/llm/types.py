@@ -47,6 +47,10 @@ class ModelSettings:
     #: False for models whose chat template has no system role (Gemma): the system prompt is then
     #: sent at the top of the first user message instead of being dropped by the template.
     system_role: bool = True
+    #: Anthropic: mark the request's unchanging prefix with cache breakpoints (runner/llm/prompt_cache.py).
+    #: OpenAI and compatible servers cache prefixes by themselves; only the default is accepted there.
+    #: It changes what is billed, never what the model reads, so it is not recorded with the agent.
+    prompt_cache: bool = True
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class Completion:
     structured: str | None = None  # the structured-output mode the call used (None: free text)
     reasoning_tokens: int | None = None  # of output_tokens, those spent thinking (when reported)
     cached_input_tokens: int | None = None  # of input_tokens, those read from the provider's cache
+    cache_write_input_tokens: int | None = None  # of input_tokens, those written to the provider's cache
     cached: bool = False          # answered from the runner's response cache (runner/llm/cache.py)
     #: The reply as recorded, when it differs from `text` (a key of the run masked in it): agents read
     #: the move from `text`, as the model sent it; only this reaches a replay or the response cache.
@@ -119,6 +124,8 @@ class Completion:
             **({"structured": self.structured} if self.structured is not None else {}),
             **({"reasoning_tokens": n} if (n := _count(self.reasoning_tokens)) else {}),
             **({"cached_input_tokens": n} if (n := _count(self.cached_input_tokens)) else {}),
+            # Format version 6: Anthropic bills a cache write above the input price.
+            **({"cache_write_input_tokens": n} if (n := _count(self.cache_write_input_tokens)) else {}),
             **({"cached": True} if self.cached else {}),
         }
 

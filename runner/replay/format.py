@@ -20,8 +20,8 @@ import orjson
 FORMAT_NAME = "gamenight.replay"
 #: The newest format version. A writer records the lowest version whose fields the replay uses,
 #: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 5
-FORMAT_VERSIONS = (1, 2, 3, 4, 5)
+FORMAT_VERSION = 6
+FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
@@ -36,6 +36,8 @@ V3_RECORD_FIELDS = frozenset(("took_ms",))
 #: failed evaluations (`failure`).
 V4_JUDGE_FIELDS = frozenset(("suspects", "failure"))
 V4_JUDGE_DIMENSIONS = frozenset(("suspicion",))
+#: What version 6 added to model calls: the input tokens written to the provider's prompt cache.
+V6_CALL_FIELDS = frozenset(("cache_write_input_tokens",))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: Largest accepted replay file, in bytes.
@@ -689,9 +691,21 @@ def version_5_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
             yield i, "suite", "the header field 'suite' (a game of a ranked suite)"
 
 
+def version_6_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-6 field in a replay's records."""
+    for i, data in enumerate(records):
+        calls = (data.get("evidence") or {}).get("calls") if isinstance(data.get("evidence"), Mapping) else None
+        for c, call in enumerate(calls or ()):
+            if isinstance(call, Mapping):
+                for key in sorted(V6_CALL_FIELDS & call.keys()):
+                    yield i, f"evidence.calls[{c}].{key}", f"the call field {key!r}"
+
+
 def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
     """The lowest format version that can hold these records."""
     records = list(records)
+    if next(version_6_uses(records), None) is not None:
+        return 6
     if next(version_5_uses(records), None) is not None:
         return 5
     if next(version_4_uses(records), None) is not None:

@@ -86,7 +86,8 @@ class RecordedModel:
                           call.get("input_tokens"), call.get("output_tokens"), call.get("latency_ms") or 0.0,
                           error=call.get("error"), retries=call.get("retries") or 0, reasoning=call.get("reasoning"),
                           structured=call.get("structured"), reasoning_tokens=call.get("reasoning_tokens"),
-                          cached_input_tokens=call.get("cached_input_tokens"), cached=bool(call.get("cached")))
+                          cached_input_tokens=call.get("cached_input_tokens"),
+                          cache_write_input_tokens=call.get("cache_write_input_tokens"), cached=bool(call.get("cached")))
 
 
 def message_difference(sent: list[dict[str, str]], recorded: Any) -> Difference | None:

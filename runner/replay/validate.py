@@ -18,7 +18,8 @@ from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
-                                  version_3_uses, version_4_uses, version_5_uses)
+                                  version_3_uses, version_4_uses, version_5_uses,
+                                  version_6_uses)
 from runner.tournament import PlannedGame
 
 #: Fields of event records that the runner adds and the rules do not produce.
@@ -113,6 +114,10 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         checked.problems.extend(
             Problem(path, records[i].line, f"{what} needs replay format version 5; this file says version {version}",
                     field) for i, field, what in version_5_uses(r.data for r in records))
+    if version in (1, 2, 3, 4, 5):
+        checked.problems.extend(
+            Problem(path, records[i].line, f"{what} needs replay format version 6; this file says version {version}",
+                    field) for i, field, what in version_6_uses(r.data for r in records))
     if not checked.problems:
         checked.problems.extend(_human_fields(path, records))
     if checked.problems:

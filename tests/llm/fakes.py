@@ -15,8 +15,10 @@ headers, and the servers count requests in flight so tests can check concurrency
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
+import os
 import random
 import re
 import threading
@@ -443,9 +445,13 @@ class FakeOpenAI(_FakeServer):
     bounds; pass False to play a vLLM or llama.cpp server, which takes them.
     """
 
-    def __init__(self, script: Script, *, strict_schemas: bool = True, **kw: Any):
+    def __init__(self, script: Script, *, strict_schemas: bool = True, auto_cache: bool = False, **kw: Any):
         super().__init__(script, **kw)
         self.strict_schemas = strict_schemas
+        #: Report cached tokens as OpenAI's automatic caching does: a prompt of at least 1,024 tokens
+        #: that starts like an earlier one reads their common start, counted in steps of 128 tokens.
+        self.auto_cache = auto_cache
+        self._prompts: list[str] = []
 
     def schema_refusal(self, body: dict[str, Any]) -> str | None:
         response_format = body.get("response_format") or {}
@@ -471,6 +477,9 @@ class FakeOpenAI(_FakeServer):
         prompt_tokens = request_tokens(request) if reply.input_tokens is None else reply.input_tokens
         completion_tokens = (_tokens(reply.text) if reply.output_tokens is None
                              else reply.output_tokens)
+        cached_tokens = reply.cached_input_tokens or 0
+        if self.auto_cache and reply.cached_input_tokens is None:
+            cached_tokens = min(prompt_tokens, self._automatic_cache(request))
         return {
             "id": f"chatcmpl-fake{call:08d}",
             "object": "chat.completion",
@@ -488,7 +497,7 @@ class FakeOpenAI(_FakeServer):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": reply.cached_input_tokens or 0, "audio_tokens": 0},
+                "prompt_tokens_details": {"cached_tokens": cached_tokens, "audio_tokens": 0},
                 "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens or 0, "audio_tokens": 0,
                                               "accepted_prediction_tokens": 0,
                                               "rejected_prediction_tokens": 0},
@@ -500,6 +509,15 @@ class FakeOpenAI(_FakeServer):
     @staticmethod
     def reported_usage(payload: dict[str, Any]) -> tuple[int, int]:
         return payload["usage"]["prompt_tokens"], payload["usage"]["completion_tokens"]
+
+    def _automatic_cache(self, request: dict[str, Any]) -> int:
+        """Tokens of the longest start this prompt shares with an earlier one (0 under 1,024)."""
+        prompt = json.dumps([request.get("model"), chat_messages(request)], ensure_ascii=False)
+        with self._lock:
+            shared = max((len(os.path.commonprefix([prompt, earlier])) for earlier in self._prompts), default=0)
+            self._prompts.append(prompt)
+        tokens = shared // 4
+        return 0 if tokens < 1024 else tokens // 128 * 128
 
     def stream_events(self, payload: dict[str, Any]) -> list[str]:
         """Chat-completion chunks: the role, the reasoning and the text in pieces, the finish, the usage."""
@@ -532,12 +550,33 @@ class FakeOpenAI(_FakeServer):
 
 
 class FakeAnthropic(_FakeServer):
-    """`POST /v1/messages` answering like the Anthropic Messages API."""
+    """`POST /v1/messages` answering like the Anthropic Messages API.
+
+    `cache_min_tokens` makes it cache prompt prefixes as Anthropic documents it: a prefix ending at
+    a block marked with `cache_control` (at most 4 marks, never on an empty block) is written when
+    it is at least that many tokens long; a later request reads the longest written prefix it
+    repeats exactly up to one of its block boundaries, looking back at most 20 blocks from each of
+    its marks; everything before the messages (model, tools, output format, thinking) must match.
+    Usage then splits the prompt into `input_tokens`, `cache_creation_input_tokens` and
+    `cache_read_input_tokens`. Without it, nothing is cached (`Reply.cached_input_tokens` is reported).
+    """
 
     path = "/v1/messages"
     bad_key_message = "invalid x-api-key"
 
+    def __init__(self, script: Script, *, cache_min_tokens: int | None = None, **kw: Any):
+        super().__init__(script, **kw)
+        self.cache_min_tokens = cache_min_tokens
+        self.cached: dict[str, int] = {}  # digest of a written prefix -> its tokens
+
     def schema_refusal(self, body: dict[str, Any]) -> str | None:
+        marks = [block for block in _content_blocks(body) if "cache_control" in block]
+        if len(marks) > 4:
+            return f"A maximum of 4 blocks with cache_control may be provided. Found {len(marks)}."
+        if any(block.get("type") == "text" and not block.get("text") for block in _content_blocks(body)):
+            return "messages: text content blocks must be non-empty"
+        if any(block.get("cache_control") != {"type": "ephemeral"} for block in marks):
+            return "cache_control: the only cache type is ephemeral (with the default 5-minute ttl here)"
         output_format = (body.get("output_config") or {}).get("format") or {}
         found = _keywords(output_format.get("schema") or {}, {"minimum", "maximum", "minLength", "maxLength",
                                                                "pattern", "minItems", "maxItems"})
@@ -557,6 +596,10 @@ class FakeAnthropic(_FakeServer):
 
     def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
         stop = {"stop": "end_turn", "length": "max_tokens"}.get(reply.finish, reply.finish)
+        prompt = request_tokens(request) if reply.input_tokens is None else reply.input_tokens
+        read, written = reply.cached_input_tokens or 0, 0
+        if self.cache_min_tokens is not None and reply.cached_input_tokens is None:
+            read, written = self._cache(request)
         return {
             "id": f"msg_fake{call:08d}",
             "type": "message",
@@ -570,11 +613,12 @@ class FakeAnthropic(_FakeServer):
             "stop_reason": "tool_use" if reply.tool_input is not None else stop,
             "stop_sequence": None,
             "usage": {
-                "input_tokens": request_tokens(request) if reply.input_tokens is None else reply.input_tokens,
+                "input_tokens": max(0, prompt - read - written) if self.cache_min_tokens is not None else prompt,
                 "output_tokens": (_tokens(reply.text) if reply.output_tokens is None
                                   else reply.output_tokens),
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": reply.cached_input_tokens or 0,
+                "cache_creation_input_tokens": written,
+                "cache_read_input_tokens": read,
+                "cache_creation": {"ephemeral_5m_input_tokens": written, "ephemeral_1h_input_tokens": 0},
                 **({"output_tokens_details": {"thinking_tokens": reply.reasoning_tokens}}
                    if reply.reasoning_tokens is not None else {}),
             },
@@ -585,6 +629,21 @@ class FakeAnthropic(_FakeServer):
         usage = payload["usage"]
         return (usage["input_tokens"] + usage["cache_creation_input_tokens"] + usage["cache_read_input_tokens"],
                 usage["output_tokens"])
+
+    def _cache(self, request: dict[str, Any]) -> tuple[int, int]:
+        """(tokens read, tokens written) for this request, updating the cache."""
+        ends = _prefix_ends(request)  # per content block in prompt order: (digest, tokens, marked)
+        marks = [i for i, (_, _, marked) in enumerate(ends) if marked]
+        with self._lock:
+            read = max((ends[j][1] for i in marks for j in range(max(0, i - 19), i + 1)
+                        if ends[j][0] in self.cached), default=0)
+            written = 0
+            for i in marks:
+                digest, tokens, _ = ends[i]
+                if tokens >= self.cache_min_tokens and digest not in self.cached:
+                    self.cached[digest] = tokens
+                    written = max(written, tokens - read)
+        return read, written
 
     def stream_events(self, payload: dict[str, Any]) -> list[str]:
         """Messages API events: message_start, each content block in deltas, message_delta, message_stop."""
@@ -627,6 +686,41 @@ class FakeAnthropic(_FakeServer):
 
     def extra_headers(self) -> dict[str, str]:
         return {"request-id": "req_fake"}
+
+
+def _content_blocks(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every block of an Anthropic request in prompt order (tools, system, messages); a plain string
+    counts as one text block."""
+    def blocks(content: Any) -> list[dict[str, Any]]:
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        return [b for b in content or () if isinstance(b, dict)]
+    out = [t for t in body.get("tools") or () if isinstance(t, dict)] + blocks(body.get("system"))
+    for message in body.get("messages") or ():
+        out += blocks(message.get("content"))
+    return out
+
+
+def _prefix_ends(body: Mapping[str, Any]) -> list[tuple[str, int, bool]]:
+    """For each block of a request in prompt order: a digest of the prompt up to its end, the prompt's
+    tokens up to there (counted as `request_tokens` counts), and whether it is marked for caching."""
+    head = [body.get("model"), body.get("tools"), (body.get("output_config") or {}).get("format"), body.get("thinking")]
+    digest = hashlib.sha256(json.dumps(head, sort_keys=True).encode()).hexdigest()
+    ends: list[tuple[str, int, bool]] = []
+    before = 0  # tokens of the messages before this one
+    for tool in body.get("tools") or ():
+        digest = hashlib.sha256((digest + json.dumps(tool, sort_keys=True)).encode()).hexdigest()
+        ends.append((digest, 0, "cache_control" in tool))
+    turns = ([("system", body["system"])] if body.get("system") else []) + \
+            [(m.get("role"), m.get("content")) for m in body.get("messages") or ()]
+    for role, content in turns:
+        text = ""
+        for block in ([{"type": "text", "text": content}] if isinstance(content, str) else content or ()):
+            text += block.get("text", "")
+            digest = hashlib.sha256((digest + json.dumps([role, block.get("text", "")])).encode()).hexdigest()
+            ends.append((digest, before + _tokens(text) + 3, "cache_control" in block))
+        before += _tokens(text) + 3
+    return ends
 
 
 def _keywords(schema: Any, wanted: set[str]) -> list[str]:

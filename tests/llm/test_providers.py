@@ -74,8 +74,11 @@ def test_reply_usage_and_model_id_are_recorded(provider):
     assert completion == Completion(reply.text, "stop", "test-model-2025-01-01", 31, 9,
                                     completion.latency_ms, error=None, retries=0,
                                     reasoning_tokens=completion.reasoning_tokens,
-                                    cached_input_tokens=completion.cached_input_tokens)
-    assert not completion.reasoning_tokens and not completion.cached_input_tokens  # the fakes report 0 or nothing
+                                    cached_input_tokens=completion.cached_input_tokens,
+                                    cache_write_input_tokens=completion.cache_write_input_tokens)
+    # The fakes report 0 or nothing.
+    assert not completion.reasoning_tokens and not completion.cached_input_tokens
+    assert not completion.cache_write_input_tokens
     assert completion.latency_ms > 0 and len(requests) == 1
 
 
@@ -124,12 +127,16 @@ def test_openai_compatible_servers_get_max_tokens_and_defaults_are_left_out():
     assert "temperature" not in body and "seed" not in body
 
 
-def test_anthropic_request_puts_system_apart_and_always_caps_output():
-    _, requests = ask("anthropic", always("ok"), model="claude-x", seed=3)
+@pytest.mark.parametrize("prompt_cache", [True, False])
+def test_anthropic_request_puts_system_apart_and_always_caps_output(prompt_cache):
+    _, requests = ask("anthropic", always("ok"), model="claude-x", seed=3, prompt_cache=prompt_cache)
     (request,) = requests
     assert request.path == "/v1/messages"
+    # A first call marks the end of the system prompt for caching (prompt_cache, the default).
+    system = ([{"type": "text", "text": "You play a game.", "cache_control": {"type": "ephemeral"}}]
+              if prompt_cache else "You play a game.")
     assert request.body == {"model": "claude-x", "max_tokens": 1024,  # the API takes no seed
-                            "system": "You play a game.",
+                            "system": system,
                             "messages": [{"role": "user", "content": "Your move?"}]}
     assert request.headers.get("x-api-key") == KEY or request.headers.get("authorization") == f"Bearer {KEY}"
     assert "anthropic-version" in request.headers
