@@ -441,6 +441,39 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
     return out
 
 
+def ranked_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
+    """The ranked board's rows as the home page shows them: a row named by its agent when one agent
+    holds the candidate's seat in every game (linked to its page), else by its label."""
+    out = []
+    for row in (results.get("ranked") or {}).get("rows", []):
+        agents = set(row["agents"].values())
+        ref = refs.get(next(iter(agents))) if len(agents) == 1 else None
+        out.append({"score": None, "unranked": None, "tier": None, "wanted": None, **row, "ref": ref,
+                    "owner_label": (row.get("owner") or {}).get("label", "")})
+    return out
+
+
+def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence on what the ranked board says of its first two rows (plain text)."""
+    ranked = [r for r in rows if r.get("score") and not r.get("owner")]
+    if not ranked:
+        return ""
+    first = ranked[0]
+    name = first["ref"].display if first["ref"] else first["label"]
+    said = f"{name} leads with {first['score']['value'] * 100:.1f}% of its seats won"
+    if len(ranked) == 1:
+        return said + "; no other row has played a whole stage yet."
+    second = ranked[1]
+    other = second["ref"].display if second["ref"] else second["label"]
+    pair = first["compared"].get(second["row"])
+    if pair and pair["separated"]:
+        return (f"{said}, surely ahead of {other}: {pair['difference'] * 100:+.1f} points on the "
+                f"{pair['deals']:,} deals both played [{pair['ci'][0] * 100:+.1f}, {pair['ci'][1] * 100:+.1f}].")
+    wanted = first.get("wanted")
+    more = f" about {wanted['stages']} more stage{'s' if wanted['stages'] != 1 else ''} would tell" if wanted else ""
+    return f"{said}, but the deals played cannot yet tell it from {other};{more or ' no difference is seen'}."
+
+
 def row_order(row: Mapping[str, Any]) -> tuple:
     """Default leaderboard order: ranked across games by place, then the other rated agents by
     higher rating, then the unrated, each by label."""
@@ -461,7 +494,11 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
         rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
-        per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"))
+        per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"),
+        ranked=(ranked := ranked_rows(results, refs)), ranked_reading=ranked_reading(ranked),
+        ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
+                              default=0),
+        ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)])
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -880,7 +917,7 @@ def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequenc
 METHODOLOGY = (
     ("metrics.md", "How numbers are computed"),
     ("metrics/magic.md", None), ("metrics/chameleon.md", None), ("metrics/werewolf.md", None),
-    ("metrics/ratings.md", None),
+    ("metrics/ratings.md", None), ("metrics/ranked.md", None),
     ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
     ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
     ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),

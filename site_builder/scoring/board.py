@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_builder.scoring import ratings
+from site_builder.scoring import ranked, ratings
 from site_builder.scoring.corpus import REFERENCE, Corpus
 from site_builder.scoring.results import DEFAULT_SEED, assemble
 from site_builder.scoring.sections import Sections
@@ -110,7 +110,20 @@ def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, s
         store.close()
     results["owners"] = [{"id": p.owner, "label": p.label, "games": len(p.corpus.games), "rows": len(p.owned)}
                          for p in split]
+    results["ranked"] = ranked_board(split, seed=seed)
     return results
+
+
+def ranked_board(split: Sequence[Part], *, seed: int) -> dict[str, Any]:
+    """The ranked board over every owner's suite games at once: each row's numbers come from its
+    own games only and places are counted among the maintainers' rows (scoring/ranked.py), so no
+    contributor's row moves another. A row belongs to the owner of its games."""
+    owner_of = {}
+    for part in split[1:]:
+        for game in part.corpus.games:
+            owner_of[game.tournament] = {"id": part.owner, "label": part.label}
+    games = [game for part in split for game in part.corpus.games]  # agents keyed as the board keys them
+    return ranked.board(games, owner_of, ranked.shipped_stage_deals(), seed=seed)
 
 
 def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,

@@ -102,12 +102,12 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
         tournament=header["tournament"], created=header["provenance"]["created"],
         content_hash=content_hash, status=outcome["status"], seats=seats, winners=winners,
         result=outcome["result"], events=tuple(events), probes=tuple(probes), usage=tuple(usage),
-        judgements=judgements,
+        judgements=judgements, suite=header.get("suite"),
     )
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-6"  # 6: the placeholders piece (copied free-text moves per seat)
+LAYOUT = "compact-7"  # 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
 
 
 class Cache:

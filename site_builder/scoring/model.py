@@ -76,6 +76,9 @@ class ScoredGame:
     #: Per-game values the metrics read, computed once from the events (scoring/digest.py); a
     #: cached game keeps these instead of its events, probes and judgements.
     digest: Mapping[str, Any] = field(default_factory=dict)
+    #: The ranked suite's deal this game is (the header's `suite`: name, version, stage, deal, seat;
+    #: docs/replay-format.md), None for any other game.
+    suite: Mapping[str, Any] | None = None
 
     def piece(self, name: str, compute: Callable[["ScoredGame"], Any]) -> Any:
         """A per-game value of the metrics: from the digest if the game carries one (a cached game
@@ -117,6 +120,7 @@ class ScoredGame:
             "seats": [s.__dict__ for s in self.seats], "winners": list(self.winners),
             "result": dict(self.result), "events": list(self.events), "probes": list(self.probes),
             "usage": list(self.usage), "judgements": list(self.judgements), "digest": dict(self.digest),
+            "suite": dict(self.suite) if self.suite is not None else None,
         }
 
     @classmethod
@@ -131,6 +135,7 @@ class ScoredGame:
             winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
             probes=tuple(data["probes"]), usage=tuple(data["usage"]),
             judgements=tuple(data.get("judgements", ())), digest=data.get("digest", {}),
+            suite=data.get("suite"),
         )
 
 
