@@ -119,7 +119,8 @@ def _cache_location_help() -> str:
                    "with --model in the candidate's seat, into replays/<suite>-<version>-<model label>/.")
 @click.option("--model", "model_ref", metavar="PROVIDER:MODEL[@URL]",
               help="With --suite: the candidate, e.g. openai:gpt-4o-mini, "
-                   "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, or builtin:<reference> "
+                   "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, an agent of a tournament file "
+                   "with its settings (runner/tournaments/local-cpu.toml#gemma3-270m), or builtin:<reference> "
                    "(a reference row of the suite; builtin:random).")
 @click.option("--stages", type=click.IntRange(1, 1000),
               help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "

@@ -303,8 +303,9 @@ def deals(suite: Suite, stages: int) -> list[Deal]:
 
 
 def candidate(suite: Suite, model: str) -> Candidate:
-    """The candidate `--model` names: `provider:model[@base_url]`, or `builtin:<reference>` (a
-    reference row of the suite) or `builtin:<strategy>` (one that plays every game, like random)."""
+    """The candidate `--model` names: `provider:model[@base_url]`, an agent of a tournament file
+    (`file.toml#agent`, with its settings), or `builtin:<reference>` (a reference row of the suite)
+    or `builtin:<strategy>` (one that plays every game, like random)."""
     if model.startswith(BUILTIN_PREFIX):
         name = model[len(BUILTIN_PREFIX):]
         if name in suite.references:
@@ -320,10 +321,26 @@ def candidate(suite: Suite, model: str) -> Candidate:
                          f"its references: {', '.join(sorted(suite.references)) or 'none'} (or builtin:random)")
     from runner.tournament import PROVIDERS
 
+    path, hash_, name = model.rpartition("#")[0], "#" in model, model.rpartition("#")[2]
+    if hash_ and path.endswith(".toml"):
+        return _agent_from_file(path, name, model)
     if model.partition(":")[0] not in PROVIDERS:
         raise SuiteError(f"--model {model!r}: name a model as provider:model[@base_url] (providers: "
                          f"{', '.join(PROVIDERS)}), or a reference row as builtin:<reference>")
     agent = compact_model(model, "--model")
+    return Candidate(agent.name, {"*": agent})
+
+
+def _agent_from_file(path: str, name: str, model: str) -> Candidate:
+    """A language-model agent of a tournament file (`file.toml#agent`): the model with every
+    setting that file gives it (structured outputs, temperature, design, ...), named as there."""
+    from runner.tournament import load as load_tournament
+
+    agents = load_tournament(path, matchups_required=False).agents
+    agent = agents.get(name)
+    if agent is None or not agent.is_llm:
+        known = ", ".join(sorted(n for n, a in agents.items() if a.is_llm)) or "none"
+        raise SuiteError(f"--model {model!r}: {path} has no language-model agent {name!r} (its models: {known})")
     return Candidate(agent.name, {"*": agent})
 
 

@@ -162,3 +162,24 @@ def test_a_budget_too_small_for_one_stage_plays_nothing(tmp_path):
     assert re.search(r"stopped: stage 1 \(about USD [\d,.]+ by the dry run\) would pass the budget of USD 0.50",
                      result.output)
     assert not list((tmp_path / "x").glob("*.jsonl"))
+
+
+def test_a_model_with_its_settings_comes_from_a_tournament_files_agent(tmp_path):
+    """`file.toml#agent`: the agent as that file sets it up (here structured outputs, which a small
+    model needs to play legal moves), its row named after the agent."""
+    plan = tmp_path / "agents.toml"
+    with FakeOpenAI(legal_reply) as server:
+        plan.write_text(f'name = "mine"\nseed = 1\n\n[agents.small-json]\nprovider = "openai_compatible"\n'
+                        f'base_url = "{server.base_url}"\nmodel = "small"\nstructured_output = "json_object"\n',
+                        encoding="utf-8")
+        out = tmp_path / "row"
+        played = invoke("run", "--suite", "ranked", "--model", f"{plan}#small-json", "--out", str(out),
+                        "--cache-dir", str(tmp_path / "cache"))
+        assert played.exit_code == 0, played.output
+    assert "tournament ranked-1-small-json: 23 games" in played.output
+    seated = {h["players"][h["suite"]["seat"]]["agent"]["name"] for h in headers(out)}
+    assert seated == {"small-json"}
+    assert all(h["players"][h["suite"]["seat"]]["agent"]["structured_output"] == "json_object" for h in headers(out))
+    missing = invoke("run", "--suite", "ranked", "--model", f"{plan}#nope", "--dry-run")
+    assert missing.exit_code != 0 and "has no language-model agent 'nope' (its models: small-json)" in missing.output
+    assert "Traceback" not in missing.output
