@@ -24,7 +24,8 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 8  # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
+RESULTS_VERSION = 9  # 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
+# 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
 #   copy the answer form; null for agents without such moves)
 # 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
 #   no table for a cooperative game; the overall table has "weights" and "games_by_game"; agents have "owner"
