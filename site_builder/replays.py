@@ -694,10 +694,15 @@ def _reveal_steps(engine: Any, game: str, steps: Sequence[Mapping[str, Any]]) ->
 
 
 def _judgement(record: Mapping[str, Any]) -> dict[str, Any]:
-    """An LLM judge's annotation, without its exchanges."""
-    return {"dimension": record["dimension"], "judge": record["judge"].get("name", ""),
-            "model": record["judge"].get("model", ""), "round": record["round"], "score": record["score"],
-            "mentions": record["mentions"], "highlights": record["highlights"]}
+    """An LLM judge's annotation, without its exchanges: the judge by name, model and prompt
+    version (records of two prompt versions are two judges), the value of its dimension, and the
+    reason of a failed evaluation."""
+    judge = record["judge"]
+    failure = record.get("failure")
+    return {"dimension": record["dimension"], "judge": judge.get("name", ""), "model": judge.get("model", ""),
+            "prompts": judge.get("prompt_version"), "round": record["round"], "score": record["score"],
+            "mentions": record["mentions"], "highlights": record["highlights"], "suspects": record.get("suspects"),
+            "failed": failure.get("reason") if isinstance(failure, Mapping) else None}
 
 
 def outcome_summary(game: ScoredGame) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from runner import games
 from runner.agents.base import Agent, Decision, ProbeRequest, Request
 from runner.play import Seating, play
-from runner.replay.format import encode, write_atomic
+from runner.replay.format import encode, lowest_version, write_atomic
 
 #: Short payloads: they fit every bounded field (seat names and card words take 40 characters).
 SHORT = (
@@ -140,6 +140,14 @@ def werewolf_records(seed: int = 1) -> list[dict[str, Any]]:
                     "mentions": None, "highlights": None})
     records.append({"type": "judge", "dimension": "memorability", "judge": judge, "round": None, "score": None,
                     "mentions": None, "highlights": [spoken]})
+    # A second judge (another prompt version): suspicions, a round without mentions, a failed evaluation.
+    second = {**judge, "prompt_version": SHORT[4]}
+    empty = {"type": "judge", "judge": second, "score": None, "mentions": None, "highlights": None}
+    records.append({**empty, "dimension": "suspicion", "round": 1, "suspects": [5, None, 0, 1, 1, 1, None, 2]})
+    records.append({**empty, "dimension": "variation", "round": 1, "mentions": []})
+    records.append({**empty, "dimension": "wonder", "round": None,
+                    "failure": {"reason": "refused", "problem": TEXT[:200], "asks": 3}})
+    records[0]["version"] = lowest_version(records)  # suspicion and failure are version 4
     return records
 
 

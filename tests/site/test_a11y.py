@@ -1,5 +1,5 @@
-"""Accessibility of the rendered pages that axe-core checked (tools/axe_site.py runs axe itself;
-CI has no Node, so these tests check the same properties in the rendered HTML)."""
+"""Accessibility properties of the rendered pages, checked in their HTML for every page a build
+makes (tests/site/test_axe.py runs axe-core itself over one page of each kind in a browser)."""
 
 from __future__ import annotations
 

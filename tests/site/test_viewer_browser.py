@@ -12,7 +12,7 @@ import pytest
 
 from site_builder import replays
 from tests.site import payloads
-from tests.site.payloads import PAYLOAD_CHAMELEON, PAYLOAD_INVALID, SAMPLES
+from tests.site.payloads import PAYLOAD_CHAMELEON, PAYLOAD_INVALID, PAYLOAD_WEREWOLF, SAMPLES
 
 VIEWER = "[data-gn-viewer]"
 LIST = "[data-gn-replays]"
@@ -603,3 +603,24 @@ def test_an_equal_split_agreement_names_every_airline_whose_proposal_was_agreed(
         says = page.locator(".gn-step .gn-says").inner_text()
         assert f"Agreed on the equal proposals of {names[0]} and {names[1]}: {names[0]} pays 40" in says
         assert "No agreement" not in says
+
+
+def test_judge_annotations_say_what_each_is_and_which_judge_made_it(page, site):
+    """Each judge is named once with its model and prompt version (two prompt versions: two
+    judges); a suspicion says whom each statement points at, a failed evaluation why, and no entry
+    is a bare label."""
+    data = data_of(site, PAYLOAD_WEREWOLF)
+    names = [p["name"] for p in data["players"]]
+    open_viewer(page, site, PAYLOAD_WEREWOLF, step=len(data["steps"]) + 1)
+    judges = page.locator(".gn-judge .gn-judge-one")
+    assert judges.count() == 2
+    first, second = (judges.nth(i).locator("p").first.inner_text() for i in range(2))
+    assert "judge prompts not recorded" in first and "judge prompts {% raw %}" in second
+    entries = page.locator(".gn-judge li").all_inner_texts()
+    assert len(entries) == 5 and not [e for e in entries if e.rstrip().endswith(":")]
+    suspicion = next(e for e in entries if e.startswith("suspicion (round 1): "))
+    assert "points at as the Werewolf" in suspicion
+    assert f"{names[0]} \u2192 {names[5]}" in suspicion and f"{names[1]} \u2192 nobody" in suspicion
+    assert "variation (round 1): no player's role named in the statements" in entries
+    assert "wonder: not evaluated (the judge declined)" in entries
+    assert "memorability: the most memorable statements: event " in " ".join(entries)

@@ -360,23 +360,63 @@
         el("p", { class: "gn-says" }, said, o.winners.length ? "Winners: " + withRoles(o.winners) + "." : "Nobody wins."),
         el("details", { class: "gn-result" },
           el("summary", { text: "Result as recomputed by the rules" }), value("result", o.result, 0)),
-        data.judge.length
-          ? el("div", { class: "gn-judge" }, el("p", { text: "LLM judge annotations" }), el("ul", {}, data.judge.map(judgement)))
-          : null);
+        data.judge.length ? judgeNotes(data.judge) : null);
+    }
+
+    /** The LLM judges' annotations: one list per judge, named once by its model and prompt version. */
+    function judgeNotes(notes) {
+      var judges = [];
+      notes.forEach(function (j) {
+        var key = JSON.stringify([j.judge, j.model, j.prompts || null]);
+        var group = judges.filter(function (g) { return g.key === key; })[0];
+        if (!group) judges.push(group = { key: key, first: j, notes: [] });
+        group.notes.push(j);
+      });
+      return el("div", { class: "gn-judge" }, el("p", { class: "gn-panel-title", text: "LLM judge annotations" }),
+        judges.map(function (g) {
+          var j = g.first;
+          return el("div", { class: "gn-judge-one" },
+            el("p", {}, "Judge ", el("strong", { text: j.judge || "unnamed" }),
+              j.model ? " (model " + j.model + ")" : "",
+              j.prompts ? ", judge prompts " + j.prompts : ", judge prompts not recorded", ":"),
+            el("ul", {}, g.notes.map(judgement)));
+        }));
     }
 
     function judgement(j) {
-      var detail;
-      if (j.score !== null) detail = "score " + j.score + " / 10";
-      else if (j.mentions !== null) detail = j.mentions.length + " role mention(s)";
-      else {
-        detail = el("span", {}, "memorable: ", (j.highlights || []).map(function (n, i) {
+      var what = words(j.dimension) + (j.round === null ? "" : " (round " + j.round + ")") + ": ";
+      return el("li", {}, what, judgeValue(j));
+    }
+
+    var JUDGE_FAILED = { cut_off: "the judge's reply was cut off", refused: "the judge declined",
+      unparseable: "no answer the game allows" };
+
+    /** What one annotation says, in words: never an empty label. */
+    function judgeValue(j) {
+      if (j.failed) {
+        return el("span", { class: "gn-absent", text: "not evaluated (" + (JUDGE_FAILED[j.failed] || j.failed) + ")" });
+      }
+      if (j.score !== null && j.score !== undefined) return "score " + j.score + " / 10";
+      if (Array.isArray(j.suspects)) {
+        return ["whom each player's statement points at as the Werewolf: ",
+          j.suspects.map(function (s, seat) {
+            return (seat ? "; " : "") + name(seat) + " \u2192 " + (s === null ? "nobody" : name(s));
+          })];
+      }
+      if (Array.isArray(j.mentions)) {
+        if (!j.mentions.length) return "no player's role named in the statements";
+        return ["roles the statements name: ", j.mentions.map(function (m, i) {
+          return (i ? "; " : "") + name(m.by) + " calls " + name(m.about) + " " + words(m.role);
+        })];
+      }
+      if (Array.isArray(j.highlights)) {
+        if (!j.highlights.length) return "no statement picked as memorable";
+        return ["the most memorable statements: ", j.highlights.map(function (n, i) {
           var jump = el("button", { type: "button", class: "gn-link", text: "event " + n, on: { click: function () { goEvent(n); } } });
           return [i ? ", " : "", jump];
-        }));
+        })];
       }
-      return el("li", {}, words(j.dimension) + (j.round === null ? "" : " (round " + j.round + ")") + ": ", detail,
-        el("span", { class: "gn-dim" }, " \u2014 ", j.judge, j.model ? " (" + j.model + ")" : ""));
+      return el("span", { class: "gn-absent", text: "no value recorded" });
     }
 
     function renderState(b) { view.statePanel($(".gn-state"), b); }

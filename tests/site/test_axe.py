@@ -1,0 +1,97 @@
+"""axe-core over one page of every kind, at a phone's and a desktop's width, in both palettes.
+
+axe-core's own engine (the copy bundled by the axe-playwright-python package, pinned in the test
+extras) runs in headless Chromium over a site built from the built-in tournament; every rule axe
+applies by default must find nothing. tools/axe_site.py
+runs the same engine over every page of a built site, by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_builder import pages, replays
+from site_builder.build import build_site
+
+WIDTHS = (390, 1366)
+#: The browser's preferred scheme, and the palette of Material it must select.
+SCHEMES = {"light": "default", "dark": "slate"}
+TIMEOUT = 45_000  # ms, as the other browser tests: a shared machine may be slow
+
+
+@pytest.fixture(scope="module")
+def axe_script() -> str:
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    return AXE_SCRIPT
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, serve) -> tuple[Path, str]:
+    """The built-in tournament, two games per matchup, built into a site served locally."""
+    root = tmp_path_factory.mktemp("axe-site")
+    played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
+                            capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    site = root / "site"
+    site.mkdir()
+    base = serve(site)
+    build_site([root / "replays"], site, seed=5, site_url=base + "/")
+    return site, base
+
+
+def page_kinds(site: Path) -> dict[str, str]:
+    """One address of each kind of page the site has."""
+    results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
+    agent = next(a["key"] for a in results["agents"] if a["label"] == "random")
+    werewolf_game = sorted(i for i in replays.packed_ids(site) if "werewolf" in i)[0]
+    kinds = {
+        "home": "/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
+        "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
+        "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
+        "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
+        "viewer": f"/replays/viewer/?id={werewolf_game}", "not found": "/404.html",
+    }
+    for path in kinds.values():  # each is a page of this build (a renamed page must not pass unseen)
+        file = path.split("?")[0].lstrip("/")
+        assert (site / (file if file.endswith(".html") else file + "index.html")).is_file(), path
+    return kinds
+
+
+def violations(tab, axe_script: str) -> list[str]:
+    """axe-core's violations on the page as it stands: one line per rule and failing node."""
+    tab.evaluate(axe_script)
+    found = tab.evaluate("async () => (await axe.run(document)).violations")
+    return [f"{v['id']}: {node['target']} {node.get('failureSummary', '')!r}"[:400]
+            for v in found for node in v["nodes"]]
+
+
+def scheme_of(tab) -> str | None:
+    return tab.evaluate("() => document.body.getAttribute('data-md-color-scheme')")
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.mark.parametrize("width", WIDTHS)
+def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, width, scheme):
+    site, base = served
+    # The site's Content-Security-Policy forbids injected scripts; the test's own axe runs anyway.
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT)
+    found: dict[str, list[str]] = {}
+    try:
+        for kind, path in page_kinds(site).items():
+            tab.goto(base + path, wait_until="networkidle")
+            if kind == "viewer":
+                tab.wait_for_selector("[data-ready]")
+            tab.wait_for_timeout(200)  # charts draw after their data arrives
+            assert scheme_of(tab) == SCHEMES[scheme], (kind, "the palette of the browser's preference")
+            found[kind] = violations(tab, axe_script)
+    finally:
+        context.close()
+    assert not {kind: lines for kind, lines in found.items() if lines}
