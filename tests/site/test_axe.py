@@ -33,11 +33,16 @@ def axe_script() -> str:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, serve) -> tuple[Path, str]:
-    """The built-in tournament, two games per matchup, built into a site served locally."""
+    """The built-in tournament, two games per matchup, and a stage of the ranked suite, built into a
+    site served locally."""
     root = tmp_path_factory.mktemp("axe-site")
     played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
                             capture_output=True, text=True, check=False)
     assert played.returncode == 0, played.stderr
+    # one stage of the ranked suite, so the home page's ranked board has rows to check
+    suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
+                            "--out", str(root / "replays" / "ranked")], capture_output=True, text=True, check=False)
+    assert suite.returncode == 0, suite.stderr
     site = root / "site"
     site.mkdir()
     base = serve(site)
