@@ -284,8 +284,11 @@ GLOSSARY: dict[str, tuple[str, str]] = {
 
 
 def breakable(name: str) -> markupsafe.Markup:
-    """A name (escaped) that may wrap after each slash: `werewolf/<wbr>straightforward`."""
-    return markupsafe.Markup("/<wbr>").join(markupsafe.escape(part) for part in name.split("/"))
+    """A name (escaped) that may wrap after each slash or underscore, never inside a word:
+    `prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat`."""
+    return markupsafe.Markup("").join(
+        markupsafe.escape(part) + (markupsafe.Markup("<wbr>") if part[-1:] in "/_" and part else "")
+        for part in re.split(r"(?<=[/_])", name))
 
 
 def environment() -> jinja2.Environment:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import webbrowser
 from pathlib import Path
 
@@ -12,8 +11,6 @@ import click
 
 from runner.tournament import MAX_SEED
 
-#: After the game, how long the server stays up for the pages to show the result.
-LINGER_SECONDS = 120
 
 
 @click.command("play")
@@ -44,13 +41,15 @@ LINGER_SECONDS = 120
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("replays"),
               show_default=True, help="The finished game is written with its plan into a folder of its own "
                                       "here, play-<name>-<plan seed>/ (with dealt seats: ready for a pull request).")
-@click.option("--open/--no-open", "open_browser", default=True, help="Open the first person's link in a browser.")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the first person's link in a browser "
+              "(it says whether one opened; the links are printed either way).")
 def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, port, out, open_browser):
     """Play a game in the browser: people take seats, built-in agents or models the others.
 
     Each --name is a person whose seat the game's plan deals (gamenight play --game werewolf --name
-    Ann). Prints one secret link per person (anyone with a link plays that seat). Only a finished
-    game is written, as a normal replay; Ctrl-C writes nothing. Reopening a link resumes the game.
+    Ann). Prints one secret link per person (anyone with a link plays that seat) and opens the first
+    in a browser. Only a finished game is written, as a normal replay; Ctrl-C before the end writes
+    nothing. Reopening a link resumes the game; after the end the pages stay up until Ctrl-C.
     """
     from runner.cli import _parse_rules
     from runner.table import Person, deal, folder_for
@@ -86,18 +85,38 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     for seat, link in seat_links.items():
         click.echo(f"  {table.names[seat]} ({table.people[seat]}): {link}")
     if open_browser:
-        webbrowser.open(next(iter(seat_links.values())))
+        seat, link = next(iter(seat_links.items()))
+        if open_in_browser(link):
+            click.echo(f"opened {table.people[seat]}'s link in your browser")
+        else:
+            click.echo(f"no browser could be opened from here: open {table.people[seat]}'s link above yourself")
     try:
         while not session.done.wait(0.5):
             pass
         if session.failure:
             raise click.ClickException(f"the game stopped: {session.failure}; no replay written")
         click.echo(f"wrote {session.replay}")
-        deadline = time.monotonic() + LINGER_SECONDS
-        while time.monotonic() < deadline and not session.all_seen():
-            time.sleep(0.5)
+        # The finished game's pages keep answering (a reload too) until the person stops the command.
+        click.echo("the game is over; its pages stay up at the links above until you press Ctrl-C")
+        while True:
+            session.done.wait(3600)
     except KeyboardInterrupt:
+        if session.replay is not None:
+            click.echo("stopped; the replay was written before", err=True)
+            return
         click.echo("stopped: the game was not finished, so no replay is written", err=True)
         sys.exit(130)
     finally:
         server.shutdown()
+
+
+def open_in_browser(link: str) -> bool:
+    """Open `link` in a graphical browser; False when there is none. A text browser (lynx, w3m...,
+    what Python picks without a display) would take over this terminal, so it is not used."""
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        return False
+    if type(browser) is webbrowser.GenericBrowser:  # runs in the foreground: a console browser
+        return False
+    return bool(browser.open(link))

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import jinja2
+import markupsafe
 
 from runner.agents.human import Question
 from runner.games.base import State
@@ -59,6 +60,65 @@ _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
                                "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
 }
+
+
+#: What a person plays for, in one sentence, by game and by the role the seat is told (None: a
+#: role it is not told, or the game's only one). The full rules follow on the page.
+GOALS: dict[str, dict[str | None, str]] = {
+    "chameleon": {
+        "chameleon": "You are the chameleon: blend in with your clue so you are not the most voted player, "
+                     "and if you are accused, guess the secret word.",
+        "non_chameleon": "You know the secret word: show it with your clue without giving it away, then vote "
+                         "for the chameleon. You win together if the chameleon is accused and misses the word.",
+    },
+    "undercover": {None: "Work out from the clues whether your word is the odd one out. The civilians win if "
+                         "the vote accuses the undercover; the undercover wins if it accuses a civilian."},
+    "cost_sharing": {None: "Agree with the other two airlines on how to split the airport's fee, fairly for "
+                           "how much each uses it and as good for your airline as you can get; with no "
+                           "agreement by the last round all three lose."},
+    "prisoners_dilemma": {None: "Finish the rounds with the highest total of points (cooperate or defect each "
+                                "round; ties for the top all win)."},
+    "public_good": {None: "Finish with the highest score: the points you keep plus your equal share of the "
+                          "multiplied pool."},
+    "werewolf": {
+        **dict.fromkeys(("seer", "mason", "villager"), "You are of the village: get the Werewolf voted out."),
+        **dict.fromkeys(("werewolf", "minion"), "You are of the werewolf team: get anyone but the Werewolf "
+                                                "and the Tanner voted out."),
+        "tanner": "You are the Tanner: get yourself voted out.",
+    },
+}
+#: The page of each game's rules in the project's docs (served at <link>/rules when present).
+RULES_DOCS = "games/{game}.md"
+
+
+def goal(game: str, role: str | None) -> str:
+    """The seat's goal: its role's, else the game's (a role the seat is not told is None)."""
+    goals = GOALS[game]
+    return goals.get(role) or goals.get(None) or " ".join(dict.fromkeys(goals.values()))
+
+
+def rules_text(game: str, seat: int, names: tuple[str, ...], observation: Mapping[str, Any]) -> str:
+    """The rules as a language model in this seat reads them: the current prompt set's rules
+    template, rendered from the seat's own observation (runner/agents/llm/prompts/)."""
+    from runner.agents.llm.render import Scene
+
+    return Scene(game, seat, names, observation).render(f"rules/{game}.j2")
+
+
+def rules_page(game: str, title: str) -> str | None:
+    """The game's rules page of the docs as a standalone HTML page, or None without the docs."""
+    import markdown
+
+    from site_builder.build import docs_folder
+    from site_builder.pages import _unlink_missing
+
+    source = docs_folder() / RULES_DOCS.format(game=game)
+    if not source.is_file():
+        return None
+    body = markdown.markdown(_unlink_missing(source.read_text(encoding="utf-8"), source.name, set()),
+                             extensions=["tables", "fenced_code"])
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates" / "play"), autoescape=True)
+    return env.get_template("rules.html.j2").render(title=title, body=markupsafe.Markup(body))
 
 
 class PersonChannel:
@@ -97,7 +157,6 @@ class Session:
         # Each seat's view as last sent (JSON text) and its version: moved only when that text changes.
         self.shown: dict[int, str] = {seat: "" for seat in table.people}
         self.versions: dict[int, int] = {seat: 0 for seat in table.people}
-        self.fetched: dict[int, int] = {seat: -1 for seat in table.people}
         self.questions: dict[int, tuple[int, dict[str, Any], asyncio.Future[Any]]] = {}
         self.asked: dict[int, int] = {seat: 0 for seat in table.people}  # questions put to each seat so far
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -105,6 +164,8 @@ class Session:
         self.replay: Path | None = None
         self.failure: str | None = None
         self.done = threading.Event()
+        self.rules_html = rules_page(table.game.name, table.game.title)
+        self.has_rules_page = self.rules_html is not None
 
     # -- the game thread --------------------------------------------------------------------
     def run_game(self) -> None:
@@ -141,6 +202,8 @@ class Session:
                     view["steps"].append({"n": len(view["steps"]), "k": event["kind"], "p": event["phase"],
                                           "s": event["seat"], "d": copy.deepcopy(event["data"]), "v": "all"})
                 view["seen"] = len(log)
+                if "rules" not in view:  # what a model's system prompt says, from the same observation
+                    view["rules"] = rules_text(self.table.game.name, seat, tuple(self.table.names), observation)
                 view["private"] = copy.deepcopy(observation["private"])
                 view["public"] = copy.deepcopy(observation["public"])
                 view["roles"] = [state.game.role_of(state.params, state.setup, s) for s in range(self.table.players)]
@@ -192,11 +255,6 @@ class Session:
                 found = seat
         return found
 
-    def all_seen(self) -> bool:
-        """Whether every person's page has fetched the view of the finished game."""
-        with self.changed:
-            return self.outcome is not None and all(self.fetched[s] >= self.versions[s] for s in self.views)
-
     def view(self, seat: int, since: int | None = None, wait: float = POLL_SECONDS) -> dict[str, Any]:
         """What `seat` may know now (after waiting up to `wait` seconds for news of it past `since`):
         a copy, as the view stood at its version."""
@@ -205,7 +263,6 @@ class Session:
                 self.changed.wait_for(lambda: self.versions[seat] > since, timeout=wait)
             if not self.shown[seat]:
                 self._bump()  # nothing has changed since the start: the first view
-            self.fetched[seat] = self.versions[seat]
             return {**json.loads(self.shown[seat]), "version": self.versions[seat]}
 
     def answer(self, seat: int, question_id: Any, answer: Any) -> bool:
@@ -244,6 +301,8 @@ class Session:
         question = self.questions.get(seat)
         return {
             "v": VIEW_VERSION, "game": table.game.name, "title": table.game.title, "variant": table.params,
+            "goal": goal(table.game.name, private.get("role")), "rules": view.get("rules", ""),
+            "rules_page": self.has_rules_page,
             "seat": seat, "players": players, "public": view.get("public", {}),
             "private": [view["all_private"][s] if setup_known and "all_private" in view else
                         (private if s == seat else {}) for s in range(table.players)],
@@ -319,6 +378,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if rest == "":
             self._send(HTTPStatus.OK, self.page.encode(), "text/html; charset=utf-8")
+        elif rest == "rules" and self.session.rules_html is not None:
+            self._send(HTTPStatus.OK, self.session.rules_html.encode(), "text/html; charset=utf-8")
         elif rest == "view":
             since = parse_qs(url.query).get("since", [None])[0]
             wait = since is not None and since.isdigit()

@@ -1,8 +1,8 @@
 """axe-core over one page of every kind, at a phone's and a desktop's width, in both palettes.
 
 axe-core's own engine (the copy bundled by the axe-playwright-python package, pinned in the test
-extras) runs in headless Chromium over a site built from the built-in tournament; every rule axe
-applies by default must find nothing. tools/axe_site.py
+extras) runs in headless Chromium over a site built from the built-in tournament, and over the
+play page during a vote; every rule axe applies by default must find nothing. tools/axe_site.py
 runs the same engine over every page of a built site, by hand.
 """
 
@@ -15,12 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from runner.table import Person, deal
 from site_builder import pages, replays
 from site_builder.build import build_site
+from tests.site.play_helpers import playing
 
 WIDTHS = (390, 1366)
 #: The browser's preferred scheme, and the palette of Material it must select.
 SCHEMES = {"light": "default", "dark": "slate"}
+#: The play page's background in each scheme (play.css).
+PLAY_BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(30, 33, 41)"}
 TIMEOUT = 45_000  # ms, as the other browser tests: a shared machine may be slow
 
 
@@ -100,3 +104,28 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
     finally:
         context.close()
     assert not {kind: lines for kind, lines in found.items() if lines}
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.mark.parametrize("width", WIDTHS)
+def test_axe_finds_nothing_on_the_play_page_during_a_vote(browser, tmp_path, axe_script, width, scheme):
+    """The play page with a vote chosen and waiting for its confirmation, and the rules open."""
+    table = deal("chameleon", {"players": 3}, 4, [Person("Ann", seat=0)], probes=False)
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT)
+    try:
+        with playing(table, tmp_path, probes=False) as (session, links):
+            tab.goto(links[0])
+            tab.wait_for_selector("[data-gn-play][data-state=asked] .gn-ask input[type=text]")
+            tab.locator(".gn-ask input[type=text]").fill("puddle")
+            tab.locator(".gn-ask input[type=text]").press("Enter")
+            tab.wait_for_selector(".gn-ask .gn-choices button")
+            tab.locator(".gn-ask .gn-choices button").first.click()
+            tab.wait_for_selector(".gn-ask .gn-confirm")
+            tab.locator(".gn-rules summary").click()  # the rules' text open too
+            background = tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
+            assert background == PLAY_BACKGROUND[scheme]  # the page follows the browser's preference
+            assert not violations(tab, axe_script)
+    finally:
+        context.close()

@@ -813,6 +813,8 @@ def test_a_breakable_name_wraps_after_slashes_and_stays_escaped():
     assert str(pages.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
     assert str(pages.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
     assert str(pages.breakable("plain")) == "plain"
+    assert str(pages.breakable("prisoners_dilemma/tit_for_tat")) == "prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat"
+    assert str(pages.breakable("a_/")) == "a_<wbr>/<wbr>"
 
 
 def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results):

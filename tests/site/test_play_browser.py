@@ -6,6 +6,7 @@ scores. One game has two people, each in their own browser context with their ow
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -54,6 +55,8 @@ def take_turn(tab, game: str, turn: int) -> None:
         ask.locator(".gn-skip").click()  # a person may skip a belief question
     else:
         ask.locator(".gn-choices button").first.click()
+        if ask.locator(".gn-confirm").count():  # a vote or a guess waits for its confirmation
+            ask.locator(".gn-confirm").click()
 
 
 def play_through(tabs: dict, game: str) -> dict:
@@ -160,6 +163,7 @@ def test_a_whole_game_is_played_with_the_keyboard_alone(browser, tmp_path):
                 tab.keyboard.press("Enter")  # on the Propose button
             else:
                 tab.keyboard.press("Enter")  # the first proposal's button has the focus
+                tab.keyboard.press("Enter")  # then the confirm button has it
     context.close()
     records = [line for line in finished_replay(tmp_path, "cost_sharing").read_text().splitlines() if '"seat":1' in line]
     assert any('"split":[20,30,50]' in line.replace(" ", "") for line in records)
@@ -181,3 +185,63 @@ def test_the_players_table_fits_a_phone_without_scrolling_sideways(browser, tmp_
         tab.set_viewport_size({"width": 1366, "height": 900})  # wide again: a plain table
         tab.wait_for_function("() => !document.querySelector('.gn-players table').classList.contains('gn-stacked')")
     context.close()
+
+
+def test_the_page_gives_the_goal_and_the_rules_and_a_vote_waits_for_its_confirmation(browser, tmp_path):
+    """A phone: the goal, the rules the models read and a link to the rules page; the history
+    before the players' cards; a vote chosen is sent only when confirmed; the finished game's
+    page survives a reload."""
+    table = deal("chameleon", {"players": 3}, 4, [Person("Ann", seat=0)], probes=False)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    with playing(table, tmp_path, probes=False) as (session, links):
+        tab.goto(links[0])
+        wait_for_turn(tab, "")
+        view = session.view(0)
+        assert tab.locator(".gn-goal").inner_text() == view["goal"] and "chameleon" in view["goal"]
+        rules = tab.locator(".gn-rules-body")
+        assert not rules.is_visible()  # a tap away
+        tab.locator(".gn-rules summary").click()
+        assert rules.inner_text().startswith("You are ") and "How the game works:" in rules.inner_text()
+        rules_link = tab.locator(".gn-rules a")
+        assert rules_link.get_attribute("href").endswith("/rules")
+        rules_page = context.request.get(links[0] + "/rules")
+        assert rules_page.ok and "Rules as implemented" in rules_page.text()
+        history_top = tab.locator(".gn-history-panel").bounding_box()["y"]
+        assert history_top < tab.locator(".gn-players").bounding_box()["y"]  # before the long list of cards
+        acted = tab.locator("[data-gn-play]").get_attribute("data-question")
+        box = tab.locator(".gn-ask input[type=text]")
+        box.fill("puddle")
+        box.press("Enter")
+        wait_for_turn(tab, acted)
+        assert tab.locator(".gn-ask legend").inner_text() == "Vote for:"
+        acted = tab.locator("[data-gn-play]").get_attribute("data-question")
+        first, second = tab.locator(".gn-ask .gn-choices button").all()[:2]
+        first.click()
+        assert first.get_attribute("aria-pressed") == "true"
+        confirm = tab.locator(".gn-ask .gn-confirm")
+        assert confirm.evaluate("b => b === document.activeElement")  # the keyboard is on it
+        assert "Nothing is sent until you confirm" in tab.locator(".gn-confirm-question").inner_text()
+        tab.wait_for_timeout(300)
+        assert session.questions[0][0] == int(acted)  # still asked: nothing was sent
+        tab.locator(".gn-change").click()  # choose again
+        assert not confirm.is_visible() and first.get_attribute("aria-pressed") == "false"
+        second_name = second.inner_text()
+        second.click()
+        tab.keyboard.press("Enter")  # the confirm button, by keyboard
+        turn = 0
+        while wait_for_turn(tab, acted) == "asked":  # a guess, if Ann is the accused chameleon
+            acted = tab.locator("[data-gn-play]").get_attribute("data-question")
+            take_turn(tab, "chameleon", turn)
+            turn += 1
+        assert session.replay is not None
+        tab.reload()  # the server still answers the finished game
+        tab.wait_for_function("() => document.querySelector('[data-gn-play]').dataset.state === 'over'")
+        assert "until gamenight play is stopped" in tab.locator(".gn-ask").inner_text()
+    context.close()
+    assert not errors, errors
+    records = [json.loads(line) for line in session.replay.read_text().splitlines()]
+    [mine] = [r for r in records if r.get("phase") == "vote" and r.get("seat") == 0]
+    assert table.names[mine["data"]["vote"]] == second_name  # the confirmed choice, not the first one

@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -175,16 +176,28 @@ def _start_command(tmp_path, *args):
 
 
 def test_the_command_serves_a_game_to_its_end_and_writes_the_replay(tmp_path):
+    """After the end the finished game's page and view still answer (a reload works) until Ctrl-C,
+    which then stops the command without undoing anything."""
+    import signal
+
     process, link = _start_command(tmp_path, "--game", "public_good", "--name", "Ann", "--seed", "8",
                                    "--rule", "rounds=2")
     try:
-        play_seat(link)
-        out, err = process.communicate(timeout=60)
+        final = play_seat(link)
+        wrote = process.stdout.readline()
+        assert process.stdout.readline().startswith("the game is over; its pages stay up")
+        time.sleep(1)
+        assert process.poll() is None  # still serving
+        page, view = request(link), request(link + "/view")
+        assert page[0] == 200 and b"data-gn-play" in page[1]
+        assert view[0] == 200 and json.loads(view[1])["outcome"] == final["outcome"]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
     finally:
         process.kill()
-    assert process.returncode == 0, err
+    assert process.returncode == 0 and "stopped; the replay was written before" in err, err
     [replay] = list(tmp_path.rglob("*.jsonl"))
-    assert f"wrote {replay}" in out and check_file(str(replay)).ok
+    assert wrote == f"wrote {replay}\n" and check_file(str(replay)).ok
     assert 'seats = "dealt"' in (replay.parent / "tournament.toml").read_text() and "practice" not in err
     validated = CliRunner().invoke(gamenight, ["validate", str(replay.parent)])
     assert validated.exit_code == 0, validated.output
@@ -383,3 +396,61 @@ def test_a_view_names_only_a_public_turn(tmp_path):
     # Each other seat's day statements, but the first of each round: it follows the night (round 1)
     # or the belief probes (rounds 2 and 3), and is not named.
     assert named == {(s,) for s in range(1, 8) if s != seat}
+
+
+@pytest.mark.parametrize(("game", "person"), [("chameleon", Person("Ann", role="chameleon")),
+                                              ("werewolf", Person("Ann", role="tanner")),
+                                              ("undercover", Person("Ann", seat=0))])
+def test_a_seat_is_given_its_goal_and_the_rules_a_model_in_it_reads(tmp_path, game, person):
+    from runner.agents.llm.render import Scene, system_prompt
+    from site_builder.play_server import GOALS
+
+    table = deal(game, {}, 3, [person])
+    seat = next(iter(table.people))
+    with playing(table, tmp_path) as (session, links):
+        view = json.loads(request(links[seat] + "/view?since=0")[1])
+        status, page = request(links[seat] + "/rules")
+        first = session.views[seat]
+    role = table.game.role_of(table.params, table.setup, seat)
+    assert view["goal"] == (GOALS[game][None] if game == "undercover" else GOALS[game][role])  # a role it is told
+    observation = session.table.game.start(table.params, table.setup).observe(seat)
+    prompt = system_prompt(Scene(game, seat, tuple(table.names), observation), None)
+    assert view["rules"] and prompt.startswith(view["rules"]) and first["rules"] == view["rules"]
+    assert status == 200 and b"Rules as implemented" in page and b"<script" not in page
+    assert view["rules_page"] is True
+
+
+def test_every_role_a_seat_is_told_has_a_goal():
+    from site_builder.play_server import GOALS, goal
+
+    for name, goals in GOALS.items():
+        game = games.get(name)
+        params = game.params({})
+        roles = {game.role_of(params, game.deal(params, random.Random(seed)), s)
+                 for seed in range(30) for s in range(game.players(params))}
+        assert None in goals or roles <= set(goals), name
+        assert all(goal(name, role) for role in roles | {None})
+
+
+def test_the_browser_is_opened_only_when_a_graphical_one_exists(monkeypatch):
+    import webbrowser
+
+    from site_builder import play_cli
+
+    opened = []
+
+    class Graphical(webbrowser.BackgroundBrowser):
+        def open(self, url, new=0, autoraise=True):
+            opened.append(url)
+            return True
+
+    monkeypatch.setattr(webbrowser, "get", lambda: Graphical("x"))
+    assert play_cli.open_in_browser("http://127.0.0.1:1/seat/t") and opened == ["http://127.0.0.1:1/seat/t"]
+    monkeypatch.setattr(webbrowser, "get", lambda: webbrowser.GenericBrowser("lynx"))  # would take the terminal
+    assert not play_cli.open_in_browser("http://127.0.0.1:1/seat/t") and len(opened) == 1
+
+    def nothing():
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "get", nothing)
+    assert not play_cli.open_in_browser("http://127.0.0.1:1/seat/t")

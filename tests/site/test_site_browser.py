@@ -298,9 +298,17 @@ def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(br
 
 WIDER_THAN_BOX = """() => [...document.querySelectorAll("article table, article .gn-chart")]
   .filter(e => e.offsetParent !== null)  // shown (a closed section's content is fitted when it opens)
+  .filter(e => !e.closest("[data-gn-scrolls]"))  // a desktop's wide table scrolls in its box (checked apart)
   .map(e => ({what: e.tagName + "." + e.className, width: e.scrollWidth,
               box: (e.closest(".gn-scroll") || e.parentElement).clientWidth}))
   .filter(e => e.width > e.box + 1)"""
+
+#: Boxes that scroll a wide table sideways, unless each is a named region the keyboard can focus.
+UNREACHABLE_SCROLLS = """() => [...document.querySelectorAll("article [data-gn-scrolls]")]
+  .filter(box => !(box.tabIndex === 0 && box.getAttribute("role") === "region"
+                   && (box.getAttribute("aria-label") || "").endsWith("(scrolls sideways)")
+                   && box.getAttribute("aria-label").length > 20 && getComputedStyle(box).overflowX === "auto"))
+  .map(box => box.outerHTML.slice(0, 120))"""
 
 
 @pytest.mark.parametrize("width", [390, 1366])
@@ -309,7 +317,7 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
     paths = sorted({str(p.parent.relative_to(site)) for p in site.rglob("index.html")})
     paths = [p for p in paths if not p.startswith(("replays/viewer", "assets", "search", "404"))]
     assert len(paths) > 20 and "replays" in paths
-    stacked = 0
+    stacked = scrolled = 0
     for path in paths:
         tab.goto(f"{base}/{'' if path == '.' else path + '/'}")
         tab.wait_for_function("() => document.querySelectorAll('article table.gn-table').length === 0"
@@ -317,7 +325,9 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
         if path == "replays":
             tab.wait_for_selector(".gn-rows tr")
         assert tab.evaluate(WIDER_THAN_BOX) == [], path
+        assert tab.evaluate(UNREACHABLE_SCROLLS) == [], path
         stacked += tab.locator("table.gn-stacked").count()
+        scrolled += tab.locator("[data-gn-scrolls]").count()
         # Opening every section fits what it holds too.
         tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
         tab.wait_for_timeout(50)
@@ -330,7 +340,52 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
         assert tab.evaluate(WIDER_THAN_BOX) == [], "viewer"
         tab.locator(".gn-next").click()
     if width == 390:
-        assert stacked > 0  # the wide tables are stacked on a phone, one block per row
+        assert stacked > 0 and scrolled == 0  # the wide tables are stacked on a phone, one block per row
+    else:
+        assert stacked == 0 and scrolled > 0  # on a desktop they scroll in their box (the Werewolf board)
+
+
+#: Pieces of link text (between spaces, hyphens, slashes and underscores) drawn over more than one line.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const link of document.querySelectorAll("article table a")) {
+    if (link.offsetParent === null) continue;
+    const walker = document.createTreeWalker(link, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const piece of node.data.matchAll(/[^\\s\\-\\/_]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, piece.index);
+        range.setEnd(node, piece.index + piece[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) broken.push(piece[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.mark.parametrize("path", ["/", "/games/werewolf/", "/agents/"])
+def test_no_name_in_a_table_breaks_inside_a_word_on_a_phone(tab, base, path):
+    """Game and agent names wrap between words, or after a slash, hyphen or underscore, never mid-word
+    ("Und/erc/ove/r"), in tight tables and stacked ones alike."""
+    tab.set_viewport_size({"width": 390, "height": 844})
+    tab.goto(base + path)
+    tab.wait_for_selector("article table[data-gn-labelled]")
+    assert tab.locator("article table a").count() > 2
+    assert tab.evaluate(BROKEN_WORDS) == []
+
+
+def test_the_home_page_says_which_columns_a_phone_leaves_out(tab, base):
+    tab.goto(base + "/")
+    board = tab.locator(".gn-game-board").first
+    note = board.locator(".gn-narrow-note")
+    tab.set_viewport_size({"width": 390, "height": 844})
+    hidden = [th.inner_text() for th in board.locator("thead th").all() if not th.is_visible()]
+    assert [h.split()[0] for h in hidden] == ["Games", "Forfeit"] and note.is_visible()
+    assert "Games and Forfeit rate" in note.inner_text()
+    tab.set_viewport_size({"width": 1366, "height": 900})
+    assert all(th.is_visible() for th in board.locator("thead th").all()) and not note.is_visible()
 
 
 @pytest.mark.parametrize("width", [390, 1366])

@@ -1,8 +1,11 @@
 /* Tables that fit their box: shared by the site's pages (site.js) and the play page (play.js).
  *
- * A table wider than its box is first made tighter (intervals under their values, less padding),
- * then, if it still does not fit, stacked: one block per row, each cell on its own line after its
- * column's name. Nothing is cut and nothing scrolls sideways, at any width (fit.css).
+ * A table wider than its box is first made tighter (intervals under their values, less padding).
+ * If it still does not fit: on a desktop screen it scrolls sideways inside its box (a keyboard
+ * can focus the box and scroll it), so a row still reads across and columns line up; on a phone
+ * (Material's breakpoint) it is stacked, one block per row, each cell on its own line after its
+ * column's name, because a phone would show two or three columns of it at a time. Nothing is cut
+ * (fit.css).
  */
 (function () {
   "use strict";
@@ -29,16 +32,57 @@
     });
   }
 
+  /** Below Material's tablet breakpoint a wide table is stacked rather than scrolled. */
+  var PHONE = "(max-width: 44.9375em)";
+
   /** Fit one table to its box (a .gn-scroll around it, else its parent). */
   function fit(table) {
     var box = table.closest(".gn-scroll") || table.parentElement;
     if (!box || !box.clientWidth) return;  // in a closed section: fitted when it opens
     labelCells(table);
-    table.classList.remove("gn-tight", "gn-stacked");
+    table.classList.remove("gn-tight", "gn-scrolled", "gn-stacked");
+    scrolling(box, table, false);
     if (table.scrollWidth <= box.clientWidth + 1) return;
     table.classList.add("gn-tight");
     if (table.scrollWidth <= box.clientWidth + 1) return;
+    if (!window.matchMedia(PHONE).matches && scrolls(box)) {
+      table.classList.add("gn-scrolled");  // it scrolls anyway: values need not wrap
+      scrolling(box, table, true);
+      return;
+    }
     table.classList.add("gn-stacked");
+  }
+
+  function scrolls(box) {
+    var overflow = window.getComputedStyle(box).overflowX;
+    return overflow === "auto" || overflow === "scroll";
+  }
+
+  /** A box that scrolls sideways is a named region the keyboard can focus and scroll (axe:
+   * scrollable-region-focusable); the attributes it had of its own are left alone. */
+  function scrolling(box, table, on) {
+    if (!box.hasAttribute("data-gn-scrolls") && (box.hasAttribute("tabindex") || !on)) return;
+    if (!on) {
+      ["data-gn-scrolls", "tabindex", "role", "aria-label"].forEach(function (a) { box.removeAttribute(a); });
+      return;
+    }
+    box.setAttribute("data-gn-scrolls", "");
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", regionName(box, table) + " (scrolls sideways)");
+  }
+
+  /** The table's caption, else the heading it sits under, else its first column's name. */
+  function regionName(box, table) {
+    if (table.caption && table.caption.textContent.trim()) return table.caption.textContent.trim();
+    var node = box;
+    while (node && node !== document.body) {
+      for (var before = node.previousElementSibling; before; before = before.previousElementSibling) {
+        if (/^H[1-6]$/.test(before.tagName)) return before.textContent.replace(/[\s\u00b6]+/g, " ").trim();
+      }
+      node = node.parentElement;
+    }
+    return "Table";
   }
 
   window.gamenightFit = {

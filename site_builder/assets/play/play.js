@@ -16,6 +16,8 @@
   // What a choice between the rules' options asks, by the move's field.
   var CHOOSE = { vote: "Vote for:", accuse: "Accuse one of the tied players:", proposal: "Vote for a proposal:",
     choice: "Choose:", guess: "Guess the secret word:" };
+  // Moves that decide the game at one tap: chosen first, then confirmed (a second, deliberate press).
+  var CONFIRM = { vote: "Vote for", accuse: "Accuse", proposal: "Vote for", guess: "Guess" };
 
   R.onEachPage("[data-gn-play]", start);
 
@@ -54,6 +56,7 @@
       fill($(".gn-game"), "\u00b7 " + data.title);
       fill($(".gn-you-are"), "You play ", el("strong", { text: me.name }), " as ", me.agent,
         me.role ? [" \u2014 your role: ", el("strong", { text: words(me.role, "-") })] : " \u2014 you are not told your role");
+      renderRules();
       var b = view.board(data.steps);
       view.playersTable($(".gn-players"), b, Boolean(data.outcome));
       fitPlayers();
@@ -64,6 +67,27 @@
       root.dataset.version = String(data.version);
       root.dataset.state = data.outcome ? "over" : data.failure ? "failed" : data.question ? "asked" : "waiting";
       root.dataset.question = data.question ? String(data.question.id) : "";
+    }
+
+    // The goal and the rules, drawn once: the rules are what a model in this seat is told.
+    function renderRules() {
+      var panel = $(".gn-rules");
+      if (panel.dataset.drawn || !data.rules) return;
+      panel.dataset.drawn = "1";
+      fill(panel, el("h2", { class: "gn-panel-title", text: "Your goal" }), el("p", { class: "gn-goal", text: data.goal }),
+        el("details", { class: "gn-rules-text" },
+          el("summary", { text: "The rules, as every model at this table is told them" }),
+          el("div", { class: "gn-rules-body", text: data.rules })),
+        data.rules_page ? el("p", {}, rulesLink(), " (how gamenight plays it, in full; opens in a new tab)") : null);
+    }
+
+    /** The link to this seat's rules page (the server's own address, so set as a property). */
+    function rulesLink() {
+      var link = el("a", { text: "The rules page of " + data.title });
+      link.href = base + "/rules";
+      link.target = "_blank";
+      link.rel = "noopener";
+      return link;
     }
 
     // The players' table fits the screen as on the site's pages (fit.js): tighter, then stacked.
@@ -97,7 +121,8 @@
         var won = winners.indexOf(data.seat) >= 0;
         fill(panel, el("h2", { text: data.outcome.status === "complete" ? (won ? "You won" : "The game is over") : "The game ended invalid" }),
           el("p", {}, winners.length ? "Winners: " + view.names(winners) + "." : "Nobody wins."),
-          data.replay ? el("p", { class: "gn-dim" }, "The replay is written to ", el("code", { text: data.replay }), ".") : null);
+          data.replay ? el("p", { class: "gn-dim" }, "The replay is written to ", el("code", { text: data.replay }), ".") : null,
+          el("p", { class: "gn-dim", text: "This page keeps working, a reload too, until gamenight play is stopped (Ctrl-C in its terminal)." }));
         stopped = true;
       } else if (q) {
         fill(panel, q.kind === "move" ? moveForm(view, q) : probeForm(view, q));
@@ -174,11 +199,17 @@
         return [heading(title, q), form];
       }
       if (Array.isArray(legal.options)) {
+        var confirm = CONFIRM[field] ? el("div", { class: "gn-confirm-bar", hidden: "" }) : null;
         form.appendChild(el("fieldset", { class: "gn-choices" }, el("legend", { text: CHOOSE[field] || words(field) + ":" }),
           legal.options.map(function (o) {
-            return el("button", { type: "button", on: { click: function () { send(q, one(field, o), form); } } },
-              optionLabel(view, legal, o));
+            var label = optionLabel(view, legal, o);
+            return el("button", { type: "button", "aria-pressed": confirm ? "false" : null, on: { click: function (event) {
+              if (confirm) askToConfirm(confirm, event.currentTarget, CONFIRM[field] + " " + label + "?",
+                function () { send(q, one(field, o), form); });
+              else send(q, one(field, o), form);
+            } } }, label);
           })));
+        if (confirm) form.appendChild(confirm);
         return [heading(title, q), form];
       }
       if (field === "split") {
@@ -232,6 +263,26 @@
       }
       form.appendChild(el("p", { text: "This page does not know how to ask this move: " + JSON.stringify(legal) }));
       return [heading(title, q), form];
+    }
+
+    /** A vote or guess is chosen first (the button stays pressed), then sent by a confirm button
+     * that takes the focus; choosing again changes the choice. No window.confirm: a dialog would
+     * take the page away from the keyboard and the screen reader's place. */
+    function askToConfirm(bar, chosen, question, commit) {
+      bar.parentNode.querySelectorAll(".gn-choices button").forEach(function (b) {
+        b.setAttribute("aria-pressed", b === chosen ? "true" : "false");
+      });
+      var yes = el("button", { type: "button", class: "gn-primary gn-confirm", text: "Confirm",
+        on: { click: function () { commit(); } } });
+      fill(bar, el("p", { class: "gn-confirm-question", role: "status", text: question + " Nothing is sent until you confirm." }),
+        el("div", { class: "gn-actions" }, yes, el("button", { type: "button", class: "gn-change", text: "Choose again",
+          on: { click: function () {
+            bar.hidden = true;
+            chosen.setAttribute("aria-pressed", "false");
+            chosen.focus();
+          } } })));
+      bar.hidden = false;
+      yes.focus();
     }
 
     function probeForm(view, q) {
