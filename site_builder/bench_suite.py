@@ -144,8 +144,8 @@ def ratio(numerator: float, denominator: float) -> float | None:
 def replicate_figures(a: Deals, b_same: Deals, b_other: Deals, *, seed: int, tag: str,
                       resamples: int = RESAMPLES) -> dict[str, Any]:
     """One replicate at one game count: A and B on the same deals (`b_same`) and B on its own
-    (`b_other`): the widths of A - B both ways, each row's own score width, and per game the same
-    widths with the correlation of A's and B's results on the shared deals."""
+    (`b_other`): the widths of A - B both ways, each row's own score width, and per game the rows'
+    win rates, the same widths and the correlation of A's and B's results on the shared deals."""
     names = (f"A {tag}", f"B {tag}")
     dup = ranked.paired(a, b_same, seed=seed, names=names, resamples=resamples)
     assert dup is not None, "the duplicate rows share no deal"
@@ -155,7 +155,8 @@ def replicate_figures(a: Deals, b_same: Deals, b_other: Deals, *, seed: int, tag
         one = ranked.paired({game: a[game]}, {game: b_same[game]}, seed=seed, names=names, resamples=resamples)
         assert one is not None
         other = unpaired({game: a[game]}, {game: b_other[game]}, seed=seed, names=names, resamples=resamples)
-        by_game[game] = {"duplicate": width(one["ci"]), "independent": width(other["ci"]),
+        by_game[game] = {"a": float(np.mean(list(a[game].values()))), "b": float(np.mean(list(b_same[game].values()))),
+                         "duplicate": width(one["ci"]), "independent": width(other["ci"]),
                          "correlation": correlation(a[game], b_same[game])}
     return {
         "games": sum(len(d) for d in a.values()),
@@ -187,8 +188,8 @@ def summary(replicates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out["by_game"] = {}
     for game in replicates[0]["by_game"]:
         rows = [r["by_game"][game] for r in replicates]
-        dup, ind = (statistics.fmean(x[k] for x in rows) for k in ("duplicate", "independent"))
-        out["by_game"][game] = {"duplicate": dup, "independent": ind, "ratio": ratio(dup, ind),
+        won_a, won_b, dup, ind = (statistics.fmean(x[k] for x in rows) for k in ("a", "b", "duplicate", "independent"))
+        out["by_game"][game] = {"a": won_a, "b": won_b, "duplicate": dup, "independent": ind, "ratio": ratio(dup, ind),
                                 "correlation": spread([x["correlation"] for x in rows])["mean"]}
     return out
 
@@ -212,17 +213,17 @@ def table(result: Mapping[str, Any]) -> str:
              "duplicate / independent | width of A's own score | width of B's own score |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for stages, s in result["by_stages"].items():
-        lines.append(f"| {stages} | {s['games']} | {_f(s['difference_duplicate']['mean'])} | {_range(s['duplicate'])} | "
-                     f"{_range(s['independent'])} | {_range(s['ratio'])} | {_range(s['a_own'])} | "
-                     f"{_range(s['b_own'])} |")
+        lines.append(f"| {stages} | {s['games']} | {_f(s['difference_duplicate']['mean'])} | "
+                     f"{_range(s['duplicate'])} | {_range(s['independent'])} | {_range(s['ratio'])} | "
+                     f"{_range(s['a_own'])} | {_range(s['b_own'])} |")
     most = max(result["by_stages"], key=int)
     lines += ["", f"Per game, {most} stages (mean widths over replicates):", "",
-              "| game | width A − B, duplicate | independent | duplicate / independent | "
+              "| game | A wins | B wins | width A − B, duplicate | independent | duplicate / independent | "
               "correlation of A's and B's results on the same deals |",
-              "| --- | ---: | ---: | ---: | ---: |"]
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for game, g in result["by_stages"][most]["by_game"].items():
-        lines.append(f"| {game} | {_f(g['duplicate'])} | {_f(g['independent'])} | {_f(g['ratio'])} | "
-                     f"{_f(g['correlation'], 2)} |")
+        lines.append(f"| {game} | {_f(g['a'], 2)} | {_f(g['b'], 2)} | {_f(g['duplicate'])} | {_f(g['independent'])} | "
+                     f"{_f(g['ratio'])} | {_f(g['correlation'], 2)} |")
     return "\n".join(lines)
 
 
