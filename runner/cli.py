@@ -197,6 +197,11 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
         raise click.ClickException(f"cannot start: {exc}") from None
     _print_summary(summary)
     _print_usage(summary.usage, tournament.prices, summary.spent)
+    _exit_if_failed(summary)
+
+
+def _exit_if_failed(summary) -> None:
+    """Name every failed game and provider failure, then exit with status 1 (a run that failed)."""
     if not summary.ok:
         for failure in summary.failures:
             click.echo(f"failed: {failure}", err=True)
@@ -323,11 +328,7 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
         except CannotStart as exc:
             raise click.ClickException(f"cannot start: {exc}") from None
         _print_usage(summary.usage, tournament.prices, summary.spent)
-        if not summary.ok:
-            for failure in summary.failures:
-                click.echo(f"failed: {failure}", err=True)
-            _print_provider_failures(summary)
-            sys.exit(1)
+        _exit_if_failed(summary)
         cost = sum(u.cost(tournament.prices.get(m)) or 0.0 for m, u in summary.usage.items())
         spent += cost
         last_stage = cost or last_stage  # the stage just played, or (all of it kept) the last price known
