@@ -269,7 +269,8 @@ def _print_suite_estimate(tournament: Tournament) -> None:
     ref = tournament.suite
     click.echo(f"dry run of {tournament.name}: stages 1..{ref.stages} of the suite {ref.name}-{ref.version} with "
                f"{ref.model} in the candidate's seat; nothing is played and no API key is needed")
-    click.echo(f"{'stage':>5}  {'games':>6}{'calls':>10}{'input tok':>13}{'output tok':>13}{'cost USD':>11}")
+    click.echo(f"{'stage':>5}  {'games':>6}{'calls':>10}{'input tok':>13}{'of which cached':>17}{'output tok':>13}"
+               f"{'cost USD':>11}{'uncached USD':>14}")
     by_stage: dict[int, tuple[int, dict[str, Estimate]]] = {}
     for matchup, figures in zip(tournament.matchups, estimates):
         assert matchup.deal is not None
@@ -283,13 +284,17 @@ def _print_suite_estimate(tournament: Tournament) -> None:
         for model, part in models.items():
             row.add(part)
             everything.setdefault(model, Estimate()).add(part)
-        click.echo(f"{stage:>5}  {games_:>6,}{row.calls:>10,.0f}{row.input_tokens:>13,.0f}{row.output_tokens:>13,.0f}"
-                   f"{_estimate_cost(models, tournament.prices):>11}")
+        click.echo(f"{stage:>5}  {games_:>6,}{row.calls:>10,.0f}{row.input_tokens:>13,.0f}"
+                   f"{row.cached_input_tokens:>17,.0f}{row.output_tokens:>13,.0f}"
+                   f"{_estimate_cost(models, tournament.prices):>11}"
+                   f"{_estimate_cost(models, tournament.prices, caching=False):>14}")
     total = Estimate()
     for part in everything.values():
         total.add(part)
     click.echo(f"{'total':>5}  {len(tournament.matchups):>6,}{total.calls:>10,.0f}{total.input_tokens:>13,.0f}"
-               f"{total.output_tokens:>13,.0f}{_estimate_cost(everything, tournament.prices):>11}")
+               f"{total.cached_input_tokens:>17,.0f}{total.output_tokens:>13,.0f}"
+               f"{_estimate_cost(everything, tournament.prices):>11}"
+               f"{_estimate_cost(everything, tournament.prices, caching=False):>14}")
     if everything and not all(tournament.prices.get(m) for m in everything):
         click.echo("(no price for the model: give --price IN/OUT, USD per million tokens)")
     click.echo("\n" + textwrap.fill(
@@ -561,9 +566,10 @@ def _print_estimate(tournament: Tournament) -> None:
         "x [prices] (USD per million tokens). See docs/llm.md.", width=100))
 
 
-def _estimate_cost(models: Mapping[str, Estimate], prices: Mapping[str, Price]) -> str:
-    """The cost of these models' estimates; "≥ x" when some model has no price, "n/a" when none has."""
-    costs = [part.cost(prices.get(model)) for model, part in models.items()]
+def _estimate_cost(models: Mapping[str, Estimate], prices: Mapping[str, Price], caching: bool = True) -> str:
+    """The cost of these models' estimates (with the provider's prompt cache as estimated, or
+    without it); "≥ x" when some model has no price, "n/a" when none has."""
+    costs = [part.cost(prices.get(model), caching) for model, part in models.items()]
     known = sum(c for c in costs if c is not None)
     return _money(None if None in costs else known, known)
 

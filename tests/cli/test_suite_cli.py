@@ -88,7 +88,9 @@ def test_the_dry_run_prints_calls_tokens_and_cost_per_stage(tmp_path):
     assert rows["1"][1] == rows["2"][1] == "23" and rows["total"][1] == "46"
     calls = [int(rows[k][2].replace(",", "")) for k in ("1", "2", "total")]
     assert calls[0] > 23 and calls[0] + calls[1] == calls[2]
-    assert float(rows["total"][5]) > 0
+    cost, uncached = float(rows["total"][6]), float(rows["total"][7])
+    assert 0 < cost <= uncached  # cached tokens are priced as such: never dearer than without the cache
+    assert int(rows["total"][4].replace(",", "")) < int(rows["total"][3].replace(",", ""))
     unpriced = invoke("run", "--suite", "ranked", "--model", "openai:gpt-4o-mini", "--dry-run", env={})
     assert "n/a" in unpriced.output and "give --price IN/OUT" in unpriced.output
     assert not list(tmp_path.iterdir())  # nothing written
