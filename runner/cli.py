@@ -126,8 +126,8 @@ def _cache_location_help() -> str:
               help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
                    "--until-width or --budget, the most stages to play, default 1000].")
 @click.option("--until-width", "until_width", type=click.FloatRange(0, 1, min_open=True),
-              help="With --suite: play stage after stage until the 95%% interval of the model's win rate over "
-                   "its suite games is narrower than this (stages are never cut; --stages caps them).")
+              help="With --suite: play stage after stage until the 95%% interval of the row's ranked score (as "
+                   "the board shows it) is narrower than this (stages are never cut; --stages caps them).")
 @click.option("--budget", type=click.FloatRange(0, min_open=True), metavar="USD",
               help="With --suite and --price: play stage after stage while the next stage (priced like the last "
                    "one played, the first by the dry run) stays within this many USD spent by this command.")
@@ -308,7 +308,7 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
                 only_mine: bool, suite_ref: str, model_ref: str, most: int, until_width: float | None,
                 budget: float | None) -> None:
     """Play a suite row stage after stage (each a run of stages 1..k, which plays only stage k's
-    new games) until the win rate's interval is narrower than `until_width`, the next stage would
+    new games) until the ranked score's interval is narrower than `until_width`, the next stage would
     pass `budget`, or `most` stages are planned; it stops at stage boundaries only."""
     from dataclasses import replace
 
@@ -338,8 +338,8 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
         spent += cost
         last_stage = cost or last_stage  # the stage just played, or (all of it kept) the last price known
         now = suites.standing(out, tournament.name)
-        click.echo(f"stage {stage}: {now.games} games, the model won {now.wins} "
-                   f"(95% interval of its win rate {now.low:.3f} to {now.high:.3f}, width {now.width:.3f}); "
+        click.echo(f"stage {stage}: {now.games} games, the model won {now.wins}; its ranked score {now.score:.3f} "
+                   f"(95% interval {now.low:.3f} to {now.high:.3f}, width {now.width:.3f}, as the board shows it); "
                    f"spent by this command: USD {spent:,.2f}")
         if until_width is not None and now.width < until_width:
             click.echo(f"stopped: the interval is narrower than {until_width:g}")

@@ -472,18 +472,14 @@ def _matchup_difference(mine: Matchup, theirs: Matchup) -> tuple[str, str] | Non
 
 # -- how well a row is measured so far: the stopping rule of --until-width --------------------
 
-#: The normal quantile of a 95% interval.
-Z95 = 1.959963984540054
-
-
 @dataclass(frozen=True)
 class Standing:
-    """The candidate's wins over the suite games in a folder, with a 95% Wilson interval of its
-    win rate: a simple, runner-side measure of how well a row is known (the board's rating, fitted
-    by the scorer against the reference rows, is not computed here: runner/ never imports it)."""
+    """The candidate's score over the suite games in a folder, with its 95% interval: the very
+    score and interval of the ranked board (runner/suite_score.py, the site's default seed)."""
 
     games: int
     wins: int
+    score: float
     low: float
     high: float
 
@@ -492,22 +488,15 @@ class Standing:
         return self.high - self.low
 
 
-def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (0..1 with no games)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * ((p * (1 - p) / games + z * z / (4 * games * games)) ** 0.5) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def standing(out: Path, tournament: str) -> Standing:
-    """The candidate's standing from the replays of `tournament` in `out`: a game counts a win when
-    the candidate's seat (the header's `suite.seat`) is among the outcome's winners."""
+    """The candidate's standing from the replays of `tournament` in `out`, counted as the board
+    counts it: a deal is won when the candidate's seat is among the outcome's winners, lost when
+    it forfeited, and left out when another seat forfeited (that tells nothing of the candidate)."""
     import json
 
-    games_, wins = 0, 0
+    from runner.suite_score import DEFAULT_SEED, score
+
+    deals: dict[str, dict[int, float]] = {}
     for path in sorted(out.glob("*.jsonl")):
         header, outcome = None, None
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -521,6 +510,15 @@ def standing(out: Path, tournament: str) -> Standing:
                 outcome = record
         if not header or not outcome or header.get("tournament") != tournament or "suite" not in header:
             continue
-        games_ += 1
-        wins += header["suite"]["seat"] in outcome.get("winners", ())
-    return Standing(games_, wins, *wilson(wins, games_))
+        seat = header["suite"]["seat"]
+        forfeit = (outcome.get("result") or {}).get("forfeit") if outcome.get("status") == "invalid" else None
+        if forfeit is not None and forfeit.get("seat") != seat:
+            continue
+        won = forfeit is None and seat in outcome.get("winners", ())
+        deals.setdefault(header["game"], {})[int(header["suite"]["deal"])] = 1.0 if won else 0.0
+    games_ = sum(len(d) for d in deals.values())
+    if not games_:
+        return Standing(0, 0, 0.0, 0.0, 1.0)
+    row = score(deals, seed=DEFAULT_SEED, name=tournament)
+    wins = int(sum(sum(d.values()) for d in deals.values()))
+    return Standing(games_, wins, row["value"], *row["ci"])

@@ -12,7 +12,7 @@ built-in candidates (default `builtin:scripted` and `builtin:random`):
   deal's seed (the same games, rules, opponents, roles and seats); A's row is its duplicate one
   (so both designs share A's luck, and the comparison between them is sharper); the interval is
   that of the difference of two bootstraps, each row's deals resampled on its own
-  (`unpaired`, the bootstrap of `ranked.score`).
+  (`unpaired`, the bootstrap of `suite_score.score`).
 
 Each row's own score interval is reported too: duplicate deals cannot narrow it (a row's score
 still rests on its own deals), they only cancel the luck two rows share. Every figure is a mean
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from runner import suite as suites
+from runner import suite_score
 from site_builder.scoring import ranked
 from site_builder.scoring.corpus import load
 from site_builder.scoring.stats import RESAMPLES
@@ -108,10 +109,10 @@ def width(ci: Sequence[float]) -> float:
 
 
 def _score_draws(deals: Deals, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Bootstrap draws of a row's score as `ranked.score` makes them: each game's deals resampled
+    """Bootstrap draws of a row's score as `suite_score.score` makes them: each game's deals resampled
     on their own, the games' means averaged (each game weighs the same). The scorer's own
     resampling and interval are used so that both designs differ only in the pairing."""
-    return np.mean([ranked._resampled_means(np.array([deals[g][d] for d in sorted(deals[g])]), rng, resamples)
+    return np.mean([suite_score.resampled_means(np.array([deals[g][d] for d in sorted(deals[g])]), rng, resamples)
                     for g in sorted(deals)], axis=0)
 
 
@@ -121,10 +122,10 @@ def unpaired(a: Deals, b: Deals, *, seed: int, names: tuple[str, str], resamples
     with the interval of the difference of two independent bootstraps (each row's deals resampled
     on its own; nothing is paired, so no luck cancels)."""
     games = sorted(set(a) & set(b))
-    draws = [_score_draws({g: a[g] for g in games}, ranked._rng(seed, "unpaired", names[0]), resamples),
-             _score_draws({g: b[g] for g in games}, ranked._rng(seed, "unpaired", names[1]), resamples)]
+    draws = [_score_draws({g: a[g] for g in games}, suite_score.rng(seed, "unpaired", names[0]), resamples),
+             _score_draws({g: b[g] for g in games}, suite_score.rng(seed, "unpaired", names[1]), resamples)]
     difference = float(np.mean([np.mean(list(a[g].values())) - np.mean(list(b[g].values())) for g in games]))
-    return {"difference": difference, "ci": ranked._interval(draws[0] - draws[1])}
+    return {"difference": difference, "ci": suite_score.interval(draws[0] - draws[1])}
 
 
 def correlation(a: Mapping[int, float], b: Mapping[int, float]) -> float | None:
@@ -163,8 +164,8 @@ def replicate_figures(a: Deals, b_same: Deals, b_other: Deals, *, seed: int, tag
         "difference_duplicate": dup["difference"], "difference_independent": ind["difference"],
         "duplicate": width(dup["ci"]), "independent": width(ind["ci"]),
         "ratio": ratio(width(dup["ci"]), width(ind["ci"])),
-        "a_own": width(ranked.score(a, seed=seed, name=names[0], resamples=resamples)["ci"]),
-        "b_own": width(ranked.score(b_same, seed=seed, name=names[1], resamples=resamples)["ci"]),
+        "a_own": width(suite_score.score(a, seed=seed, name=names[0], resamples=resamples)["ci"]),
+        "b_own": width(suite_score.score(b_same, seed=seed, name=names[1], resamples=resamples)["ci"]),
         "by_game": by_game,
     }
 

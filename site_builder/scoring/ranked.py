@@ -3,7 +3,8 @@
 Every row played the same deals (seeds fixed by the suite, runner/suite.py) in the same seats
 against the same built-in opponents, so rows are compared deal by deal. A row's **score** is its
 candidate seat's win rate in each game, averaged over the games (each weighs the same); its
-interval resamples the row's own deals within each game. Two rows are compared on the deals both
+interval resamples the row's own deals within each game (runner/suite_score.py: the runner's
+`--until-width` stops at this very interval). Two rows are compared on the deals both
 played: the mean of their paired differences, with an interval that resamples those deals.
 
 Containment holds by construction: a row's numbers come from its own games alone (its bootstrap
@@ -14,18 +15,16 @@ pages.rank_ranges does for the ratings).
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from runner.suite_score import LEVEL, interval, resampled_means, rng, score
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.stats import RESAMPLES
 
-#: A paired difference is "separated" when its 95% interval leaves out zero.
-LEVEL = 0.95
 
 
 def shipped_stage_deals() -> dict[str, dict[str, int]]:
@@ -64,45 +63,12 @@ def outcomes(games: Iterable[ScoredGame]) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _rng(seed: int, *names: str) -> np.random.Generator:
-    digest = hashlib.sha256("\0".join([str(seed), *names]).encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
-
-
-def _resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """`resamples` bootstrap means of `values` (drawn with replacement, as many as there are)."""
-    picks = rng.integers(0, len(values), size=(resamples, len(values)))
-    return values[picks].mean(axis=1)
-
-
-def _interval(draws: np.ndarray) -> list[float]:
-    tail = (1 - LEVEL) / 2 * 100
-    low, high = np.percentile(draws, [tail, 100 - tail])
-    return [float(low), float(high)]
-
-
-def score(deals: Mapping[str, Mapping[int, float]], *, seed: int, name: str,
-          resamples: int = RESAMPLES) -> dict[str, Any]:
-    """A row's score and per-game win rates, each with a bootstrap interval over its own deals."""
-    rng = _rng(seed, "score", name)
-    by_game: dict[str, Any] = {}
-    draws = []
-    for game in sorted(deals):
-        values = np.array([deals[game][d] for d in sorted(deals[game])])
-        game_draws = _resampled_means(values, rng, resamples)
-        by_game[game] = {"value": float(values.mean()), "ci": _interval(game_draws), "n": len(values)}
-        draws.append(game_draws)
-    total = sum(len(d) for d in deals.values())
-    value = float(np.mean([g["value"] for g in by_game.values()]))
-    return {"value": value, "ci": _interval(np.mean(draws, axis=0)), "n": total, "by_game": by_game}
-
-
 def paired(a: Mapping[str, Mapping[int, float]], b: Mapping[str, Mapping[int, float]], *, seed: int,
            names: tuple[str, str], resamples: int = RESAMPLES) -> dict[str, Any] | None:
     """Row a minus row b on the deals both played: the mean over games of each game's mean paired
     difference, its bootstrap interval (the common deals resampled within each game), and how
     many deals it rests on; None when they share no deal."""
-    rng = _rng(seed, "paired", *names)
+    generator = rng(seed, "paired", *names)
     means, draws, common = [], [], 0
     for game in sorted(set(a) & set(b)):
         shared = sorted(set(a[game]) & set(b[game]))
@@ -110,11 +76,11 @@ def paired(a: Mapping[str, Mapping[int, float]], b: Mapping[str, Mapping[int, fl
             continue
         diffs = np.array([a[game][d] - b[game][d] for d in shared])
         means.append(float(diffs.mean()))
-        draws.append(_resampled_means(diffs, rng, resamples))
+        draws.append(resampled_means(diffs, generator, resamples))
         common += len(shared)
     if not means:
         return None
-    low, high = _interval(np.mean(draws, axis=0))
+    low, high = interval(np.mean(draws, axis=0))
     return {"difference": float(np.mean(means)), "ci": [low, high], "deals": common,
             "separated": low > 0 or high < 0}
 

@@ -117,11 +117,11 @@ def test_bad_suite_flags_get_one_clear_line(tmp_path, args, message):
 def test_until_width_plays_stage_after_stage_and_stops_at_a_boundary(tmp_path):
     out = tmp_path / "row"
     result = invoke("run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(out),
-                    "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.35")
+                    "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.2")
     assert result.exit_code == 0, result.output
-    widths = [float(w) for w in re.findall(r"width (\d\.\d+)\)", result.output)]
-    assert len(widths) >= 2 and widths[-1] < 0.35 <= min(widths[:-1])
-    assert "stopped: the interval is narrower than 0.35" in result.output
+    widths = [float(w) for w in re.findall(r"width (\d\.\d+),", result.output)]
+    assert len(widths) >= 2 and widths[-1] < 0.2 <= min(widths[:-1])
+    assert "stopped: the interval is narrower than 0.2" in result.output
     assert len(list(out.glob("*.jsonl"))) == 23 * len(widths)  # whole stages only
     plan = tomllib.loads((out / "tournament.toml").read_text(encoding="utf-8"))
     assert plan["suite"]["stages"] == len(widths)

@@ -143,3 +143,13 @@ def test_a_played_suite_stage_is_on_the_board(tmp_path):
     for row in rows.values():
         assert row["stages"] == 1 and row["score"]["n"] == sum(results["ranked"]["stage_deals"]["ranked-1"].values())
         assert set(row["score"]["by_game"]) == set(results["ranked"]["stage_deals"]["ranked-1"])
+    # `--until-width` stops at the interval the board shows: the runner's standing of each folder
+    # is the row's board score and interval (at the site's default seed).
+    from runner import suite as suites
+    from runner.suite_score import DEFAULT_SEED
+
+    at_default = by_row(assemble_board(load([out]), seed=DEFAULT_SEED)["ranked"])
+    for model in ("builtin:random", "builtin:scripted"):
+        name = "ranked-1-" + model.replace(":", "-")
+        seen = suites.standing(out / model.replace(":", "-"), name)
+        assert (seen.score, [seen.low, seen.high]) == (at_default[name]["score"]["value"], at_default[name]["score"]["ci"])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from runner import suite as suites
+from runner import suite_score
 from site_builder import bench_suite
-from site_builder.scoring import ranked
 
 
 def test_a_copy_changes_every_seed_and_nothing_else(tmp_path):
@@ -42,7 +42,7 @@ def _rows(rng: np.random.Generator, deals: int) -> tuple[dict, dict, dict]:
 
 def test_unpaired_is_the_two_own_widths_combined_and_pairing_cancels_shared_luck():
     a, b_same, b_other = _rows(np.random.default_rng(1), 400)
-    own = [bench_suite.width(ranked.score(r, seed=0, name=n)["ci"]) for r, n in ((a, "a"), (b_other, "b"))]
+    own = [bench_suite.width(suite_score.score(r, seed=0, name=n)["ci"]) for r, n in ((a, "a"), (b_other, "b"))]
     apart = bench_suite.unpaired(a, b_other, seed=0, names=("a", "b"))
     # Independent bootstraps: the variances add, so the width is about the root of the squares' sum.
     assert bench_suite.width(apart["ci"]) == pytest.approx(math.hypot(*own), rel=0.1)
