@@ -24,7 +24,9 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 9  # 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
+RESULTS_VERSION = 10  # 10: "history" (the board over time: each ranked row's score and each agent's rating at each
+#   merge; scoring/history.py) and "releases" (the board at each release tag), both written by `gamenight build`
+# 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
 # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
 #   copy the answer form; null for agents without such moves)
 # 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);

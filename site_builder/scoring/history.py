@@ -1,0 +1,105 @@
+"""The board over time: each ranked row's score and each agent's rating as the games were merged.
+
+A game's *merge* is the commit that added its file on the revision's first-parent history
+(site_builder/sources.py). The history's points are the distinct merges, oldest first (by the
+commit's date in UTC, then its id); at each point the board is scored again from the games merged
+up to then, with the owners kept apart as on the board itself (scoring/board.py): the ranked rows
+with their intervals (cheap: a row's own deals), the rating tables as point estimates only (their
+bootstrap is the expensive part of scoring, and a line over time needs none). A game with no merge
+(a file not committed, or a build outside a git checkout) is in no point: it is counted, not drawn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from site_builder.scoring import board as boards
+from site_builder.scoring.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class Merge:
+    """The commit that brought a game in: its id, its ISO 8601 date, and who it came from (a label)."""
+
+    commit: str
+    date: str
+    label: str = ""
+
+    @property
+    def instant(self) -> datetime:
+        """The date as an aware UTC time (ISO strings with other offsets do not sort as text)."""
+        moment = datetime.fromisoformat(self.date)
+        return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def points(merged: Mapping[str, Merge | None]) -> list[Merge]:
+    """The distinct merges of the games, oldest first (date in UTC, then commit id)."""
+    found = {m.commit: m for m in merged.values() if m is not None}
+    return sorted(found.values(), key=lambda m: (m.instant, m.commit))
+
+
+def _up_to(corpus: Corpus, games: Sequence[Any]) -> Corpus:
+    """The corpus cut down to `games`, owners and described agents kept (board.parts reads them)."""
+    ids = {g.game_id for g in games}
+    return dataclasses.replace(corpus, games=list(games), paths={k: v for k, v in corpus.paths.items() if k in ids},
+                               owners={k: v for k, v in corpus.owners.items() if k in ids},
+                               invalid_replays=[], duplicates=[], files=len(games))
+
+
+def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: Mapping[str, str] | None = None,
+                    *, seed: int) -> dict[str, Any]:
+    """The history of the board (results' "history" section): the points, and per ranked row and
+    per agent of each rating table a value at every point (None where it had no place yet).
+
+    `merged` gives each game id its merge (None or absent: no git source); `labels` names the
+    owners, as for `board.assemble_board`."""
+    order = points(merged)
+    at = {m.commit: i for i, m in enumerate(order)}
+    sourced = [g for g in corpus.games if merged.get(g.game_id) is not None]
+    by_point: list[list[Any]] = [[] for _ in order]
+    for game in sourced:
+        by_point[at[merged[game.game_id].commit]].append(game)  # type: ignore[union-attr]
+    out_points: list[dict[str, Any]] = []
+    ranked: dict[str, dict[str, Any]] = {}
+    tables: dict[str, dict[str, dict[str, Any]]] = {}
+    games: list[Any] = []
+    for i, (merge, added) in enumerate(zip(order, by_point)):
+        games += added
+        now = _up_to(corpus, games)
+        split = boards.parts(now, labels)
+        out_points.append({"commit": merge.commit, "date": merge.date, "label": merge.label, "added": len(added),
+                           "games": len(games)})
+        for row in boards.ranked_board(split, seed=seed)["rows"]:
+            if row.get("score") is None:
+                continue
+            line = ranked.setdefault(row["row"], {"row": row["row"], "label": row["label"], "suite": row["suite"],
+                                                  "owner": row["owner"], "agents": row["agents"],
+                                                  "values": [None] * len(order)})
+            line["values"][i] = {"score": row["score"]["value"], "ci": row["score"]["ci"], "n": row["score"]["n"],
+                                 "place": row["place"]}
+        rated = boards.rating_board(now, labels, seed=seed, resamples=0)["ratings"]
+        for name, table in {"overall": rated["overall"], **rated["by_game"]}.items():
+            for entry in table["agents"]:
+                line = tables.setdefault(name, {}).setdefault(entry["agent"], {
+                    "agent": entry["agent"], "label": entry["label"], "owner": entry.get("owner"),
+                    "values": [None] * len(order)})
+                line["values"][i] = {"rating": entry["rating"], "games": entry["games"]}
+    return {
+        "points": out_points,
+        "unsourced": len(corpus.games) - len(sourced),
+        "ranked": sorted(ranked.values(), key=_latest_first("score")),
+        "ratings": {name: sorted(rows.values(), key=_latest_first("rating")) for name, rows in sorted(tables.items())},
+        "estimates": "ranked rows: score with its 95% bootstrap interval; ratings: point estimates (no interval)",
+    }
+
+
+def _latest_first(field: str) -> Any:
+    """Lines ordered as the board stands at their last point: highest value first, then by name."""
+    def key(line: Mapping[str, Any]) -> tuple[int, float, str]:
+        last = next((v for v in reversed(line["values"]) if v is not None), None)
+        return (0, -last[field], line.get("row") or line["agent"]) if last else (1, 0.0, line.get("row") or line["agent"])
+    return key

@@ -1,0 +1,142 @@
+"""The board over time (scoring/history.py): points in merge order, each ranked row's score and each
+agent's rating as the games merged up to each point made them, and nothing drawn for games that
+came from no commit."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_builder.scoring import board, ranked
+from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.history import Merge, board_over_time, points
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo
+
+STAGE = ranked.shipped_stage_deals()["ranked-1"]  # deals per stage of each game of the shipped suite
+A = Merge("a" * 40, "2026-01-01T10:00:00+05:00", "the maintainers")   # 05:00 UTC: the first
+B = Merge("b" * 40, "2026-01-01T06:00:00+00:00", "pull request #7 by @alice")
+C = Merge("c" * 40, "2026-01-02T00:00:00Z", "the maintainers")
+
+
+def duel(game_id: str, winner: str, loser: str, game: str = "prisoners_dilemma") -> ScoredGame:
+    """A two-seat game of `game` that `winner` won."""
+    seats = (SeatInfo(0, "P0", "player", winner, True), SeatInfo(1, "P1", "player", loser, False))
+    return ScoredGame(game_id=game_id, game=game, variant={}, setup={}, tournament="duels", created="2026-01-01",
+                      content_hash=game_id, status="complete", seats=seats, winners=(0,), result={}, events=(),
+                      probes=(), usage=())
+
+
+def stage(row: str, won: float, first_deal: int = 0) -> list[ScoredGame]:
+    """One whole stage of the ranked suite for row `row`: the candidate wins the first `won` share
+    of each game's deals."""
+    out = []
+    for game, deals in STAGE.items():
+        for k in range(first_deal, first_deal + deals):
+            wins = (k - first_deal) < won * deals
+            seats = (SeatInfo(0, "P0", "player", f"{row}-model", wins), SeatInfo(1, "P1", "player", "bot", not wins))
+            out.append(ScoredGame(
+                game_id=f"{row}-{game}-{k}", game=game, variant={}, setup={}, tournament=f"ranked-1-{row}",
+                created="2026-01-01", content_hash=f"{row}{game}{k}", status="complete", seats=seats,
+                winners=(0,) if wins else (1,), result={}, events=(), probes=(), usage=(),
+                suite={"name": "ranked", "version": 1, "stage": 1, "deal": k, "seat": 0}))
+    return out
+
+
+def corpus_of(games: list[ScoredGame]) -> Corpus:
+    keys = sorted({s.agent for g in games for s in g.seats})
+    return Corpus(games, {k: AgentInfo(k, k.upper(), {"name": k, "kind": "builtin"}) for k in keys},
+                  paths={g.game_id: f"{g.game_id}.jsonl" for g in games})
+
+
+def values(line: dict, field: str) -> list:
+    return [None if v is None else round(v[field], 6) for v in line["values"]]
+
+
+@pytest.mark.parametrize("merged, expected", [
+    ({}, []),
+    ({"g1": A, "g2": None}, [A]),
+    ({"g1": C, "g2": A, "g3": B, "g4": A}, [A, B, C]),   # by the instant in UTC, not the text of the date
+    ({"g1": Merge("d" * 40, C.date), "g2": C}, [C, Merge("d" * 40, C.date)]),  # same instant: by commit id
+])
+def test_points_are_the_distinct_merges_oldest_first(merged, expected):
+    assert points(merged) == expected
+
+
+# (games merged at each point, then games with no git source) -> ratings of "x" and "y" at each point
+SCENARIOS = [
+    pytest.param({A: [("x", "y")]}, [], {"x": [True], "y": [True]}, id="one point"),
+    pytest.param({A: [("x", "y")], B: [("x", "z")]}, [("y", "z")], {"x": [True, True], "y": [True, True],
+                                                                    "z": [False, True]}, id="a newcomer"),
+    pytest.param({A: [("x", "y"), ("y", "x")], C: [("y", "x"), ("y", "x")]}, [], {"x": [True, True], "y": [True, True]},
+                 id="a lead changes hands"),
+]
+
+
+@pytest.mark.parametrize("merges, unsourced, present", SCENARIOS)
+def test_each_rating_is_the_point_estimate_of_the_games_merged_so_far(merges, unsourced, present):
+    games, merged = [], {}
+    for merge, duels in merges.items():
+        for winner, loser in duels:
+            game = duel(f"g{len(games)}", winner, loser)
+            games.append(game)
+            merged[game.game_id] = merge
+    for winner, loser in unsourced:
+        games.append(duel(f"local{len(games)}", winner, loser))
+    corpus = corpus_of(games)
+    history = board_over_time(corpus, merged, seed=1)
+    assert [p["commit"] for p in history["points"]] == [m.commit for m in points(merged)]
+    assert [p["games"] for p in history["points"]] == [sum(len(merges[m]) for m in points(merged)[:i + 1])
+                                                      for i in range(len(merges))]
+    assert history["unsourced"] == len(unsourced)
+    table = {line["agent"]: line for line in history["ratings"]["prisoners_dilemma"]}
+    assert {agent: [v is not None for v in line["values"]] for agent, line in table.items()} == present
+    for i, merge in enumerate(points(merged)):  # each point: the board of the games merged up to it, alone
+        so_far = [g for g in games if merged.get(g.game_id) in points(merged)[:i + 1]]
+        expected = board.rating_board(corpus_of(so_far), seed=1, resamples=0)["ratings"]["by_game"]["prisoners_dilemma"]
+        assert {r["agent"]: round(r["rating"], 6) for r in expected["agents"]} == \
+            {a: values(line, "rating")[i] for a, line in table.items() if line["values"][i]}
+
+
+def test_the_lead_changes_hands_in_the_history():
+    games = [duel("g1", "x", "y"), duel("g2", "x", "y"), duel("g3", "y", "x"), duel("g4", "y", "x"),
+             duel("g5", "y", "x")]
+    merged = {"g1": A, "g2": A, "g3": C, "g4": C, "g5": C}
+    table = {line["agent"]: values(line, "rating") for line in
+             board_over_time(corpus_of(games), merged, seed=1)["ratings"]["prisoners_dilemma"]}
+    assert table["x"][0] > table["y"][0] and table["y"][1] > table["x"][1]
+    overall = board_over_time(corpus_of(games), merged, seed=1)["ratings"]["overall"]
+    assert [line["agent"] for line in overall] == ["y", "x"]  # lines in the order of the board at the end
+
+
+def test_a_ranked_row_joins_the_history_when_it_has_a_whole_stage():
+    half = stage("alpha", 0.5)
+    first, rest = half[:10], half[10:]  # the first merge holds part of a stage only
+    better = stage("beta", 1.0)
+    merged = {**{g.game_id: A for g in first}, **{g.game_id: B for g in rest}, **{g.game_id: C for g in better}}
+    history = board_over_time(corpus_of(half + better), merged, seed=3)
+    rows = {line["row"]: line for line in history["ranked"]}
+    assert [line["row"] for line in history["ranked"]] == ["ranked-1-beta", "ranked-1-alpha"]
+    assert rows["ranked-1-alpha"]["values"][0] is None  # not ranked before its stage was whole
+    now = {r["row"]: r for r in ranked.board(half + better, {}, ranked.shipped_stage_deals(), seed=3)["rows"]}
+    for row, line in rows.items():
+        assert line["values"][-1]["score"] == pytest.approx(now[row]["score"]["value"])
+        assert line["values"][-1]["ci"] == pytest.approx(now[row]["score"]["ci"])
+        assert line["values"][-1]["place"] == now[row]["place"]
+    assert values(rows["ranked-1-alpha"], "place") == [None, 1, 2]  # first until beta came in
+    assert rows["ranked-1-beta"]["values"][:2] == [None, None]
+
+
+def test_a_contributors_row_moves_no_value_of_the_maintainers():
+    games = [duel("g1", "x", "y"), duel("g2", "y", "x"), duel("g3", "x", "y")]
+    merged = {"g1": A, "g2": A, "g3": B}
+    alone = board_over_time(corpus_of(games), merged, seed=1)
+    theirs = [duel("p1", "m", "x"), duel("p2", "m", "y")]
+    corpus = corpus_of(games + theirs)
+    corpus.owners.update({"p1": "@alice", "p2": "@alice"})
+    corpus.agents["m"] = AgentInfo("m", "M", {"name": "m", "kind": "llm", "provider": "openai", "model": "m"})
+    joint = board_over_time(corpus, {**merged, "p1": B, "p2": B}, {"@alice": "@alice"}, seed=1)
+    mine = {line["agent"]: line["values"] for line in joint["ratings"]["prisoners_dilemma"]}
+    assert {line["agent"]: line["values"] for line in alone["ratings"]["prisoners_dilemma"]} == \
+        {k: v for k, v in mine.items() if k != "m"}
+    assert mine["m"][0] is None and mine["m"][1] is not None
+    assert next(line for line in joint["ratings"]["prisoners_dilemma"] if line["agent"] == "m")["owner"] == \
+        {"id": "@alice", "label": "@alice"}
