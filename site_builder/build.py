@@ -25,8 +25,8 @@ from typing import Any
 import yaml
 
 from runner.replay.format import iter_replay_files
-from site_builder import hosting, pages, replays, sources
-from site_builder.scoring import board, digest, owners
+from site_builder import history_pages, hosting, pages, releases, replays, sources
+from site_builder.scoring import board, digest, history, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.results import csv_tables, dumps
@@ -179,7 +179,7 @@ def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extr
         "extra_css": list(extra_css),
         "extra_javascript": list(extra_js),
         "nav": nav,
-        "not_in_nav": pages.AGENT_PAGES_NOT_IN_NAV,  # built and linked, but not a nav entry each
+        "not_in_nav": pages.AGENT_PAGES_NOT_IN_NAV + "\n" + history_pages.NOT_IN_NAV,  # built and linked, no nav entry each
         "validation": {"omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
                        "anchors": "warn", "not_found": "warn"},
     }
@@ -323,6 +323,16 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     for agent in results["agents"]:
         agent["sources"] = agent_sources.get(agent["key"], [])
     phases["score"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    # The board over time, from the commits that merged each game (none for a file git does not hold).
+    merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
+              for game_id, s in of_game.items()}
+    results["history"] = history.board_over_time(corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed)
+    phases["board over time"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,
+                                             seed=seed, derive=derive, submissions=submissions)
+    phases["releases"] = time.perf_counter() - tick
     with tempfile.TemporaryDirectory(prefix="gamenight-site-", dir=site.parent if site.parent.is_dir() else None
                                      ) as scratch:
         project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"

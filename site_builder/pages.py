@@ -26,7 +26,7 @@ import jinja2
 import markupsafe
 
 from runner import games as registry
-from site_builder import magic_views
+from site_builder import history_pages, magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring import judges, ratings
 from site_builder.scoring.corpus import REFERENCE
@@ -882,6 +882,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
         _metric_page(name, ctx, env, pages)
     _studies(ctx, env, pages)
     _downloads(ctx, env, pages, csv_names)
+    history_pages.render(ctx, env, pages.markdown, pages.data)  # the board over time, and each release's
     pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
     pages.data["data/radar.json"] = radar_data(results, refs)
     pages.data["data/games.json"] = game_chart_data(results, refs)
@@ -904,6 +905,7 @@ def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequenc
         {"Agents": [{"All agents": "agents/index.md"}]},
         {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},
         {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
+        *history_pages.NAV,
     ]
     if has_replays:
         nav.append({"Replays": [{"Replay index": "replays/index.md"}, {"Replay viewer": "replays/viewer.md"}]})

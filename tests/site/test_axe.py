@@ -19,6 +19,8 @@ from runner.table import Person, deal
 from site_builder import pages, replays
 from site_builder.build import build_site
 from tests.site.play_helpers import playing
+from tests.site.test_history_pages import git
+from tests.site.test_xss import DRAW_CHARTS
 
 WIDTHS = (390, 1366)
 #: The browser's preferred scheme, and the palette of Material it must select.
@@ -47,10 +49,18 @@ def served(tmp_path_factory, serve) -> tuple[Path, str]:
     suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
                             "--out", str(root / "replays" / "ranked")], capture_output=True, text=True, check=False)
     assert suite.returncode == 0, suite.stderr
+    # in git, so the board over time has points to draw and a release has its page
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "replays")
+    git(root, "reset", "-q", "replays/ranked")  # the ranked stage comes in a second merge
+    git(root, "commit", "-q", "-m", "built-in games", date="2026-01-01T10:00:00+00:00")
+    git(root, "tag", "-a", "board-axe", "-m", "a release", date="2026-01-01T11:00:00+00:00")
+    git(root, "add", "replays/ranked")
+    git(root, "commit", "-q", "-m", "a ranked stage", date="2026-01-02T10:00:00+00:00")
     site = root / "site"
     site.mkdir()
     base = serve(site)
-    build_site([root / "replays"], site, seed=5, site_url=base + "/")
+    build_site([root / "replays"], site, seed=5, site_url=base + "/", cache_path=root / "cache" / "scores.sqlite")
     return site, base
 
 
@@ -65,6 +75,7 @@ def page_kinds(site: Path) -> dict[str, str]:
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
         "viewer": f"/replays/viewer/?id={werewolf_game}", "not found": "/404.html",
+        "board over time": "/history/", "releases": "/releases/", "release": "/releases/board-axe/",
     }
     for path in kinds.values():  # each is a page of this build (a renamed page must not pass unseen)
         file = path.split("?")[0].lstrip("/")
@@ -98,6 +109,8 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
             tab.goto(base + path, wait_until="networkidle")
             if kind == "viewer":
                 tab.wait_for_selector("[data-ready]")
+            if kind == "board over time":  # every chart drawn, and the tables under them open
+                tab.evaluate(DRAW_CHARTS)
             tab.wait_for_timeout(200)  # charts draw after their data arrives
             assert scheme_of(tab) == SCHEMES[scheme], (kind, "the palette of the browser's preference")
             found[kind] = violations(tab, axe_script)

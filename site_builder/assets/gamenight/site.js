@@ -275,6 +275,39 @@
         }
       };
     },
+    history: function (el, data) {
+      // The board over time (history.md): a line per row or agent, a point per merge of replays.
+      var board = data.boards[el.getAttribute("data-board")];
+      var x = data.points.map(function (p) { return p.x; });
+      var percent = board.percent;
+      // A legend entry keeps a phone's width: a long name keeps its end; the hover gives it whole.
+      var room = el.clientWidth < 600 ? 34 : 60;
+      var short = function (name) { return name.length > room ? "\u2026" + name.slice(-(room - 1)) : name; };
+      var traces = board.lines.map(function (line) {
+        return {
+          type: "scatter", mode: "lines+markers", connectgaps: false, x: x, y: line.y, name: esc(short(line.name)),
+          meta: [esc(line.name)],
+          customdata: data.points.map(function (p, i) {
+            var ci = line.ci[i];
+            return [p.day, p.commit, ci ? " [" + (ci[0] * 100).toFixed(1) + ", " + (ci[1] * 100).toFixed(1) + "]" : ""];
+          }),
+          hovertemplate: "%{meta[0]}<br>%{customdata[0]}, commit %{customdata[1]}<br>" +
+            (percent ? "score %{y:.1%}%{customdata[2]}" : "rating %{y:.0f}") + "<extra></extra>"
+        };
+      });
+      var rows = Math.ceil(board.lines.length / (el.clientWidth < 600 ? 1 : 3));
+      return {
+        data: traces,
+        layout: {
+          height: 340 + 22 * rows,
+          xaxis: { type: "date", title: { text: "merged" } },
+          yaxis: percent ? { range: [0, 1], tickformat: ".0%", title: { text: esc(board.axis) } }
+                         : { title: { text: esc(board.axis) } },
+          legend: { orientation: "h", y: -0.25, yanchor: "top" },
+          margin: { t: 16, r: 16, b: 48, l: 56 }, showlegend: true
+        }
+      };
+    },
     heatmap: function (el, data) {
       var variant = data.variants.find(function (v) { return v.key === el.getAttribute("data-variant"); });
       var metric = variant.metrics[el.getAttribute("data-metric")];

@@ -1,0 +1,116 @@
+"""The pages of the board over time and of the releases, from the results' "history" and "releases"
+sections (`gamenight build` writes them: scoring/history.py, site_builder/releases.py).
+
+history.md draws a line per ranked row and per agent of each game's rating table, with a table of
+the same numbers under each chart; releases/index.md lists the releases, and releases/<tag>.md
+shows the ranked board and each game's leaders as they stood at that tag. Names from replays reach
+the pages through autoescaped templates and the charts through a JSON file the chart code escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timezone
+from typing import Any
+
+import jinja2
+
+from site_builder.scoring.history import Merge
+
+#: The release pages are reached from the releases' index, not the nav (mkdocs.yml `not_in_nav`).
+NOT_IN_NAV = "/releases/*.md\n!/releases/index.md"
+#: The nav entries of these pages (titles are trusted text).
+NAV = [{"Board over time": "history.md"}, {"Releases": "releases/index.md"}]
+HISTORY_DATA = "data/history.json"
+
+
+def release_page(tag: str) -> str:
+    """The docs-relative page of a release (its tag is address-safe: releases.NAME)."""
+    return f"releases/{tag}.md"
+
+
+def _utc(date: str) -> str:
+    """An ISO date as Plotly reads one (it ignores offsets): 'YYYY-MM-DD HH:MM:SS' in UTC."""
+    return Merge("", date).instant.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _name(key: str, label: str, refs: Mapping[str, Any]) -> str:
+    """How the pages name an agent: its display name on this site, else its label then."""
+    return refs[key].display if key in refs else label
+
+
+def _boards(history: Mapping[str, Any], refs: Mapping[str, Any], titles: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The charts of the page, in order: the ranked board, then each game's rating table (as on the
+    game's page); each with its lines (name, link target, values per point)."""
+    out = []
+    if history.get("ranked"):
+        lines = []
+        for line in history["ranked"]:
+            named = _row_name(line, {}, refs)
+            lines.append({"name": named["text"], "key": named["key"], "owner": (line.get("owner") or {}).get("label", ""),
+                          "values": [None if v is None else {"y": v["score"], "ci": v["ci"], "n": v["n"]}
+                                     for v in line["values"]]})
+        out.append({"id": "ranked", "title": "Ranked board", "percent": True, "lines": lines,
+                    "axis": "score (win rate, mean over games)"})
+    for name, title in titles.items():
+        table = history.get("ratings", {}).get(name)
+        if not table:
+            continue
+        lines = [{"name": _name(line["agent"], line["label"], refs), "key": line["agent"],
+                  "owner": (line.get("owner") or {}).get("label", ""),
+                  "values": [None if v is None else {"y": v["rating"], "n": v["games"]} for v in line["values"]]}
+                 for line in table]
+        out.append({"id": name, "title": title, "percent": False, "lines": lines, "axis": "rating (Elo scale)"})
+    return out
+
+
+def chart_data(history: Mapping[str, Any], boards: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """data/history.json: the points (UTC date, short commit) and each board's lines."""
+    return {
+        "points": [{"x": _utc(p["date"]), "day": p["date"][:10], "commit": p["commit"][:7]} for p in history["points"]],
+        "boards": {b["id"]: {"percent": b["percent"], "axis": b["axis"], "lines": [
+            {"name": line["name"] + (f" ({line['owner']})" if line["owner"] else ""),
+             "y": [None if v is None else v["y"] for v in line["values"]],
+             "ci": [None if v is None else v.get("ci") for v in line["values"]]} for line in b["lines"]]}
+            for b in boards},
+    }
+
+
+def render(ctx: Mapping[str, Any], env: jinja2.Environment, markdown: dict[str, str], data: dict[str, Any]) -> None:
+    """Add history.md, the releases' index and a page per release (and the chart's data file)."""
+    results, refs = ctx["results"], ctx["refs"]
+    history = results.get("history")
+    boards = _boards(history, refs, ctx["games"]) if history and history["points"] else []
+    if boards:
+        data[HISTORY_DATA] = chart_data(history, boards)
+    markdown["history.md"] = env.get_template("history.md.j2").render(
+        **ctx, page="history.md", history=history, boards=boards, data_file=HISTORY_DATA,
+        first=history["points"][0] if history and history["points"] else None,
+        last=history["points"][-1] if history and history["points"] else None)
+    released = results.get("releases")
+    markdown["releases/index.md"] = env.get_template("releases.md.j2").render(
+        **ctx, page="releases/index.md", released=released, release_page=release_page)
+    for snapshot in (released or {}).get("releases", []):
+        path = release_page(snapshot["tag"])
+        markdown[path] = env.get_template("release.md.j2").render(
+            **ctx, page=path, release=snapshot, leaders=_leaders(snapshot, refs, ctx["games"]),
+            rows=[{**row, "name": _row_name(row, snapshot, refs)} for row in snapshot["ranked"]])
+
+
+def _row_name(row: Mapping[str, Any], snapshot: Mapping[str, Any], refs: Mapping[str, Any]) -> dict[str, Any]:
+    """A ranked row named by its agent when one agent held the candidate's seat (linked if that
+    agent is on the board today), else by its label."""
+    agents = set(row["agents"].values())
+    if len(agents) == 1:
+        key = next(iter(agents))
+        return {"key": key if key in refs else None,
+                "text": _name(key, snapshot.get("agents", {}).get(key, row["label"]), refs)}
+    return {"key": None, "text": row["label"]}
+
+
+def _leaders(snapshot: Mapping[str, Any], refs: Mapping[str, Any], titles: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each game's leaders at the release, in the site's order of games."""
+    return [{"game": name, "title": title,
+             "rows": [{**r, "name": _name(r["agent"], r["label"], refs), "key": r["agent"] if r["agent"] in refs
+                       else None} for r in snapshot["leaders"][name]]}
+            for name, title in titles.items() if snapshot["leaders"].get(name)]

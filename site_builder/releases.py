@@ -1,0 +1,271 @@
+"""Releases: the board as it stood at each release tag, scored again from that tag's own replays.
+
+A release is an annotated git tag named `board-...`, or `v` and a digit (`v1`, `v2.1`; see
+docs/maintainers.md, "Making a release"): the maintainers' word that the board at that commit is
+one to cite. Its name must also be usable in an address (letters, digits, dots, hyphens and
+underscores); a tag with such a prefix that is not a release (a lightweight tag, a slash in its
+name) is listed as skipped, with why. For each release the
+replay folders the build reads are read at the tagged commit (`git ls-tree` and one `git cat-file
+--batch`, nothing checked out), written to a temporary folder and scored by the normal path: the
+sources at that commit (who added each file), the owners kept apart, the ranked board with its
+intervals and each game's rating table as point estimates. The scoring cache answers for every
+replay it has seen, and a release already scored with the same scorer, seed and options is read
+back from a file beside the cache (a tag names one commit for good).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runner import __version__ as runner_version
+from runner.replay.format import iter_replay_files
+from site_builder import sources
+from site_builder.scoring import SCORER_VERSION, board, owners
+from site_builder.scoring.corpus import load
+from site_builder.scoring.history import Merge
+from site_builder.scoring.results import RESULTS_VERSION
+
+#: The tags that may make a release (board-..., or v and a digit), and what a release's name may hold.
+CANDIDATE = re.compile(r"board-|v[0-9]")
+NAME = re.compile(r"(?:board-[A-Za-z0-9]|v[0-9])[A-Za-z0-9._-]{0,79}")
+#: Each game's leaders shown for a release: the first of its rating table.
+LEADERS = 3
+#: Bumped when a release's snapshot changes shape or content for the same commit (kept snapshots).
+SNAPSHOT = "1"
+_GIT_TIMEOUT_S = 120
+
+
+class ReleaseError(RuntimeError):
+    """A release's replays could not be read from git; the message names the tag and why."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """An annotated release tag: its name, the commit it names, its date and its message's subject."""
+
+    tag: str
+    commit: str
+    date: str
+    subject: str
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    """`git -C root ARGS`'s output; ReleaseError if git is missing or fails."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False,
+                              timeout=_GIT_TIMEOUT_S, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C",
+                                                           "GIT_TERMINAL_PROMPT": "0"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ReleaseError(f"git {args[0]} could not run in {root}: {exc}") from None
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise ReleaseError(f"git {args[0]} failed in {root}: {reason[-1] if reason else 'no message'}")
+    return done.stdout
+
+
+def find(root: Path) -> tuple[list[Release], list[dict[str, str]]]:
+    """The releases of the repository at `root`, newest first, and the tags that fit the patterns
+    but make no release ({tag, why})."""
+    fields = ("%(refname:strip=2)", "%(objecttype)", "%(*objecttype)", "%(*objectname)", "%(taggerdate:iso-strict)",
+              "%(contents:subject)")
+    # Every tag, filtered here: git's own patterns would not list board-a/b, which then could not be said to be skipped.
+    out = _git(root, "for-each-ref", "--format=" + "%00".join(fields) + "%00", "refs/tags")
+    releases, skipped = [], []
+    for line in out.decode("utf-8", "replace").split("\0\n"):
+        parts = line.split("\0")
+        if len(parts) < len(fields):
+            continue
+        tag, kind, target, commit, date, subject = parts[:len(fields)]
+        if not CANDIDATE.match(tag):
+            continue
+        if kind != "tag":
+            skipped.append({"tag": tag, "why": "a lightweight tag: a release is an annotated tag (git tag -a)"})
+        elif target != "commit":
+            skipped.append({"tag": tag, "why": f"it names a {target or 'missing object'}, not a commit"})
+        elif not _dated(date):
+            skipped.append({"tag": tag, "why": "it has no readable tagger date"})
+        elif not NAME.fullmatch(tag):
+            skipped.append({"tag": tag, "why": "its name holds characters an address cannot (a release's name: "
+                                               "letters, digits, dots, hyphens and underscores, at most 80)"})
+        else:
+            releases.append(Release(tag, commit, date, subject))
+    releases.sort(key=lambda r: (Merge(r.commit, r.date).instant, r.tag), reverse=True)
+    return releases, sorted(skipped, key=lambda s: s["tag"])
+
+
+def _dated(date: str) -> bool:
+    try:
+        Merge("", date).instant
+    except ValueError:
+        return False
+    return True
+
+
+def extract(root: Path, commit: str, folders: Sequence[str], into: Path) -> int:
+    """Write every .jsonl file under `folders` (paths relative to the repository root) as it is in
+    `commit` into `into`, at the same relative paths; how many were written."""
+    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *folders)
+    wanted: list[tuple[str, str]] = []
+    for entry in filter(None, listing.split(b"\0")):
+        meta, _, raw = entry.partition(b"\t")
+        mode, kind, oid = meta.decode().split()
+        path = raw.decode("utf-8", "surrogateescape")
+        if kind == "blob" and mode != "120000" and path.endswith(".jsonl"):  # never a symbolic link
+            wanted.append((path, oid))
+    for (path, _), data in zip(wanted, _blobs(root, [oid for _, oid in wanted])):
+        target = into / path
+        if ".." in Path(path).parts or target.is_symlink():
+            raise ReleaseError(f"{path}: not a path inside the repository")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return len(wanted)
+
+
+def _blobs(root: Path, oids: Sequence[str]) -> Iterable[bytes]:
+    """The content of each blob, in order, from one `git cat-file --batch`."""
+    if not oids:
+        return
+    proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def feed() -> None:  # a thread: a full output pipe must never block the input
+        try:
+            stdin.write("".join(f"{oid}\n" for oid in oids).encode())
+        except (BrokenPipeError, ValueError):
+            pass
+        finally:
+            try:
+                stdin.close()
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        for oid in oids:
+            header = stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise ReleaseError(f"cannot read object {oid} from {root}")
+            data = stdout.read(int(header[2]))
+            stdout.read(1)  # the newline after each object
+            yield data
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        stdout.close()
+        writer.join()
+        proc.wait()
+
+
+def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path: Path | None, seed: int,
+             derive: bool, submissions: str) -> dict[str, Any]:
+    """The board at `release`: its replays under `folders` read at the tagged commit and scored as
+    the build scores the working tree (owners apart; community files left out when `submissions`
+    is "exclude"): the ranked board, and each game's first LEADERS by rating (point estimates)."""
+    added = sources.added_by(root, release.commit, strict=True)  # owners must never be guessed
+    with tempfile.TemporaryDirectory(prefix="gamenight-release-") as scratch:
+        tree = Path(scratch)
+        extract(root, release.commit, folders, tree)
+        paths = [tree / f for f in folders if (tree / f).exists()]
+        of_file = {str(f): added.get(f.relative_to(tree).as_posix(), sources.Source(sources.MAINTAINERS))
+                   for f in iter_replay_files(paths)}
+        excluded = sum(1 for s in of_file.values() if s.community) if submissions == "exclude" else 0
+        if submissions == "exclude":
+            of_file = {f: s for f, s in of_file.items() if not s.community}
+        owner_of = sources.owners(of_file)
+        corpus = load(list(of_file), cache_path, derive=derive,
+                      owner_of={path: owner.id for path, owner in owner_of.items()})
+    corpus = owners.separate(corpus, owner_of)
+    labels = {o.id: o.label for o in owner_of.values()}
+    split = board.parts(corpus, labels)
+    ranked = board.ranked_board(split, seed=seed)
+    rated = board.rating_board(corpus, labels, seed=seed, resamples=0)["ratings"]["by_game"]
+    leaders = {name: [{"agent": r["agent"], "label": r["label"], "rating": r["rating"], "games": r["games"],
+                       "owner": r.get("owner")} for r in table["agents"][:LEADERS]]
+               for name, table in rated.items() if table["agents"]}
+    rows = [{k: row.get(k) for k in ("row", "label", "suite", "agents", "owner", "stages", "score", "place", "best",
+                                     "worst", "tier", "unranked")} for row in ranked["rows"]]
+    named = {key for row in rows for key in row["agents"].values()}
+    return {"tag": release.tag, "commit": release.commit, "date": release.date, "subject": release.subject,
+            "files": corpus.files, "games": len(corpus.games), "invalid": len(corpus.invalid_replays),
+            "excluded": excluded, "ranked": rows, "leaders": leaders,
+            "agents": {k: corpus.agents[k].label for k in sorted(named) if k in corpus.agents}}
+
+
+def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folders: Sequence[str]) -> str:
+    return json.dumps([release.commit, release.tag, release.date, release.subject, seed, derive, submissions,
+                       list(folders), SNAPSHOT, SCORER_VERSION, RESULTS_VERSION, runner_version])
+
+
+def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Path | None, seed: int,
+              derive: bool = True, submissions: str = "include") -> dict[str, Any]:
+    """The results' "releases" section: each release's snapshot (newest first), the tags skipped and
+    why, and `note`, why there is none to read (no git checkout, no git), or None."""
+    empty: dict[str, Any] = {"releases": [], "skipped": [], "note": None}
+    located = _folders(replay_paths)
+    if located is None:
+        return {**empty, "note": "the replays are not in a git checkout"}
+    root, folders = located
+    try:
+        found, skipped = find(root)
+    except ReleaseError as err:
+        return {**empty, "note": str(err)}
+    kept_file = Path(cache_path).with_name(Path(cache_path).stem + "-releases.json") if cache_path else None
+    kept = _read_kept(kept_file)
+    out, keep = [], {}
+    for release in found:
+        key = _kept_key(release, seed, derive, submissions, folders)
+        if key not in kept:
+            try:
+                kept[key] = snapshot(root, release, folders, cache_path=cache_path, seed=seed, derive=derive,
+                                     submissions=submissions)
+            except (ReleaseError, sources.HistoryError) as err:
+                skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
+                continue
+        keep[key] = kept[key]
+        out.append(kept[key])
+    if kept_file is not None:
+        kept_file.parent.mkdir(parents=True, exist_ok=True)
+        kept_file.write_text(json.dumps(keep, sort_keys=True), encoding="utf-8")
+    return {"releases": out, "skipped": skipped, "note": None}
+
+
+def _read_kept(path: Path | None) -> dict[str, Any]:
+    """The snapshots kept by earlier builds (nothing, if the file is missing or not what it should be)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _folders(replay_paths: Sequence[str | os.PathLike[str]]) -> tuple[Path, list[str]] | None:
+    """The repository holding the replay paths and each path relative to its root (None when a path
+    is outside a git checkout, or they are in two)."""
+    roots, relative = set(), []
+    for given in replay_paths:
+        path = Path(given).resolve()
+        folder = path if path.is_dir() else path.parent
+        try:
+            top = Path(_git(folder, "rev-parse", "--show-toplevel").decode().strip()).resolve()
+            relative.append(path.relative_to(top).as_posix())
+        except (ReleaseError, ValueError):
+            return None
+        roots.add(top)
+    if len(roots) != 1:
+        return None
+    return roots.pop(), relative
