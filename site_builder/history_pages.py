@@ -39,9 +39,29 @@ def _name(key: str, label: str, refs: Mapping[str, Any]) -> str:
     return refs[key].display if key in refs else label
 
 
+def changed(lines: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The points at which a board moved: the first at which any line has a value, and each after
+    it at which some line's value differs from the point before (a merge of another game's replays
+    leaves this game's table as it was: no column and no point of its own)."""
+    count = len(lines[0]["values"]) if lines else 0
+    return [i for i in range(count) if any(line["values"][i] is not None and (i == 0 or line["values"][i] != line["values"][i - 1])
+                                           for line in lines)]
+
+
+def _narrowed(board: dict[str, Any], points: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The board with only the points at which it moved (`changed`), in its lines and its own points."""
+    keep = changed(board["lines"])
+    lines = [{**line, "values": [line["values"][i] for i in keep]} for line in board["lines"]]
+    return {**board, "lines": lines, "points": [{**points[i], "day": _utc(points[i]["date"])[:10]} for i in keep]}
+
+
 def _boards(history: Mapping[str, Any], refs: Mapping[str, Any], titles: Mapping[str, str]) -> list[dict[str, Any]]:
     """The charts of the page, in order: the ranked board, then each game's rating table (as on the
-    game's page); each with its lines (name, link target, values per point)."""
+    game's page); each with its lines (name, link target, values) and the points at which it moved."""
+    return [_narrowed(board, history["points"]) for board in _all_boards(history, refs, titles)]
+
+
+def _all_boards(history: Mapping[str, Any], refs: Mapping[str, Any], titles: Mapping[str, str]) -> list[dict[str, Any]]:
     out = []
     if history.get("ranked"):
         lines = []
@@ -64,11 +84,11 @@ def _boards(history: Mapping[str, Any], refs: Mapping[str, Any], titles: Mapping
     return out
 
 
-def chart_data(history: Mapping[str, Any], boards: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """data/history.json: the points (UTC date, short commit) and each board's lines."""
+def chart_data(boards: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """data/history.json: each board's points (a merge: its UTC day and short commit, in order) and lines."""
     return {
-        "points": [{"x": _utc(p["date"]), "day": p["date"][:10], "commit": p["commit"][:7]} for p in history["points"]],
-        "boards": {b["id"]: {"percent": b["percent"], "axis": b["axis"], "lines": [
+        "boards": {b["id"]: {"percent": b["percent"], "axis": b["axis"], "points": [
+            {"day": p["day"], "commit": p["commit"][:7]} for p in b["points"]], "lines": [
             {"name": line["name"] + (f" ({line['owner']})" if line["owner"] else ""),
              "y": [None if v is None else v["y"] for v in line["values"]],
              "ci": [None if v is None else v.get("ci") for v in line["values"]]} for line in b["lines"]]}
@@ -82,11 +102,12 @@ def render(ctx: Mapping[str, Any], env: jinja2.Environment, markdown: dict[str, 
     history = results.get("history")
     boards = _boards(history, refs, ctx["games"]) if history and history["points"] else []
     if boards:
-        data[HISTORY_DATA] = chart_data(history, boards)
+        data[HISTORY_DATA] = chart_data(boards)
     markdown["history.md"] = env.get_template("history.md.j2").render(
         **ctx, page="history.md", history=history, boards=boards, data_file=HISTORY_DATA,
-        first=history["points"][0] if history and history["points"] else None,
-        last=history["points"][-1] if history and history["points"] else None)
+        first=_utc(history["points"][0]["date"])[:10] if history and history["points"] else None,
+        last=_utc(history["points"][-1]["date"])[:10] if history and history["points"] else None,
+        merged=history["points"][-1]["games"] if history and history["points"] else 0)
     released = results.get("releases")
     markdown["releases/index.md"] = env.get_template("releases.md.j2").render(
         **ctx, page="releases/index.md", released=released, release_page=release_page)

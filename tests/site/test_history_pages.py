@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import releases
+from site_builder import history_pages, releases
 from site_builder.build import build_site
 from site_builder.scoring import board
 from site_builder.scoring.corpus import load
@@ -170,3 +170,13 @@ def test_the_history_page_draws_its_charts_and_shows_names_as_text(built, page):
     for path in ("releases/", "releases/v1.0/", "releases/board-first/"):
         page.goto(f"{base}/{path}")
         assert page.evaluate(INJECTED) == {"found": [], "flag": None}
+
+
+@pytest.mark.parametrize("values, kept", [
+    ([[None, 1, 1, 2]], [1, 3]),              # from its first value, then where it moved
+    ([[None, None], [None, None]], []),       # never had a value: nothing to draw
+    ([[1, 1, 1], [None, None, 5]], [0, 2]),   # a newcomer moves the board
+    ([[{"y": 1}, {"y": 1}], [{"y": 2}, {"y": 3}]], [0, 1]),
+])
+def test_a_board_keeps_the_merges_that_moved_it(values, kept):
+    assert history_pages.changed([{"values": v} for v in values]) == kept

@@ -276,9 +276,10 @@
       };
     },
     history: function (el, data) {
-      // The board over time (history.md): a line per row or agent, a point per merge of replays.
+      // The board over time (history.md): a line per row or agent, a point per merge of replays that
+      // moved this board, evenly spaced (merges come in bursts: a time axis would pile them up).
       var board = data.boards[el.getAttribute("data-board")];
-      var x = data.points.map(function (p) { return p.x; });
+      var x = board.points.map(function (p) { return p.day.slice(5) + "<br>" + p.commit; });
       var percent = board.percent;
       // A legend entry keeps a phone's width: a long name keeps its end; the hover gives it whole.
       var room = el.clientWidth < 600 ? 34 : 60;
@@ -287,7 +288,7 @@
         return {
           type: "scatter", mode: "lines+markers", connectgaps: false, x: x, y: line.y, name: esc(short(line.name)),
           meta: [esc(line.name)],
-          customdata: data.points.map(function (p, i) {
+          customdata: board.points.map(function (p, i) {
             var ci = line.ci[i];
             return [p.day, p.commit, ci ? " [" + (ci[0] * 100).toFixed(1) + ", " + (ci[1] * 100).toFixed(1) + "]" : ""];
           }),
@@ -300,7 +301,9 @@
         data: traces,
         layout: {
           height: 340 + 22 * rows,
-          xaxis: { type: "date", title: { text: "merged" } },
+          // Labels stay level (turned, they ran into the legend); as many as fit, the rest on hover.
+          xaxis: { type: "category", title: { text: "merge (date, commit)" }, tickangle: 0,
+                   nticks: Math.max(2, Math.floor((el.clientWidth - 90) / 70)) },
           yaxis: percent ? { range: [0, 1], tickformat: ".0%", title: { text: esc(board.axis) } }
                          : { title: { text: esc(board.axis) } },
           legend: { orientation: "h", y: -0.25, yanchor: "top" },
