@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 
+from site_builder.scoring import ratings
 from site_builder.scoring.history import Merge
 
 #: The release pages are reached from the releases' index, not the nav (mkdocs.yml `not_in_nav`).
@@ -115,6 +116,8 @@ def render(ctx: Mapping[str, Any], env: jinja2.Environment, markdown: dict[str, 
         path = release_page(snapshot["tag"])
         markdown[path] = env.get_template("release.md.j2").render(
             **ctx, page=path, release=snapshot, leaders=_leaders(snapshot, refs, ctx["games"]),
+            unrated=[title for name, title in ctx["games"].items()
+                     if not ratings.cooperative(name) and not snapshot["leaders"].get(name)],
             rows=[{**row, "name": _row_name(row, snapshot, refs)} for row in snapshot["ranked"]])
 
 
