@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from runner.agents.base import Decision, ProbeRequest, ProviderError, Request
+from runner.agents.base import Decision, ProbeRequest, Request
+from runner.errors import ProviderError
 from runner.games.base import Game, IllegalAction, Pending, State
 from runner.play import _check_without_applying, _jsonable, probe_record
 from runner.replay.format import show
