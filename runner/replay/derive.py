@@ -19,6 +19,7 @@ from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.play import probe_questions
+from runner.replay.compare import first_difference
 from runner.replay.format import show
 from runner.replay.identity import id_difference, planned_difference, suite_difference
 from runner.replay.recorded import ModelSeat, Replayed
@@ -78,8 +79,6 @@ class Derivation:
 
     def setup(self) -> Difference | None:
         """Where the header's setup differs from the deal of its seed."""
-        from runner.replay.validate import first_difference
-
         try:
             dealt = self.game.deal(self.params, rng_for(self.seed, "deal"))
         except SetupError as exc:  # e.g. a card size the shipped content does not have

@@ -21,7 +21,7 @@ from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
 from runner.replay.identity import expected_ids
-from runner.replay.validate import Checked, check_bytes, first_difference
+from runner.replay.validate import Checked, check_bytes
 
 Records = list[dict[str, Any]]
 
@@ -588,26 +588,3 @@ def test_a_built_in_belief_that_its_strategy_does_not_hold_is_refused():
     answer["seat"] = next(s for s in range(4) if s not in (answer["seat"], records[index]["seat"]))
     line, field, message = derived_problems(records)[0]
     assert (line, field) == (index + 1, "answer") and "plays the built-in chameleon/associative" in message
-
-
-# -- first_difference ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("expected, actual, difference", [
-    ({"a": [1, 2]}, {"a": [1, 2.0]}, None),
-    ({"a": 1}, {"a": True}, (".a", 1, True)),
-    ({"a": 1}, {}, (".a", 1, "(missing)")),
-    ({}, {"odd key": 1}, ('["odd key"]', "(no such field)", 1)),
-    ([1, [2, 3]], [1, [2, 4]], ("[1][1]", 3, 4)),
-    ([1], [1, 2], ("", [1], [1, 2])),
-    ("1", 1, ("", "1", 1)),
-    ({"seat": None, "a": [0]}, {"seat": None, "a": [0]}, None),
-    ({"a": None}, {"a": float("nan")}, (".a", None, float("nan"))),
-    ({"a": float("inf")}, {"a": None}, (".a", float("inf"), None)),
-    ([float("nan")], [float("nan")], ("[0]", float("nan"), float("nan"))),
-], ids=["numbers-by-value", "bool-is-not-a-number", "missing-key", "extra-odd-key", "nested-list",
-        "length", "string-vs-number", "equal-with-null", "null-is-not-nan", "infinity-is-not-null",
-        "nan-is-not-nan"])
-def test_first_difference(expected, actual, difference):
-    found = first_difference(expected, actual)
-    # NaN is unequal to itself: compare how the results print.
-    assert repr(found) == repr(difference)
