@@ -18,10 +18,11 @@ from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State, action_fields, check_keys,
                                is_int, require)
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
 from runner.replay.identity import expected_ids
 from runner.replay.validate import Checked, check_bytes
+from tests.helpers import play_alone
 
 Records = list[dict[str, Any]]
 
@@ -32,8 +33,8 @@ def replay(game: Game, agents: list[ScriptedAgent], seed: int = 1, variant: dict
     setup = game.deal(params, rng_for(seed, "deal"))
     n = game.players(params)
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return asyncio.run(play(game, params, setup, seating, seed=seed, tournament="v",
-                            created="2026-01-01"))
+    return asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="v",
+                                  created="2026-01-01"))
 
 
 def check(records: Records, derive: bool = False) -> Checked:
