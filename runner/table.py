@@ -25,7 +25,7 @@ from runner.agents.human import Channel, HumanAgent, check_name
 from runner.games.base import Game, SetupError, State
 from runner.play import DEFAULT_MAX_ATTEMPTS, Seating, play
 from runner.replay.format import encode, write_atomic
-from runner.replay.plans import PLAN_FILE
+from runner.rerun.plans import PLAN_FILE
 from runner.run import Seats
 from runner.seeds import rng_for
 from runner.tournament import AgentSpec, Matchup, PlanError, PlannedGame, Tournament, resolve_agent

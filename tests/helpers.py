@@ -7,7 +7,7 @@ from typing import Any
 
 from runner.games.base import Game
 from runner.play import Seating, play
-from runner.replay.identity import expected_ids
+from runner.rerun.identity import expected_ids
 
 
 def relabelled(header: dict[str, Any], old: str, new: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from runner import games
 from runner.agents.base import Agent, Decision, Request
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 

@@ -16,7 +16,7 @@ from runner.games.chameleon import GAME as SHIPPED
 from runner.games.chameleon import Chameleon, ChameleonState
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 FRUIT = ["apple", "banana", "cherry", "grape", "lemon", "mango", "orange", "pear"]

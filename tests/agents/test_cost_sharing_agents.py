@@ -12,7 +12,7 @@ from runner.agents.builtin.cost_sharing import distance, to_split, usage_shares
 from runner.games.cost_sharing import CostSharing, to_cents
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 # The sample setting printed in MAgIC (003, Table 3), plus one large carrier.

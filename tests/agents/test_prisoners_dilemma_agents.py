@@ -12,7 +12,7 @@ from runner.agents.builtin import make, strategies
 from runner.games.prisoners_dilemma import GAME
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 C, D = "cooperate", "defect"

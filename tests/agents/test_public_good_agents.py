@@ -10,7 +10,7 @@ from runner.agents.builtin import make, strategies
 from runner.games.public_good import PublicGood
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 GAME = PublicGood(multipliers=[1.5], endowment=100)

@@ -14,7 +14,7 @@ from runner.games import get
 from runner.games.undercover import Undercover, contains_word
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 CLUES = {

@@ -16,7 +16,7 @@ from runner.agents.builtin.werewolf import Said, parse_statement
 from runner.games.werewolf import GAME, MAX_WORDS, WerewolfState
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 S, T, R = "werewolf/straightforward", "werewolf/strategic", "random"

@@ -15,7 +15,7 @@ from runner.games import IllegalAction, SetupError
 from runner.games.base import Game, State
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 GAMES = games.available()

@@ -12,7 +12,7 @@ import pytest
 
 from runner.llm import Connections, Message, ModelSettings, ProviderLimits
 from runner.llm.prompt_cache import MAX_BREAKPOINTS, Marks, PrefixPlanner, SimulatedCache
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.run import Usage, estimate
 from runner.tournament import PlanError, Price, from_dict
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, always

@@ -22,7 +22,7 @@ import pytest
 
 from runner.agents.llm import PROMPT_VERSION, describe_llm_agent
 from runner.agents.llm.render import released
-from runner.replay.plans import PLAN_FILE, read_plan
+from runner.rerun.plans import PLAN_FILE, read_plan
 from runner.run import run
 from runner.tournament import Tournament, from_dict
 from site_builder import reserved as reserving

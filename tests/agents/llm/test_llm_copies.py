@@ -20,7 +20,7 @@ from runner.agents.llm.formats import FREE_TEXT
 from runner.agents.llm.render import PromptSet, prompt_set
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 SPEC = {"provider": "openai", "model": "gpt-test", "temperature": 0.2, "max_tokens": 300, "seed": 11}

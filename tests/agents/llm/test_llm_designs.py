@@ -18,7 +18,7 @@ from runner.agents.llm import PROMPT_VERSION, make_llm_agent
 from runner.agents.llm.persona import _ADJECTIVES
 from runner.play import Seating
 from runner.replay.format import encode, schema
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 SPEC = {"provider": "openai", "model": "gpt-test", "temperature": 0.2, "max_tokens": 300, "seed": 11}

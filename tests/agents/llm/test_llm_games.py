@@ -19,7 +19,7 @@ from runner.agents.llm.render import observation
 from runner.games import IllegalAction
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 GAMES = games.available()

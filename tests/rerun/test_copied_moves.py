@@ -17,7 +17,7 @@ from runner.agents.llm import make_llm_agent
 from runner.agents.llm.copies import copy_of, free_texts
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes, check_file
+from runner.rerun.validate import check_bytes, check_file
 from tests.agents.llm.llm_fakes import FakeModel, legal_reply
 from tests.helpers import play_alone
 

@@ -20,8 +20,8 @@ from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State
                                is_int, require)
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.identity import expected_ids
-from runner.replay.validate import Checked, check_bytes
+from runner.rerun.identity import expected_ids
+from runner.rerun.validate import Checked, check_bytes
 from tests.helpers import play_alone
 
 Records = list[dict[str, Any]]
@@ -39,7 +39,7 @@ def replay(game: Game, agents: list[ScriptedAgent], seed: int = 1, variant: dict
 
 def check(records: Records, derive: bool = False) -> Checked:
     """The checked records. Most tests here tamper with a move, a draw or the deal to see the *rules*
-    catch the inconsistency, so the seed's own check (runner/replay/derive.py, tested below with
+    catch the inconsistency, so the seed's own check (runner/rerun/derive.py, tested below with
     `derive=True`) is off unless asked for: it would catch the same tampering a line earlier."""
     return check_bytes("r.jsonl", encode(records), derive=derive)
 

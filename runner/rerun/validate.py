@@ -14,7 +14,7 @@ from typing import Any
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.compare import first_difference
-from runner.replay.derive import Derivation
+from runner.rerun.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
@@ -68,10 +68,10 @@ def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | No
 
     With `derive` (always, but for hand-dealt test games), the deal, every chance draw and every
     move and belief of a built-in agent must also be what the seed gives, and every prompt, move
-    and belief of a model seat what its agent makes of the recorded replies (runner/replay/derive.py).
+    and belief of a model seat what its agent makes of the recorded replies (runner/rerun/derive.py).
     `probes` says whether the tournament asked belief probes (its plan knows); None: a run either
     asked every probe or none, whichever the file shows. `planned` is the game of the file's id in
-    its folder's plan (runner/replay/plans.py): the header must be that game.
+    its folder's plan (runner/rerun/plans.py): the header must be that game.
     """
     records, problems = parse_lines(path, raw)
     return _check(path, records, problems, derive, probes, planned)

@@ -11,7 +11,7 @@ from runner import games
 from runner.agents.builtin import make
 from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone
 
 JUDGE = {"name": "j", "kind": "llm", "provider": "openai", "model": "judge-model"}
@@ -87,7 +87,7 @@ def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
 
     path = tmp_path / "judged-1.jsonl"
     path.write_bytes(encode([*werewolf_records, judge("engagement", score=7)]))
-    from runner.replay.validate import check_bytes
+    from runner.rerun.validate import check_bytes
     from site_builder.scoring.corpus import scored_game
 
     raw = encode([*werewolf_records, judge("engagement", score=7)])

@@ -20,7 +20,7 @@ from runner.games.base import Game, IllegalAction, Pending, State
 from runner.play import _check_without_applying, _jsonable, probe_record
 from runner.replay.compare import first_difference
 from runner.replay.format import show
-from runner.replay.identity import model_spec
+from runner.rerun.identity import model_spec
 from runner.seeds import rng_for
 
 if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a replay has a model seat
