@@ -39,7 +39,7 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     `watch`, if given, is called with the state at the start and after every change of it (the
     play server shows each person what their seat now sees as it happens).
 
-    The game's id and matchup label come from its plan (runner/tournament.py), which names every
+    The game's id and matchup label come from its plan (runner/plan.py), which names every
     game, a table of people included (runner/table.py). A deal of a ranked suite passes `suite`
     (name, version, stage, deal, seat), recorded in the header.
     """

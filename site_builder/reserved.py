@@ -26,9 +26,10 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from runner.plan import AgentSpec
 from runner.replay.format import Problem
 from runner.rerun.plans import PLAN_FILE, Plan
-from runner.tournament import AgentSpec, from_dict
+from runner.tournament import from_dict
 from site_builder import names
 from site_builder.scoring.model import agent_key
 

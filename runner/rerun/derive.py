@@ -18,13 +18,13 @@ from typing import Any
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
+from runner.plan import PlannedGame
 from runner.play import probe_questions
 from runner.replay.compare import first_difference
 from runner.replay.format import show
 from runner.rerun.identity import id_difference, planned_difference, suite_difference
 from runner.rerun.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
-from runner.tournament import PlannedGame
 
 #: (field, message) of the first thing that does not follow from the seed.
 Difference = tuple[str, str]

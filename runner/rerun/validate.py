@@ -13,13 +13,13 @@ from typing import Any
 
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
+from runner.plan import PlannedGame
 from runner.replay.compare import first_difference
-from runner.rerun.derive import Derivation
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
                                   version_6_uses)
-from runner.tournament import PlannedGame
+from runner.rerun.derive import Derivation
 
 #: Fields of event records that the runner adds and the rules do not produce.
 RUNNER_FIELDS = ("type", "n", "attempts", "evidence", "took_ms")

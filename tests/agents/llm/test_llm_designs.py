@@ -12,10 +12,10 @@ from llm_fakes import FakeModel, legal_reply, reply, scripted
 
 from runner import games
 from runner.agents.base import ProbeRequest, Request
-from runner.errors import ProviderError
 from runner.agents.builtin import make
 from runner.agents.llm import PROMPT_VERSION, make_llm_agent
 from runner.agents.llm.persona import _ADJECTIVES
+from runner.errors import ProviderError
 from runner.play import Seating
 from runner.replay.format import encode, schema
 from runner.rerun.validate import check_bytes
