@@ -20,12 +20,13 @@ from runner.agents.builtin import strategies
 from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
 from runner.judge import FAILURES
 from runner.judge import JudgeReport
+from runner.plan import AgentSpec, Price, Tournament
 from runner.replay.format import Problem, iter_replay_files
-from runner.replay.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
-from runner.replay.validate import check_file
+from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
+from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
-from runner.tournament import MAX_SEED, AgentSpec, PlanError, Price, Tournament, from_flags, load
+from runner.tournament import MAX_SEED, PlanError, from_flags, load
 from runner.written import RECORD
 
 BUILTIN_TOURNAMENT = "builtin.toml"

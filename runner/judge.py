@@ -39,10 +39,10 @@ from runner.agents.llm.parse import ParseError
 from runner.agents.llm.parse import answer_object as parsed_answer
 from runner.agents.llm.schemas import without_reasoning
 from runner.games.werewolf import PLAYERS, ROLES
+from runner.plan import AgentSpec
 from runner.replay.format import dumps, lowest_version, write_atomic
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from runner.run import Usage, connections_for
-from runner.tournament import AgentSpec
 
 #: The dimensions, in the order their lines are appended: 004's EWAVM, then the suspicions read
 #: for Judgement Variation.

@@ -23,10 +23,10 @@ from typing import Any
 
 from runner import games, tomlfile
 from runner.games.base import SetupError, is_int
+from runner.plan import AgentSpec, Matchup, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
 from runner.seeds import rng_for
-from runner.tournament import (MAX_FILE_BYTES, SLUG, AgentSpec, Matchup, PlanError, SuiteDeal, SuiteRef, Tournament,
-                               agents_table, compact_model, resolve_agent)
+from runner.tournament import MAX_FILE_BYTES, SLUG, PlanError, agents_table, compact_model, resolve_agent
 
 TOP_KEYS = {"name", "version", "max_attempts", "probes", "agents", "games", "references"}
 GAME_KEYS = {"rules", "deals_per_stage", "roles", "opponents"}

@@ -23,12 +23,13 @@ from runner import games
 from runner.agents.base import Agent
 from runner.agents.human import Channel, HumanAgent, check_name
 from runner.games.base import Game, SetupError, State
+from runner.plan import AgentSpec, Matchup, PlannedGame, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS, Seating, play
 from runner.replay.format import encode, write_atomic
-from runner.replay.plans import PLAN_FILE
+from runner.rerun.plans import PLAN_FILE
 from runner.run import Seats
 from runner.seeds import rng_for
-from runner.tournament import AgentSpec, Matchup, PlanError, PlannedGame, Tournament, resolve_agent
+from runner.tournament import PlanError, resolve_agent
 
 #: The start of the tournament name (and folder under replays/) of a game people played with
 #: `gamenight play`: play-<first person's name>-<plan seed>.
@@ -84,7 +85,7 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     `seed` is the plan's seed (random if None): the game's seed is derived from it and the lineup
     as `gamenight run` derives a planned game's. People given neither a seat nor a role are dealt
     their seats: the plan's lineup (the people in order, then the agents) has `seats = "dealt"`, and
-    the game's seed draws which seat each takes (runner.tournament.dealt_seats), so the plan alone
+    the game's seed draws which seat each takes (runner.plan.dealt_seats), so the plan alone
     says where everyone sits. The others are practice games: a person with a seat (`Person.seat`)
     takes it, and one asking for a role (`Person.role`) takes a free seat whose deal gives them
     that role: the plan seeds from `seed` up are tried in order (their seats, then the next seed)

@@ -280,7 +280,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
     so the leaderboards show the maintainers' games only. `derive=False` skips the check that each
-    game follows from its seed (runner/replay/derive.py): only for test corpora dealt by hand,
+    game follows from its seed (runner/rerun/derive.py): only for test corpora dealt by hand,
     never for a published site. `magic_reading` ("paper" or "reference") is the MAgIC reading the
     pages headline; the other is a tap away on every page that shows MAgIC numbers.
     """

@@ -23,10 +23,10 @@ from typing import Any
 
 from runner.agents.builtin import strategies
 from runner.replay.format import Problem, Record
-from runner.replay.identity import play_fingerprint
-from runner.replay.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
+from runner.rerun.identity import play_fingerprint
+from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
                                  read_plan)
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from site_builder import ownership, reserved
 from site_builder.scoring import board, owners
 from site_builder.scoring.corpus import load

@@ -1,6 +1,6 @@
 """Loading a folder of replays for scoring: validate, re-simulate, de-duplicate, cache.
 
-Every replay is checked and re-simulated by the rules engines (runner.replay.validate); only
+Every replay is checked and re-simulated by the rules engines (runner.rerun.validate); only
 the recomputed outcome is used. Identical files count once. A cache keyed by content hash
 (and a file index keyed by path, size and modification time) means re-scoring a large corpus
 after adding a few replays reads and re-simulates only the new files.
@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from runner.replay.format import iter_replay_files
-from runner.replay.validate import Checked, check_bytes, outcome_index
+from runner.rerun.validate import Checked, check_bytes, outcome_index
 from site_builder.parallel import in_process, map_on_cores
 from site_builder.scoring import SCORER_VERSION, minilm, vectors
 from site_builder.scoring.digest import compact, environment

@@ -9,7 +9,7 @@ import pytest
 
 from runner.agents.human import HumanAgent, Question, check_name
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from runner.table import Person, deal, play_table, seat_agents
 from runner.tournament import PlanError
 from tests.people import belief, legal_answer

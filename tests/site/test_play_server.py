@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from runner import games
 from runner.cli import main as gamenight
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.table import Person, deal
 from site_builder.play_server import Session, _json
 from site_builder.replays import REVEALS

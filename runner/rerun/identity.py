@@ -1,6 +1,6 @@
 """What makes a game itself: its id, derived again, and the fingerprint of what was played.
 
-The runner names a game after its tournament, matchup and seed (runner/tournament.py), so an id
+The runner names a game after its tournament, matchup and seed (runner/plan.py), so an id
 cannot be reused for another deal, nor one game copied under fresh ids. The header records all
 three, but not quite as the tournament file wrote them: a built-in agent's parameters are
 recorded with the strategy's defaults filled in, a design's with what it filled in or drew. The
@@ -19,9 +19,9 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from runner.plan import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
 from runner.replay.format import show
 from runner.seeds import rng_for
-from runner.tournament import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
 
 #: Most ways of writing a matchup tried before giving up (each is one SHA-256; the likeliest come
 #: first, so an honest game is found at once; a folder with its plan is checked against it instead).
