@@ -75,7 +75,7 @@ def add_ten(out: Path, seed: int) -> None:
 
 
 def add_ten_werewolf(out: Path, seed: int) -> None:
-    """Ten new Werewolf games, every seat the strategic bot (004 seats one design everywhere):
+    """Ten new Werewolf games, every seat the strategic bot (the Werewolf paper seats one design everywhere):
     the costliest games to add, with statements to embed and five summaries over all games."""
     run_runner(["--game", "werewolf", "--role", "*=werewolf/strategic", "--games", "10", "--seed", str(seed),
                 "--name", "addedww", "--out", str(out)])

@@ -924,7 +924,7 @@ METHODOLOGY = (
     ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
     ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
     ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
-    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"),
+    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"), ("references.md", "References"),
 )
 _MATH = re.compile(r"(?P<code>(`+).+?\2)"                                   # code spans stay as they are
                    r"|\$\$(?P<block>.+?)\$\$"                                # display math

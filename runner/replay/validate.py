@@ -344,7 +344,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     return state
 
 
-#: Which optional fields each judge dimension fills (004's EWAVM, and the suspicions of version 4);
+#: Which optional fields each judge dimension fills (the Werewolf paper's EWAVM, and the suspicions of version 4);
 #: the others must be null.
 JUDGE_FIELDS = {"engagement": "score", "wonder": "score", "attraction": "score",
                 "variation": "mentions", "memorability": "highlights", "suspicion": "suspects"}

@@ -1,7 +1,7 @@
 """The MAgIC reference-code reading: the seven abilities as the authors' script computes them.
 
 The public MAgIC repository (`cathyxl/MAgIC`, commit e66dd73: `metrics_release.py` and
-`chatarena/environments/*_pgm.py`) departs from its paper (003) in several places; docs/metrics/
+`chatarena/environments/*_pgm.py`) departs from its paper (MAgIC) in several places; docs/metrics/
 magic.md lists each with its file and line. This module reads the same replays the paper reading
 reads and counts what that script would count on them, so the two can be shown side by side:
 

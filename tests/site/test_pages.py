@@ -834,3 +834,10 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
     assert f"- {pages.game_titles()['werewolf']}: it {line}" in site[ref.page]
     # Agents without a free-text move (every built-in agent here) get no line.
     assert not any(line in text for path, text in site.items() if path not in ("games/werewolf.md", ref.page))
+
+
+def test_the_references_are_a_methodology_page():
+    markdown, nav = pages.methodology_pages(REPO_DOCS)
+    assert "#the-chameleon-paper" in markdown["methodology/metrics/chameleon.md"]  # a citation links its entry
+    assert "arxiv.org/abs/2311.08562" in markdown["methodology/references.md"]
+    assert {"References": "methodology/references.md"} in nav
