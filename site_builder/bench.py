@@ -126,12 +126,14 @@ def _strings(value: Any, path: str = "") -> dict[str, str]:
 
 def model_templates(folders: list[Path] = MODEL_TEMPLATES) -> dict[str, list[dict[str, Any]]]:
     """Per game: the real model games' agents, deals and decisions' exchanges (lists of calls)."""
+    from runner.replay.format import agent_kind
+
     out: dict[str, list[dict[str, Any]]] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.jsonl")):
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             header = records[0]
-            agent = next(p["agent"] for p in header["players"] if p["agent"].get("kind") == "llm")
+            agent = next(p["agent"] for p in header["players"] if agent_kind(p["agent"]) == "llm")
             decisions = [r["evidence"]["calls"] for r in records[1:]
                          if isinstance(r.get("evidence"), dict) and r["evidence"].get("calls")]
             if decisions:

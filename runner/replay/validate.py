@@ -16,8 +16,8 @@ import orjson
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.replay.derive import Derivation
-from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
-                                  read_file, schema_problems, show, version_2_uses,
+from runner.replay.format import (MAX_PROBLEMS, Problem, Record, agent_kind, field_key, limit_problems,
+                                  parse_lines, read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
                                   version_6_uses)
 from runner.tournament import PlannedGame
@@ -430,7 +430,7 @@ def _batch_after(state: State, data: Mapping[str, Any], batch: set[int]) -> set[
 def _human_fields(path: str, records: Sequence[Record]) -> list[Problem]:
     """A person's time is recorded on their own decisions only, and nothing of a model's evidence is."""
     players = records[0].data["players"]
-    humans = {p["seat"] for p in players if p["agent"]["kind"] == "human"}
+    humans = {p["seat"] for p in players if agent_kind(p["agent"]) == "human"}
     problems = []
     for record in records[1:]:
         data = record.data

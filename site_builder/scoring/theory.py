@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from runner.replay.format import agent_kind
 from site_builder.scoring import chameleon as ch
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
@@ -231,7 +232,7 @@ def _strategy(key: str, agents: Mapping[str, AgentInfo]) -> str | None:
     if key == ch.MIXED:
         return None
     desc = _description(key, agents)
-    if desc.get("kind") == "builtin" and desc.get("strategy") in STRATEGIES and not desc.get("params"):
+    if agent_kind(desc) == "builtin" and desc.get("strategy") in STRATEGIES and not desc.get("params"):
         return desc["strategy"]
     return None
 
