@@ -49,7 +49,6 @@ from runner.tournament import AgentSpec
 DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
 #: The dimensions asked once per round of statements.
 PER_ROUND = ("variation", "suspicion")
-SCORED = ("engagement", "wonder", "attraction")
 #: How many statements the memorability evaluation asks for (the Werewolf paper's k).
 HIGHLIGHTS = 10
 #: Calls per evaluation before it is given up (the first ask and its re-asks).

@@ -29,7 +29,6 @@ WORD_CHARS, CARD_WORD_CHARS, TOPIC_CHARS = 40, 40, 80
 SENTENCE_WORDS, SENTENCE_CHARS = 30, 300
 #: Characters a one-word clue may hold besides letters and digits.
 WORD_JOINERS = "-'’"
-MAGIC_OUTCOMES = ("non_chameleons_win", "chameleon_wins", "even_vote", "chameleon_guessed")
 #: When the belief probes are asked: once, when every clue is in and before the vote (the default),
 #: or after every clue, as the MAgIC reference code does (docs/games/chameleon.md, "Probes").
 PROBE_SCHEDULES = ("before_vote", "every_clue")

@@ -18,9 +18,8 @@ from typing import Any, Literal, TypedDict
 import orjson
 
 FORMAT_NAME = "gamenight.replay"
-#: The newest format version. A writer records the lowest version whose fields the replay uses,
-#: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 6
+#: Every format version, the newest last. A writer records the lowest version whose fields the
+#: replay uses, so replays without version-2 fields stay byte-identical to those older runners wrote.
 FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
