@@ -688,7 +688,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
             assert 'id="other-reading"' not in page
             continue
         shown += 1
-        assert "<strong>paper reading (003&#39;s formulas)</strong>" in page
+        assert "<strong>paper reading (MAgIC&#39;s formulas)</strong>" in page
         assert '<details class="gn-reading" id="other-reading">' in page
         assert "MAgIC abilities, reference-code reading (the MAgIC authors&#39; script)" in page
         for name, why in other["reasons"].items():  # every reason the reading gives is on the page
@@ -703,7 +703,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
     page = pages.render(swapped).markdown[next(r for k, r in refs.items()
                                                if results["magic"]["alternative"]["agents"].get(k)).page]
     assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
-    assert "MAgIC abilities, paper reading (003&#39;s formulas)" in page
+    assert "MAgIC abilities, paper reading (MAgIC&#39;s formulas)" in page
     # The radar file carries the other reading's values for the dashed trace drawn on request.
     radar = pages.radar_data(results, refs)
     assert radar["readings"] == {"headline": "paper reading", "other": "reference-code reading"}
@@ -715,7 +715,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
 
 # -- MAgIC metric pages ----------------------------------------------------------------------
 
-PAPER = "paper reading (003&#39;s formulas)"
+PAPER = "paper reading (MAgIC&#39;s formulas)"
 REFERENCE = "reference-code reading (the MAgIC authors&#39; script)"
 
 
