@@ -719,11 +719,11 @@ def agents_command():
               help="Ask again the evaluations this judge tried and failed (recorded as failed); "
                    "by default they are skipped like those it made.")
 def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retry_failed):
-    """Evaluate Werewolf replays with an LLM judge (004) and append judge lines.
+    """Evaluate Werewolf replays with an LLM judge (the Werewolf paper) and append judge lines.
 
     For every valid, complete Werewolf replay under PATHS: one engagement, wonder and attraction
     score, the who-is-what mentions of each round (variation), the 10 most memorable statements
-    (memorability) — 004's EWAVM — and whom each player's statement of each round points at as
+    (memorability) — the Werewolf paper's EWAVM — and whom each player's statement of each round points at as
     the Werewolf (suspicion, for Judgement Variation). An evaluation the judge failed (cut off,
     refused, unreadable after its re-asks) is recorded as failed, with why. The game lines are
     never changed; each file is rewritten atomically; evaluations this judge already made or

@@ -370,13 +370,6 @@ def tournament_for(suite: Suite, who: Candidate, stages: int) -> Tournament:
                       suite=SuiteRef(suite.name, suite.version, stages, who.label))
 
 
-def stage_of(tournament: Tournament, position: int) -> int:
-    """The stage of a suite tournament's matchup at `position`."""
-    deal_ = tournament.matchups[position].deal
-    assert deal_ is not None
-    return deal_.stage
-
-
 # -- is a plan exactly the suite's? -----------------------------------------------------------
 
 def plan_problems(tournament: Tournament) -> list[tuple[str, str]]:

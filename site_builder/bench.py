@@ -75,7 +75,7 @@ def add_ten(out: Path, seed: int) -> None:
 
 
 def add_ten_werewolf(out: Path, seed: int) -> None:
-    """Ten new Werewolf games, every seat the strategic bot (004 seats one design everywhere):
+    """Ten new Werewolf games, every seat the strategic bot (the Werewolf paper seats one design everywhere):
     the costliest games to add, with statements to embed and five summaries over all games."""
     run_runner(["--game", "werewolf", "--role", "*=werewolf/strategic", "--games", "10", "--seed", str(seed),
                 "--name", "addedww", "--out", str(out)])
@@ -126,12 +126,14 @@ def _strings(value: Any, path: str = "") -> dict[str, str]:
 
 def model_templates(folders: list[Path] = MODEL_TEMPLATES) -> dict[str, list[dict[str, Any]]]:
     """Per game: the real model games' agents, deals and decisions' exchanges (lists of calls)."""
+    from runner.replay.format import agent_kind
+
     out: dict[str, list[dict[str, Any]]] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.jsonl")):
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             header = records[0]
-            agent = next(p["agent"] for p in header["players"] if p["agent"].get("kind") == "llm")
+            agent = next(p["agent"] for p in header["players"] if agent_kind(p["agent"]) == "llm")
             decisions = [r["evidence"]["calls"] for r in records[1:]
                          if isinstance(r.get("evidence"), dict) and r["evidence"].get("calls")]
             if decisions:

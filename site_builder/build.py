@@ -247,11 +247,6 @@ def check_site_folder(site: Path) -> None:
                          f"gamenight build (choose another --site folder)")
 
 
-def folder_size(folder: Path) -> int:
-    """Total bytes of the files under a folder."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 _REPO_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::\d{1,5})?(?:/[A-Za-z0-9._~-]+)*")
 
 

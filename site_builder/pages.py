@@ -26,6 +26,7 @@ import jinja2
 import markupsafe
 
 from runner import games as registry
+from runner.replay.format import agent_kind
 from site_builder import magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring import judges, ratings
@@ -62,7 +63,7 @@ def agent_slug(key: str) -> str:
         description = None
     parts: list[Any] = []
     if isinstance(description, dict):
-        parts = [description.get("strategy")] if description.get("kind") == "builtin" else \
+        parts = [description.get("strategy")] if agent_kind(description) == "builtin" else \
             [description.get("model"), description.get("design")]
     words = re.findall(r"[a-z0-9]+", " ".join(p for p in parts if isinstance(p, str) and p != "vanilla").casefold())
     name = "-".join(words)[:MAX_SLUG_NAME].strip("-")
@@ -220,7 +221,7 @@ def agent_refs(results: Mapping[str, Any]) -> dict[str, AgentRef]:
     shown = display_labels(results["agents"])
     return {a["key"]: AgentRef(a["key"], a["label"], shown[a["key"]], agent_slug(a["key"]),
                                f"agents/{agent_slug(a['key'])}.md",
-                               a["owner"]["label"] if submitted(a) else "", a.get("kind") == "human")
+                               a["owner"]["label"] if submitted(a) else "", agent_kind(a) == "human")
             for a in results["agents"]}
 
 
@@ -924,7 +925,7 @@ METHODOLOGY = (
     ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
     ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
     ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
-    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"),
+    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"), ("references.md", "References"),
 )
 _MATH = re.compile(r"(?P<code>(`+).+?\2)"                                   # code spans stay as they are
                    r"|\$\$(?P<block>.+?)\$\$"                                # display math

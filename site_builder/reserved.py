@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from runner.plan import AgentSpec
-from runner.replay.format import Problem
+from runner.replay.format import Problem, agent_kind
 from runner.rerun.plans import PLAN_FILE, Plan
 from runner.tournament import from_dict
 from site_builder import names
@@ -199,7 +199,7 @@ def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any]) ->
     players = header.get("players")
     for i, player in enumerate(players if isinstance(players, list) else ()):
         description = player.get("agent") if isinstance(player, Mapping) else None
-        if not isinstance(description, Mapping) or description.get("kind") != "llm":
+        if not isinstance(description, Mapping) or agent_kind(description) != "llm":
             continue
         agent = reserved.agent(agent_key(description))
         if agent is not None:

@@ -1,4 +1,4 @@
-"""Simplified One Night Ultimate Werewolf (paper 004): eight players, no role switching.
+"""Simplified One Night Ultimate Werewolf (the Werewolf paper): eight players, no role switching.
 
 Night: the Seer names two other players and learns whether the Werewolf is one of them; the
 two Masons know each other from the start. Day: three rounds of public statements in seat

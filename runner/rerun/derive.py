@@ -21,7 +21,7 @@ from runner.games.base import Game, IllegalAction, Pending, SetupError, State
 from runner.plan import PlannedGame
 from runner.play import probe_questions
 from runner.replay.compare import first_difference
-from runner.replay.format import show
+from runner.replay.format import Event, Header, agent_kind, show
 from runner.rerun.identity import id_difference, planned_difference, suite_difference
 from runner.rerun.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
@@ -33,7 +33,7 @@ Difference = tuple[str, str]
 class Derivation:
     """The runner's generators and built-in agents of one game, replayed alongside the rules."""
 
-    def __init__(self, game: Game, params: Mapping[str, Any], header: Mapping[str, Any],
+    def __init__(self, game: Game, params: Mapping[str, Any], header: Header,
                  planned: PlannedGame | None = None):
         self.game = game
         self.planned = planned  # the game of the same id in its folder's plan, if there is one
@@ -54,16 +54,16 @@ class Derivation:
             agent = player["agent"]
             seat = player["seat"]
             where = f"players[{seat}].agent"
-            if agent.get("kind") == "llm":
+            if agent_kind(agent) == "llm":
                 try:
                     self.models[seat] = ModelSeat(game, seat, agent, self.seed)
                 except Replayed as exc:
                     self.unknown[seat] = (f"{where}.{exc.field}", exc.message)
                 continue
-            if agent.get("kind") == "human":
+            if agent_kind(agent) == "human":
                 self.humans.add(seat)
                 continue
-            if agent.get("kind") != "builtin":
+            if agent_kind(agent) != "builtin":
                 continue
             strategy = agent["strategy"]
             if strategy not in known:
@@ -113,7 +113,7 @@ class Derivation:
         return ("data.outcome", f"the chance draw does not follow from the seed: the runner's generator "
                                 f"gives {show(drawn)} here, the replay says {show(outcome)}")
 
-    def move(self, state: State, seat: int, event: Mapping[str, Any]) -> Difference | None:
+    def move(self, state: State, seat: int, event: Event) -> Difference | None:
         """Where a seat's recorded move differs from the move its strategy makes here (a built-in
         seat), or from what its agent makes of the recorded replies (a model seat)."""
         if seat in self.models:

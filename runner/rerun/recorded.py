@@ -19,7 +19,7 @@ from runner.errors import ProviderError
 from runner.games.base import Game, IllegalAction, Pending, State
 from runner.play import _check_without_applying, _jsonable, probe_record
 from runner.replay.compare import first_difference
-from runner.replay.format import show
+from runner.replay.format import AgentDescription, Event, show
 from runner.rerun.identity import model_spec
 from runner.seeds import rng_for
 
@@ -135,7 +135,7 @@ def finished(coroutine: Coroutine[Any, Any, Any]) -> Any:
 class ModelSeat:
     """One language-model seat of a replay, played again from its recorded replies."""
 
-    def __init__(self, game: Game, seat: int, description: Mapping[str, Any], seed: int):
+    def __init__(self, game: Game, seat: int, description: AgentDescription, seed: int):
         # The prompts, parsers and designs: loaded only when a replay has a model seat.
         from runner.agents.llm import make_llm_agent
 
@@ -163,7 +163,7 @@ class ModelSeat:
             raise Replayed(where.lstrip("."), f"gamenight describes this agent with {show(expected)} here, the "
                                               f"replay says {show(found)}")
 
-    def move(self, game: Game, state: State, pending: Pending, event: Mapping[str, Any], names: tuple[str, ...],
+    def move(self, game: Game, state: State, pending: Pending, event: Event, names: tuple[str, ...],
              max_attempts: int) -> Difference | None:
         """Where the seat's recorded decision (its tries, move and evidence) differs from what the
         agent makes of the recorded replies here."""

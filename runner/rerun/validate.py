@@ -15,7 +15,7 @@ from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
 from runner.plan import PlannedGame
 from runner.replay.compare import first_difference
-from runner.replay.format import (MAX_PROBLEMS, Problem, Record, limit_problems, parse_lines,
+from runner.replay.format import (MAX_PROBLEMS, Problem, Record, agent_kind, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
                                   version_6_uses)
@@ -343,7 +343,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     return state
 
 
-#: Which optional fields each judge dimension fills (004's EWAVM, and the suspicions of version 4);
+#: Which optional fields each judge dimension fills (the Werewolf paper's EWAVM, and the suspicions of version 4);
 #: the others must be null.
 JUDGE_FIELDS = {"engagement": "score", "wonder": "score", "attraction": "score",
                 "variation": "mentions", "memorability": "highlights", "suspicion": "suspects"}
@@ -429,7 +429,7 @@ def _batch_after(state: State, data: Mapping[str, Any], batch: set[int]) -> set[
 def _human_fields(path: str, records: Sequence[Record]) -> list[Problem]:
     """A person's time is recorded on their own decisions only, and nothing of a model's evidence is."""
     players = records[0].data["players"]
-    humans = {p["seat"] for p in players if p["agent"]["kind"] == "human"}
+    humans = {p["seat"] for p in players if agent_kind(p["agent"]) == "human"}
     problems = []
     for record in records[1:]:
         data = record.data
