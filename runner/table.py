@@ -36,12 +36,6 @@ from runner.tournament import PlanError, resolve_agent
 TOURNAMENT = "play"
 #: Plan seeds tried, from the given one up, for a deal that gives each --role person their role.
 ROLE_TRIES = 1000
-#: The agents at the other seats when none are given: a sound built-in player of each game.
-DEFAULT_AGAINST = {
-    "chameleon": "chameleon/associative", "undercover": "undercover/associative",
-    "cost_sharing": "cost_sharing/proportional", "prisoners_dilemma": "prisoners_dilemma/tit_for_tat",
-    "public_good": "public_good/conditional", "werewolf": "werewolf/strategic",
-}
 
 
 @dataclass(frozen=True)
@@ -115,7 +109,8 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
             raise PlanError(f"--name: {exc}") from None
     if len(set(names)) < len(names):
         raise PlanError("--name: each person at the table needs their own name")
-    specs = [resolve_agent(ref, agents or {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
+    refs = against or [games.facts_of(game.name).default_opponent]
+    specs = [resolve_agent(ref, agents or {}, "--against") for ref in refs]
     clash = sorted(set(names) & {spec.name for spec in specs})
     if clash:
         raise PlanError(f"--name: {clash[0]!r} is the name of an agent at another seat; choose another")

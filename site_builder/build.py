@@ -25,7 +25,10 @@ from typing import Any
 import yaml
 
 from runner.replay.format import iter_replay_files
-from site_builder import hosting, pages, replays, sources
+from site_builder import hosting, pages, sources
+from site_builder.viewer import pages as viewer_pages
+from site_builder.viewer import write as viewer_write
+from site_builder.viewer.files import CALLS_DIR, DATA_DIR
 from site_builder.scoring import board, digest, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
@@ -206,10 +209,10 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     markdown = {**site.markdown, **method_pages}
     extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
     extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js", "assets/gamenight/agent-search.js"]
-    markdown.update(replays.pages(viewer_context(results)))
+    markdown.update(viewer_pages.pages(viewer_context(results)))
     # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
     # instant navigation), so they are copied but not added to every page.
-    for source, rel in replays.assets():
+    for source, rel in viewer_pages.assets():
         _copy(Path(source), docs / rel)
     for rel, text in markdown.items():
         _write(docs / rel, text)
@@ -334,9 +337,9 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         phases["mkdocs build"] = time.perf_counter() - tick
         tick = time.perf_counter()
         manifest = Path(cache_path).with_name(Path(cache_path).stem + "-replay-data.json") if cache_path else None
-        data = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
+        data = viewer_write.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
                                   previous=previous, manifest=manifest)
-        replays.write_styles(site)
+        viewer_pages.write_styles(site)
         phases["replay data"] = time.perf_counter() - tick
     figures = hosting.measure(site)
     try:
@@ -355,7 +358,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
 def _set_aside_replay_data(site: Path, aside: Path) -> Path:
     """Move the replay data and calls folders of the site's last build into `aside`."""
     aside.mkdir(parents=True, exist_ok=True)
-    for folder in (replays.DATA_DIR, replays.CALLS_DIR):
+    for folder in (DATA_DIR, CALLS_DIR):
         if (site / folder).is_dir() and (site / SITE_MARKER).is_file():
             (site / folder).rename(aside / Path(folder).name)
     return aside

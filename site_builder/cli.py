@@ -76,7 +76,7 @@ def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="inclu
            magic_reading="paper"):
     """Build the site, turning build problems into a clear click error."""
     from site_builder.build import BuildError, build_site, default_repo_url
-    from site_builder.replays import ReplayDataError
+    from site_builder.viewer.files import ReplayDataError
 
     try:
         report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,

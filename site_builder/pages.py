@@ -376,20 +376,6 @@ def ranked_by(name: str) -> str:
     return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
 
 
-#: What winning means in each game, in a line: the home page's per-game tables say it.
-WINNING = {
-    "chameleon": "the non-chameleons win by accusing the chameleon, unless it then guesses the secret word; "
-                 "otherwise the chameleon wins",
-    "undercover": "the civilians win by accusing the undercover, the undercover if a civilian is accused; "
-                  "a tied vote has no winner",
-    "cost_sharing": "every airline wins when all three agree on a split within the rounds; nobody wins otherwise",
-    "prisoners_dilemma": "the seat with the most points after the rounds wins (a tie is a win for each)",
-    "public_good": "the seat with the most points after the rounds wins (a tie is a win for each)",
-    "werewolf": "the village wins by voting out the Werewolf, the Tanner by being voted out, the Werewolf's "
-                "team otherwise",
-}
-
-
 def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
     """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
     allows against the others' (1 + how many are surely better; the count of those not surely worse).
@@ -440,7 +426,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
                          "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
                          "self_play": self_play_only(row)})
         rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
-        out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
+        out.append({"name": name, "title": title, "winning": registry.facts_of(name).winning, "rows": rows,
                     "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
     return out
 

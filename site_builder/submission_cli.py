@@ -1,6 +1,6 @@
 """`gamenight submission-check`: the pull-request check of a replay submission, and its Markdown report.
 
-The checks live in site_builder.submission; this module renders them for GitHub's step summary
+The checks live in site_builder/submission/; this module renders them for GitHub's step summary
 (every string that comes from the submission is escaped) and sets the exit status.
 """
 
@@ -15,10 +15,12 @@ from typing import Any, NoReturn
 import click
 
 from runner.replay.format import agent_kind
+from site_builder.git import GitError, Repo
 from site_builder.ownership import OwnerError
 from site_builder.scoring.judges import label as judge_label
-from site_builder.submission import (Effect, GitError, Repo, Standing, Submission, added_games,
-                                     check_submission, leaderboard_effect, redact_secrets, submitted_agents)
+from site_builder.submission.check import Submission, added_games, check_submission, submitted_agents
+from site_builder.submission.effect import Effect, Standing, leaderboard_effect
+from site_builder.submission.secret_scan import redact_secrets
 
 #: The scorer's cache (the same file `gamenight score` uses by default).
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"

@@ -15,6 +15,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
                                action_fields, check_keys, is_int, majority, probe_schedule, require)
+from runner.games.facts import Facts, Outcome
 
 CLUE_MODES = ("word", "sentence", "subset")
 #: How a tied vote is settled: "random" draws the accused uniformly among the tied (recorded chance);
@@ -466,3 +467,13 @@ class Chameleon(Game):
 
 
 GAME = Chameleon()
+
+FACTS = Facts(
+    winning="the non-chameleons win by accusing the chameleon, unless it then guesses the secret word; "
+            "otherwise the chameleon wins",
+    outcome=Outcome("magic_outcome", {"non_chameleons_win": "non-chameleons win",
+                                      "chameleon_wins": "chameleon not caught",
+                                      "chameleon_guessed": "chameleon guessed the word", "even_vote": "even vote"}),
+    default_opponent="chameleon/associative",
+    roles_public_at="accusation", setup_public_at="end",  # the secret word comes last
+)

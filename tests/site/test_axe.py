@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from runner.table import Person, deal
-from site_builder import pages, replays
+from site_builder import pages
 from site_builder.build import build_site
+from site_builder.viewer.shards import packed_ids
 from tests.site.play_helpers import playing
 
 WIDTHS = (390, 1366)
@@ -58,7 +59,7 @@ def page_kinds(site: Path) -> dict[str, str]:
     """One address of each kind of page the site has."""
     results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
     agent = next(a["key"] for a in results["agents"] if a["label"] == "random")
-    werewolf_game = sorted(i for i in replays.packed_ids(site) if "werewolf" in i)[0]
+    werewolf_game = sorted(i for i in packed_ids(site) if "werewolf" in i)[0]
     kinds = {
         "home": "/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",

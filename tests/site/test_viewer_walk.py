@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from site_builder import replays
 from site_builder.build import build_site
+from site_builder.viewer.shards import packed_ids, read_packed, shard_hash
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays"
 READY = "[data-gn-viewer][data-ready=true]"
@@ -34,7 +34,7 @@ def shipped_site(tmp_path_factory, serve):
 
 def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shipped_site):
     site, base = shipped_site
-    ids = replays.packed_ids(site)
+    ids = packed_ids(site)
     context = browser.new_context()
     try:
         tab = context.new_page()
@@ -43,7 +43,7 @@ def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shi
         hashes = tab.evaluate("ids => ids.map(window.gamenightReplays.shardHash)", ids)
     finally:
         context.close()
-    assert hashes == [replays.shard_hash(game_id) for game_id in ids]
+    assert hashes == [shard_hash(game_id) for game_id in ids]
 
 
 #: Stands in for Material's `document$` (the served bundle is empty, below): it tells the page's
@@ -115,8 +115,8 @@ WALK_GAME = """async ({url, steps, instant}) => {
 
 def test_every_shipped_game_and_its_exchanges_open_without_error(browser, shipped_site):
     site, base = shipped_site
-    ids = replays.packed_ids(site)
-    with_calls = set(replays.packed_ids(site, calls=True))
+    ids = packed_ids(site)
+    with_calls = set(packed_ids(site, calls=True))
     assert len(ids) > 1000 and len(with_calls) > 100
     context = browser.new_context()
     problems: list[str] = []
@@ -134,7 +134,7 @@ def test_every_shipped_game_and_its_exchanges_open_without_error(browser, shippe
         started = time.perf_counter()
         opened_calls = 0
         for number, game_id in enumerate(ids):
-            data = replays.read_packed(site, game_id)
+            data = read_packed(site, game_id)
             steps = [i + 1 for i, step in enumerate(data["steps"]) if "c" in step]
             assert (game_id in with_calls) == bool(steps) == data["llm"], game_id
             query = {"id": game_id, "step": steps[0] if steps else 0, "probes": 1}  # probes shown: none skipped
