@@ -7,8 +7,9 @@ A language-model row is one of three kinds:
   kind of token its replays hold; its cost per game is the USD of all its recorded tokens (fresh
   input, input read from and written to the provider's prompt cache, output) divided by the
   games it sat in;
-- **local**: it was served from this machine (its base URL is a loopback address): the tokens were
-  not bought, so it has no token price; its measured model time per game stands beside it;
+- **local**: it was served from the machine that played its games (its base URL is a loopback
+  address): no token was bought, so it has no token price; its measured model time per game
+  stands beside it;
 - **unpriced**: anything else (no entry, or an entry without the price of tokens it used).
 
 Every row also carries its model-seconds per game: the recorded latency of its calls, summed.
@@ -49,7 +50,7 @@ def pricing(description: Mapping[str, Any], table: PriceTable) -> tuple[str, Pri
     """(kind, the table's entry, why there is no price) of a language-model agent."""
     provider, model = description.get("provider"), description.get("model")
     if is_loopback(description.get("base_url")):
-        return LOCAL, None, "served from the maintainers' own machine: no token price"
+        return LOCAL, None, "served from the machine that played its games (a loopback address): no token price"
     entry = table.find(provider, model)
     if entry is None:
         return UNPRICED, None, f"no price for {provider}:{model} in the price table"
