@@ -102,7 +102,8 @@ def _entry(key: str, table: Any, here: str) -> PriceEntry:
         raise PriceTableError(f"{here}: name the entry provider:model, the provider one of {', '.join(PROVIDERS)} "
                               "and the model as agents name it (no spaces), e.g. \"anthropic:claude-sonnet-4-5\"")
     if not isinstance(table, Mapping):
-        raise PriceTableError(f"{here}: must be a table of {', '.join(REQUIRED)} (and optionally {', '.join(OPTIONAL)})")
+        raise PriceTableError(f"{here}: must be a table of {', '.join(REQUIRED)} "
+                              f"(and optionally {', '.join(OPTIONAL)})")
     missing = [k for k in REQUIRED if k not in table]
     extra = sorted(set(table) - {*REQUIRED, *OPTIONAL})
     if missing or extra:

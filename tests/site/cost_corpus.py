@@ -9,6 +9,7 @@ fixed token counts, so every row's cost per game follows from the table by hand.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -111,10 +112,15 @@ def _records(name: str, lineup: list[Any], seed: int) -> list[dict[str, Any]]:
         return worker.submit(asyncio.run, coroutine).result()
 
 
-def write_cost_corpus(folder: Path, rounds: int = 6) -> list[Path]:
+#: A name that would run if it reached a page or a chart as markup.
+PAYLOAD = '<img src=x onerror="window.gnPwned=1"></script>'
+
+
+def write_cost_corpus(folder: Path, rounds: int = 6, *, payload: bool = False) -> list[Path]:
     """Write the corpus into `folder`: every model meets every other model and the built-in agent in
-    both games, `rounds` times each in turned seats."""
-    cast: list[Any] = [*MODELS, None]  # None: the built-in agent
+    both games, `rounds` times each in turned seats. `payload`: the GPT-4 row is named PAYLOAD."""
+    models = [dataclasses.replace(m, name=PAYLOAD) if payload and m.name == "gpt4" else m for m in MODELS]
+    cast: list[Any] = [*models, None]  # None: the built-in agent
     paths, seed = [], 1
     for name in GAMES:
         for _ in range(rounds):
