@@ -181,3 +181,33 @@ def test_axe_finds_nothing_on_the_cost_page_and_a_game_page_with_its_chart(brows
     finally:
         context.close()
     assert not {path: lines for path, lines in found.items() if lines}
+
+
+def test_score_takes_another_price_table_and_refuses_a_bad_one_naming_file_and_field(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from runner.cli import main as gamenight
+
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    shipped = Path(__file__).resolve().parents[2] / "replays" / "builtin"
+    shutil.copy(shipped / "builtin-prisoners_dilemma-01006af207f6.jsonl", folder)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[models."openai:gpt-4"]\ninput = 30\noutput = "sixty"\nread = 2026-11-28\n'
+                   'source = "https://example.org/gpt-4"\n', encoding="utf-8")
+    out = tmp_path / "r.json"
+    command = ["score", str(folder), "--no-cache", "--out", str(out), "--prices"]
+    refused = CliRunner().invoke(gamenight, [*command, str(bad)])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output and not out.exists()
+    assert f"{bad}: models.'openai:gpt-4'.output: must be USD per million tokens" in refused.output
+    cheap = tmp_path / "cheap.toml"
+    cheap.write_text('[models."openai:gpt-4"]\ninput = 1\noutput = 2\nread = 2026-11-28\n'
+                     'source = "https://example.org/gpt-4"\n', encoding="utf-8")
+    scored = CliRunner().invoke(gamenight, [*command, str(cheap)])
+    assert scored.exit_code == 0, scored.output
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert list(results["cost"]["prices"]) == ["openai:gpt-4"]
+    assert results["cost"]["prices"]["openai:gpt-4"]["input"] == 1
+    assert results["cost"]["agents"] == {}  # scripted agents only: no model row to price
