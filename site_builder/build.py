@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from runner.prices import PriceTable
 from runner.replay.format import iter_replay_files
 from site_builder import hosting, pages, sources
 from site_builder.viewer import pages as viewer_pages
@@ -273,14 +274,15 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
                seed: int = 2026, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
-               magic_reading: str = "paper") -> BuildReport:
+               magic_reading: str = "paper", prices: PriceTable | None = None) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
     so the leaderboards show the maintainers' games only. `derive=False` skips the check that each
     game follows from its seed (runner/rerun/derive.py): only for test corpora dealt by hand,
     never for a published site. `magic_reading` ("paper" or "reference") is the MAgIC reading the
-    pages headline; the other is a tap away on every page that shows MAgIC numbers.
+    pages headline; the other is a tap away on every page that shows MAgIC numbers. `prices` is
+    the price table of the model rows' cost (default: the shipped runner/prices.toml).
     """
     if submissions not in ("include", "exclude"):
         raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
@@ -311,7 +313,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     tick = time.perf_counter()
     # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
     results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None)
+                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None,
+                                   prices=prices)
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",

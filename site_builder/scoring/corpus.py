@@ -65,7 +65,8 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     outcome = checked.state.outcome()
     winners = tuple(outcome["winners"])
     events, probes = [], []
-    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0, "decisions": 0, "reasked": 0}
+    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0,
+              "cache_write_input_tokens": 0, "latency_ms": 0.0, "decisions": 0, "reasked": 0}
              for _ in header["players"]]
     end = outcome_index(checked.records)
     judgements = tuple(
@@ -82,6 +83,9 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
                 u["calls"] += 1
                 u["input_tokens"] += call.get("input_tokens") or 0
                 u["output_tokens"] += call.get("output_tokens") or 0
+                # Of input_tokens, those read from and written to the provider's prompt cache (cost.py).
+                u["cached_input_tokens"] += call.get("cached_input_tokens") or 0
+                u["cache_write_input_tokens"] += call.get("cache_write_input_tokens") or 0
                 u["latency_ms"] += call.get("latency_ms") or 0
         if data["type"] == "event":
             events.append({k: data[k] for k in ("n", "kind", "phase", "seat", "data", "vis")})
@@ -107,7 +111,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-7"  # 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
+LAYOUT = "compact-8"  # 8: cached and cache-written input tokens per seat (cost); 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
 
 
 class Cache:

@@ -54,8 +54,9 @@ class ScoredGame:
     `events` are the replay's events without runner evidence: dicts with n, kind, phase, seat,
     data, vis. `probes` are dicts with seat, probe, answer and `after` (how many events came
     before the probe). `usage` sums the LLM evidence per seat: calls, input_tokens,
-    output_tokens, latency_ms (zeros for scripted agents). `judgements` are the LLM-judge
-    annotations (the Werewolf paper's EWAVM and the suspicions of Judgement Variation): dimension, judge (agent
+    output_tokens, cached_input_tokens, cache_write_input_tokens, latency_ms (zeros for scripted
+    agents). `judgements` are the LLM-judge annotations (the Werewolf paper's EWAVM and the
+    suspicions of Judgement Variation): dimension, judge (agent
     key), round, score, mentions, highlights, suspects, and failure (why a failed evaluation has no
     value, else None).
     """

@@ -65,7 +65,7 @@ def page_kinds(site: Path) -> dict[str, str]:
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
-        "viewer": f"/replays/viewer/?id={werewolf_game}", "not found": "/404.html",
+        "viewer": f"/replays/viewer/?id={werewolf_game}", "cost": "/cost/", "not found": "/404.html",
     }
     for path in kinds.values():  # each is a page of this build (a renamed page must not pass unseen)
         file = path.split("?")[0].lstrip("/")

@@ -255,11 +255,11 @@ def test_page_set_depends_on_agents_and_games_only(results):
     site = pages.render(results)
     refs = pages.agent_refs(results)
     expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
-                "glossary.md",
+                "glossary.md", "cost.md",
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
                 *(magic_views.page(m) for m in magic_views.METRICS)}
     assert set(site.markdown) == expected
-    assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json"}
+    assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json", "data/cost.json"}
 
 
 def test_every_cell_of_the_home_table_has_a_sort_key(results):
