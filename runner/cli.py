@@ -20,12 +20,13 @@ from runner.agents.builtin import strategies
 from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
 from runner.judge import FAILURES
 from runner.judge import JudgeReport
+from runner.plan import AgentSpec, Price, Tournament
 from runner.replay.format import Problem, iter_replay_files
-from runner.replay.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
-from runner.replay.validate import check_file
+from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
+from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
-from runner.tournament import MAX_SEED, AgentSpec, PlanError, Price, Tournament, from_flags, load
+from runner.tournament import MAX_SEED, PlanError, from_flags, load
 from runner.written import RECORD
 
 BUILTIN_TOURNAMENT = "builtin.toml"
@@ -133,7 +134,8 @@ def _cache_location_help() -> str:
                    "one played, the first by the dry run) stays within this many USD spent by this command.")
 @click.option("--price", "price_text", metavar="IN/OUT[/CACHED]",
               help="With --suite: the model's USD per million input / output [/ cached input] tokens, "
-                   "e.g. 0.15/0.60/0.075, for the dry run and the totals.")
+                   "e.g. 0.15/0.60/0.075, for the dry run and the totals (the dry run takes the price table's, "
+                   "runner/prices.toml, when it is not given).")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
                 cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, until_width, budget, price_text):
     """Play a tournament and write one JSONL replay per game.
@@ -177,6 +179,7 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     if dry_run:
+        tournament = _table_prices(tournament)
         if tournament.suite is not None:
             _print_suite_estimate(tournament)
         else:
@@ -231,6 +234,28 @@ def _suite_tournament(suite_ref: str, model_ref: str, stages: int, price_text: s
         price = _price(price_text)
         tournament = replace(tournament, prices={model: price for model in models})
     return tournament
+
+
+def _table_prices(tournament: Tournament) -> Tournament:
+    """The tournament with the price table's list price (runner/prices.toml) for each model it
+    gives no price (neither --price nor [prices]), each such price said on stderr."""
+    from dataclasses import replace
+
+    from runner import prices as table
+
+    try:
+        known = table.load()
+    except table.PriceTableError as exc:
+        raise click.ClickException(str(exc)) from None
+    added = {}
+    for agent in tournament.llm_agents():
+        model = agent.spec.get("model")
+        entry = known.find(agent.spec.get("provider"), model)
+        if entry is not None and model not in tournament.prices and model not in added:
+            added[model] = entry.price
+            click.echo(f"{_cell(str(model), 60)}: priced from the price table ({entry.key}, read {entry.read}, "
+                       f"{entry.source})", err=True)
+    return replace(tournament, prices={**tournament.prices, **added}) if added else tournament
 
 
 def _planned_stages(out: Path, name: str) -> int:
@@ -296,7 +321,7 @@ def _print_suite_estimate(tournament: Tournament) -> None:
                f"{_estimate_cost(everything, tournament.prices):>11}"
                f"{_estimate_cost(everything, tournament.prices, caching=False):>14}")
     if everything and not all(tournament.prices.get(m) for m in everything):
-        click.echo("(no price for the model: give --price IN/OUT, USD per million tokens)")
+        click.echo("(no price for the model in the price table: give --price IN/OUT, USD per million tokens)")
     click.echo("\n" + textwrap.fill(
         "Assumptions: every deal is dealt as it will be and played offline with random legal moves, the model "
         "making the very calls of its design on its real prompts, every decision answered at the first attempt. "
@@ -718,11 +743,11 @@ def agents_command():
               help="Ask again the evaluations this judge tried and failed (recorded as failed); "
                    "by default they are skipped like those it made.")
 def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retry_failed):
-    """Evaluate Werewolf replays with an LLM judge (004) and append judge lines.
+    """Evaluate Werewolf replays with an LLM judge (the Werewolf paper) and append judge lines.
 
     For every valid, complete Werewolf replay under PATHS: one engagement, wonder and attraction
     score, the who-is-what mentions of each round (variation), the 10 most memorable statements
-    (memorability) — 004's EWAVM — and whom each player's statement of each round points at as
+    (memorability) — the Werewolf paper's EWAVM — and whom each player's statement of each round points at as
     the Werewolf (suspicion, for Judgement Variation). An evaluation the judge failed (cut off,
     refused, unreadable after its re-asks) is recorded as failed, with why. The game lines are
     never changed; each file is rewritten atomically; evaluations this judge already made or

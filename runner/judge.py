@@ -1,9 +1,9 @@
-"""004's LLM-judge evaluations of finished Werewolf games, appended to the replays.
+"""The Werewolf paper's LLM-judge evaluations of finished Werewolf games, appended to the replays.
 
 For each valid, complete Werewolf replay the judge is asked for one engagement, one wonder and
 one attraction score (1-10) of the whole game, the who-is-what mentions of each round's
-statements (variation), the k = 10 most memorable statements (memorability) — 004's EWAVM — and,
-per round, whom each player's statement points at as the Werewolf (suspicion: the votes of 004's
+statements (variation), the k = 10 most memorable statements (memorability) — the Werewolf paper's EWAVM — and,
+per round, whom each player's statement points at as the Werewolf (suspicion: the votes of the Werewolf paper's
 Judgement Variation). Each evaluation becomes one `judge` line after the outcome
 (docs/replay-format.md, "Judge annotations"), a failed one too, with why it failed. The game lines
 are kept byte for byte; the file is rewritten atomically; evaluations the same judge already made
@@ -39,18 +39,17 @@ from runner.agents.llm.parse import ParseError
 from runner.agents.llm.parse import answer_object as parsed_answer
 from runner.agents.llm.schemas import without_reasoning
 from runner.games.werewolf import PLAYERS, ROLES
+from runner.plan import AgentSpec
 from runner.replay.format import dumps, lowest_version, write_atomic
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from runner.run import Usage, connections_for
-from runner.tournament import AgentSpec
 
-#: The dimensions, in the order their lines are appended: 004's EWAVM, then the suspicions read
+#: The dimensions, in the order their lines are appended: The Werewolf paper's EWAVM, then the suspicions read
 #: for Judgement Variation.
 DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
 #: The dimensions asked once per round of statements.
 PER_ROUND = ("variation", "suspicion")
-SCORED = ("engagement", "wonder", "attraction")
-#: How many statements the memorability evaluation asks for (004's k).
+#: How many statements the memorability evaluation asks for (the Werewolf paper's k).
 HIGHLIGHTS = 10
 #: Calls per evaluation before it is given up (the first ask and its re-asks).
 MAX_ASKS = 3
@@ -403,7 +402,7 @@ def _seat_named(name: Any, game: GameToJudge, what: str) -> int:
 
 def read_mentions(value: Mapping[str, Any], game: GameToJudge) -> dict[str, Any]:
     """Mentions as seats and roles. A speaker's claim about itself is dropped: the replay format
-    records opinions about other players only (004's example lists self-claims too)."""
+    records opinions about other players only (the Werewolf paper's example lists self-claims too)."""
     items = _exact_keys(value, "mentions")
     if not isinstance(items, list):
         raise Unreadable("mentions must be a list")

@@ -30,7 +30,7 @@ class Seating:
 
 
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
-               *, seed: int, tournament: str, created: str, game_id: str | None = None, matchup: str | None = None,
+               *, seed: int, tournament: str, game_id: str, matchup: str, created: str,
                max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True,
                watch: Callable[[State], None] | None = None, suite: Mapping[str, Any] | None = None
                ) -> list[dict[str, Any]]:
@@ -39,9 +39,9 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     `watch`, if given, is called with the state at the start and after every change of it (the
     play server shows each person what their seat now sees as it happens).
 
-    A planned game passes its id and matchup (runner/tournament.py); a game played on its own is
-    named as the one game of a lineup of its seats, so its id follows from it like any other. A
-    deal of a ranked suite passes `suite` (name, version, stage, deal, seat), recorded in the header.
+    The game's id and matchup label come from its plan (runner/plan.py), which names every
+    game, a table of people included (runner/table.py). A deal of a ranked suite passes `suite`
+    (name, version, stage, deal, seat), recorded in the header.
     """
     state = game.start(params, setup)
     header = {
@@ -55,11 +55,6 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     }
     if suite is not None:
         header["suite"] = dict(suite)
-    if game_id is None or matchup is None:
-        from runner.replay.identity import expected_ids  # it reads the planner, which reads this module
-
-        header["matchup"] = "lineup: " + ", ".join(str(a.description["name"]) for a in seating.agents)
-        header["game_id"] = next(expected_ids(header))
     body: list[dict[str, Any]] = []
     chance_rng = rng_for(seed, "chance")
     probed_at: set[int] = set()

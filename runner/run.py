@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from runner import games, tomlfile
-from runner.agents.base import Agent, ProviderError
+from runner.agents.base import Agent
 from runner.agents.builtin import make
+from runner.errors import ProviderError
+from runner.plan import AgentSpec, PlannedGame, Price, Tournament
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
-from runner.tournament import MAX_FILE_BYTES, AgentSpec, PlannedGame, Price, Tournament
+from runner.tournament import MAX_FILE_BYTES
 from runner.written import Written, adders, by_source
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 from runner import games, tomlfile
 from runner.games.base import SetupError, is_int
+from runner.plan import AgentSpec, Matchup, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
 from runner.seeds import rng_for
-from runner.tournament import (MAX_FILE_BYTES, SLUG, AgentSpec, Matchup, PlanError, SuiteDeal, SuiteRef, Tournament,
-                               agents_table, compact_model, resolve_agent)
+from runner.tournament import MAX_FILE_BYTES, SLUG, PlanError, agents_table, compact_model, resolve_agent
 
 TOP_KEYS = {"name", "version", "max_attempts", "probes", "agents", "games", "references"}
 GAME_KEYS = {"rules", "deals_per_stage", "roles", "opponents"}
@@ -368,13 +368,6 @@ def tournament_for(suite: Suite, who: Candidate, stages: int) -> Tournament:
     agents = {a.name: a for m in matchups for a in m.lineup if a.is_llm}
     return Tournament(tournament_name(suite, who.label), 0, None, suite.max_attempts, suite.probes, matchups, agents,
                       suite=SuiteRef(suite.name, suite.version, stages, who.label))
-
-
-def stage_of(tournament: Tournament, position: int) -> int:
-    """The stage of a suite tournament's matchup at `position`."""
-    deal_ = tournament.matchups[position].deal
-    assert deal_ is not None
-    return deal_.stage
 
 
 # -- is a plan exactly the suite's? -----------------------------------------------------------

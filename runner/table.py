@@ -23,24 +23,19 @@ from runner import games
 from runner.agents.base import Agent
 from runner.agents.human import Channel, HumanAgent, check_name
 from runner.games.base import Game, SetupError, State
+from runner.plan import AgentSpec, Matchup, PlannedGame, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS, Seating, play
 from runner.replay.format import encode, write_atomic
-from runner.replay.plans import PLAN_FILE
+from runner.rerun.plans import PLAN_FILE
 from runner.run import Seats
 from runner.seeds import rng_for
-from runner.tournament import AgentSpec, Matchup, PlanError, PlannedGame, Tournament, resolve_agent
+from runner.tournament import PlanError, resolve_agent
 
 #: The start of the tournament name (and folder under replays/) of a game people played with
 #: `gamenight play`: play-<first person's name>-<plan seed>.
 TOURNAMENT = "play"
 #: Plan seeds tried, from the given one up, for a deal that gives each --role person their role.
 ROLE_TRIES = 1000
-#: The agents at the other seats when none are given: a sound built-in player of each game.
-DEFAULT_AGAINST = {
-    "chameleon": "chameleon/associative", "undercover": "undercover/associative",
-    "cost_sharing": "cost_sharing/proportional", "prisoners_dilemma": "prisoners_dilemma/tit_for_tat",
-    "public_good": "public_good/conditional", "werewolf": "werewolf/strategic",
-}
 
 
 @dataclass(frozen=True)
@@ -84,7 +79,7 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
     `seed` is the plan's seed (random if None): the game's seed is derived from it and the lineup
     as `gamenight run` derives a planned game's. People given neither a seat nor a role are dealt
     their seats: the plan's lineup (the people in order, then the agents) has `seats = "dealt"`, and
-    the game's seed draws which seat each takes (runner.tournament.dealt_seats), so the plan alone
+    the game's seed draws which seat each takes (runner.plan.dealt_seats), so the plan alone
     says where everyone sits. The others are practice games: a person with a seat (`Person.seat`)
     takes it, and one asking for a role (`Person.role`) takes a free seat whose deal gives them
     that role: the plan seeds from `seed` up are tried in order (their seats, then the next seed)
@@ -114,7 +109,8 @@ def deal(game_name: str, rules: Mapping[str, Any], seed: int | None, people: Seq
             raise PlanError(f"--name: {exc}") from None
     if len(set(names)) < len(names):
         raise PlanError("--name: each person at the table needs their own name")
-    specs = [resolve_agent(ref, agents or {}, "--against") for ref in (against or [DEFAULT_AGAINST[game.name]])]
+    refs = against or [games.facts_of(game.name).default_opponent]
+    specs = [resolve_agent(ref, agents or {}, "--against") for ref in refs]
     clash = sorted(set(names) & {spec.name for spec in specs})
     if clash:
         raise PlanError(f"--name: {clash[0]!r} is the name of an agent at another seat; choose another")

@@ -75,7 +75,7 @@ def add_ten(out: Path, seed: int) -> None:
 
 
 def add_ten_werewolf(out: Path, seed: int) -> None:
-    """Ten new Werewolf games, every seat the strategic bot (004 seats one design everywhere):
+    """Ten new Werewolf games, every seat the strategic bot (the Werewolf paper seats one design everywhere):
     the costliest games to add, with statements to embed and five summaries over all games."""
     run_runner(["--game", "werewolf", "--role", "*=werewolf/strategic", "--games", "10", "--seed", str(seed),
                 "--name", "addedww", "--out", str(out)])
@@ -126,12 +126,14 @@ def _strings(value: Any, path: str = "") -> dict[str, str]:
 
 def model_templates(folders: list[Path] = MODEL_TEMPLATES) -> dict[str, list[dict[str, Any]]]:
     """Per game: the real model games' agents, deals and decisions' exchanges (lists of calls)."""
+    from runner.replay.format import agent_kind
+
     out: dict[str, list[dict[str, Any]]] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.jsonl")):
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             header = records[0]
-            agent = next(p["agent"] for p in header["players"] if p["agent"].get("kind") == "llm")
+            agent = next(p["agent"] for p in header["players"] if agent_kind(p["agent"]) == "llm")
             decisions = [r["evidence"]["calls"] for r in records[1:]
                          if isinstance(r.get("evidence"), dict) and r["evidence"].get("calls")]
             if decisions:
@@ -247,20 +249,22 @@ def site_figures(site: Path) -> dict[str, Any]:
     viewer page's shell, the shards' manifest and the game's data shard; the exchanges are one
     more shard, fetched when the visitor opens them.
     """
-    from site_builder import hosting, replays
+    from site_builder import hosting
+    from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR
+    from site_builder.viewer.shards import MANIFEST, SHARD_SUFFIX, packed_ids
 
     figures = hosting.measure(site)
-    games, model_games = len(replays.packed_ids(site)), len(replays.packed_ids(site, calls=True))
-    sizes = {folder: sorted(p.stat().st_size for p in (site / folder).glob(f"*{replays.SHARD_SUFFIX}"))
-             for folder in (replays.DATA_DIR, replays.CALLS_DIR)}
-    list_bytes = sum(p.stat().st_size for p in (site / replays.LIST_DIR).iterdir())
+    games, model_games = len(packed_ids(site)), len(packed_ids(site, calls=True))
+    sizes = {folder: sorted(p.stat().st_size for p in (site / folder).glob(f"*{SHARD_SUFFIX}"))
+             for folder in (DATA_DIR, CALLS_DIR)}
+    list_bytes = sum(p.stat().st_size for p in (site / LIST_DIR).iterdir())
     shell = viewer_shell(site)
-    manifest = wire_bytes(site / replays.MANIFEST)
+    manifest = wire_bytes(site / MANIFEST)
 
     def median(values: list[int]) -> int:
         return values[len(values) // 2] if values else 0
 
-    data, calls = sizes[replays.DATA_DIR], sizes[replays.CALLS_DIR]
+    data, calls = sizes[DATA_DIR], sizes[CALLS_DIR]
     first_visit_median = sum(shell.values()) + manifest + median(data)
     first_visit_largest = sum(shell.values()) + manifest + (data[-1] if data else 0)
     return {
@@ -284,11 +288,12 @@ def site_figures(site: Path) -> dict[str, Any]:
 
 def list_first_screen(site: Path) -> dict[str, int]:
     """Site path -> wire bytes of the list's data a first screen of "All games" fetches."""
-    from site_builder import replays
+    from site_builder.viewer.files import LIST_DIR
+    from site_builder.viewer.listing import LIST_SHARD_SUFFIX
 
-    names = ["index.json", "all.json", f"all-0{replays.LIST_SHARD_SUFFIX}"]
-    return {f"{replays.LIST_DIR}/{name}": wire_bytes(site / replays.LIST_DIR / name)
-            for name in names if (site / replays.LIST_DIR / name).is_file()}
+    names = ["index.json", "all.json", f"all-0{LIST_SHARD_SUFFIX}"]
+    return {f"{LIST_DIR}/{name}": wire_bytes(site / LIST_DIR / name)
+            for name in names if (site / LIST_DIR / name).is_file()}
 
 
 #: What a page loads by itself: stylesheets, scripts and its icon (relative to the page).
@@ -297,9 +302,9 @@ PAGE_LOADS = re.compile(r'<(?:script[^>]*\ssrc|link[^>]*\srel="(?:stylesheet|ico
 
 def viewer_shell(site: Path) -> dict[str, int]:
     """The viewer page and every file it loads by itself, by site path: wire bytes of each."""
-    from site_builder import replays
+    from site_builder.viewer.pages import VIEWER_PAGE
 
-    page = site / replays.VIEWER_PAGE.removesuffix(".md") / "index.html"
+    page = site / VIEWER_PAGE.removesuffix(".md") / "index.html"
     shell = {str(page.relative_to(site)): wire_bytes(page)}
     for ref in PAGE_LOADS.findall(page.read_text(encoding="utf-8")):
         target = (page.parent / ref.split("?")[0].split("#")[0]).resolve()
@@ -310,11 +315,12 @@ def viewer_shell(site: Path) -> dict[str, int]:
 def first_visit(site: Path, game_id: str) -> dict[str, int]:
     """Site path -> wire bytes of every request a first visit to the viewer's permalink of
     `game_id` makes: the page's shell, the shards' manifest and the game's data shard."""
-    from site_builder import replays
+    from site_builder.viewer.files import DATA_DIR
+    from site_builder.viewer.shards import MANIFEST, shard_hash, shard_name
 
-    manifest = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))
-    shard = f"{replays.DATA_DIR}/{replays.shard_name(replays.shard_hash(game_id) % manifest['data'])}"
-    return {**viewer_shell(site), replays.MANIFEST: wire_bytes(site / replays.MANIFEST), shard: wire_bytes(site / shard)}
+    manifest = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    shard = f"{DATA_DIR}/{shard_name(shard_hash(game_id) % manifest['data'])}"
+    return {**viewer_shell(site), MANIFEST: wire_bytes(site / MANIFEST), shard: wire_bytes(site / shard)}
 
 
 #: Files GitHub Pages compresses on the way (text); anything else, gzip shards included, goes as it is.

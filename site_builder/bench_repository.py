@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from runner.replay.format import agent_kind
 from site_builder.bench import play_synthetic, with_model_games
 
 #: GitHub's recommended ceiling for a repository (and a Pages source), in bytes.
@@ -35,7 +36,7 @@ def git(repo: Path, *args: str) -> str:
 def is_model_game(path: Path) -> bool:
     with path.open(encoding="utf-8") as f:
         header = json.loads(f.readline())
-    return any(p["agent"].get("kind") == "llm" for p in header["players"])
+    return any(agent_kind(p["agent"]) == "llm" for p in header["players"])
 
 
 def commit_in_pull_requests(corpus: Path, repo: Path, per_commit: int) -> dict[str, int]:

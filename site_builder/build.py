@@ -24,8 +24,12 @@ from typing import Any
 
 import yaml
 
+from runner.prices import PriceTable
 from runner.replay.format import iter_replay_files
-from site_builder import history_pages, hosting, pages, releases, replays, sources
+from site_builder import history_pages, hosting, pages, releases, sources
+from site_builder.viewer import pages as viewer_pages
+from site_builder.viewer import write as viewer_write
+from site_builder.viewer.files import CALLS_DIR, DATA_DIR
 from site_builder.scoring import board, digest, history, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
@@ -206,10 +210,10 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     markdown = {**site.markdown, **method_pages}
     extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
     extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js", "assets/gamenight/agent-search.js"]
-    markdown.update(replays.pages(viewer_context(results)))
+    markdown.update(viewer_pages.pages(viewer_context(results)))
     # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
     # instant navigation), so they are copied but not added to every page.
-    for source, rel in replays.assets():
+    for source, rel in viewer_pages.assets():
         _copy(Path(source), docs / rel)
     for rel, text in markdown.items():
         _write(docs / rel, text)
@@ -247,11 +251,6 @@ def check_site_folder(site: Path) -> None:
                          f"gamenight build (choose another --site folder)")
 
 
-def folder_size(folder: Path) -> int:
-    """Total bytes of the files under a folder."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 _REPO_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::\d{1,5})?(?:/[A-Za-z0-9._~-]+)*")
 
 
@@ -275,14 +274,15 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
                seed: int = 2026, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
-               magic_reading: str = "paper") -> BuildReport:
+               magic_reading: str = "paper", prices: PriceTable | None = None) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
     so the leaderboards show the maintainers' games only. `derive=False` skips the check that each
-    game follows from its seed (runner/replay/derive.py): only for test corpora dealt by hand,
+    game follows from its seed (runner/rerun/derive.py): only for test corpora dealt by hand,
     never for a published site. `magic_reading` ("paper" or "reference") is the MAgIC reading the
-    pages headline; the other is a tap away on every page that shows MAgIC numbers.
+    pages headline; the other is a tap away on every page that shows MAgIC numbers. `prices` is
+    the price table of the model rows' cost (default: the shipped runner/prices.toml).
     """
     if submissions not in ("include", "exclude"):
         raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
@@ -313,7 +313,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     tick = time.perf_counter()
     # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
     results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None)
+                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None,
+                                   prices=prices)
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
@@ -349,9 +350,9 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         phases["mkdocs build"] = time.perf_counter() - tick
         tick = time.perf_counter()
         manifest = Path(cache_path).with_name(Path(cache_path).stem + "-replay-data.json") if cache_path else None
-        data = replays.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
+        data = viewer_write.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
                                   previous=previous, manifest=manifest)
-        replays.write_styles(site)
+        viewer_pages.write_styles(site)
         phases["replay data"] = time.perf_counter() - tick
     figures = hosting.measure(site)
     try:
@@ -370,7 +371,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
 def _set_aside_replay_data(site: Path, aside: Path) -> Path:
     """Move the replay data and calls folders of the site's last build into `aside`."""
     aside.mkdir(parents=True, exist_ok=True)
-    for folder in (replays.DATA_DIR, replays.CALLS_DIR):
+    for folder in (DATA_DIR, CALLS_DIR):
         if (site / folder).is_dir() and (site / SITE_MARKER).is_file():
             (site / folder).rename(aside / Path(folder).name)
     return aside

@@ -12,6 +12,20 @@ import click
 
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 MAGIC_READINGS = ("paper", "reference")  # site_builder.scoring.magic.READINGS, without importing the scorer
+#: The price table option of `score` and `build` (runner/prices.toml by default).
+_prices_option = click.option("--prices", "prices_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                              help="The price table the model rows' cost per game is computed with "
+                                   "[default: runner/prices.toml].")
+
+
+def _price_table(path: Path | None):
+    """The price table at `path` (the shipped one if None); a bad file is a click error naming file and field."""
+    from runner import prices
+
+    try:
+        return prices.load(path) if path else prices.load()
+    except prices.PriceTableError as err:
+        raise click.ClickException(str(err)) from None
 
 
 @click.command("score")
@@ -28,7 +42,8 @@ MAGIC_READINGS = ("paper", "reference")  # site_builder.scoring.magic.READINGS, 
 @click.option("--magic-reading", type=click.Choice(MAGIC_READINGS), default="paper", show_default=True,
               help="Which reading of the MAgIC metrics is the headline: the paper's formulas or the "
                    "authors' reference script (the other is kept beside it in the results).")
-def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
+@_prices_option
+def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path):
     """Score replays: every metric, bound and rating, recomputed from the replays alone.
 
     Each replay is validated and re-simulated with the rules engines; claimed results are never
@@ -42,6 +57,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
     from site_builder.scoring.sections import beside
 
     started = time.perf_counter()
+    table = _price_table(prices_path)
     files = [str(f) for f in iter_replay_files(paths)]
     owner_of = sources.owners(sources.sources(files))
     corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()})
@@ -54,7 +70,8 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading):
         click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
     # The board the site shows: the maintainers' games, and each contributor's own rows beside them.
     results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                   magic_reading=magic_reading, kept=None if no_cache else beside(cache))
+                                   magic_reading=magic_reading, kept=None if no_cache else beside(cache),
+                                   prices=table)
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "
@@ -73,15 +90,15 @@ def _summary(report) -> str:
 
 
 def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None,
-           magic_reading="paper"):
+           magic_reading="paper", prices_path=None):
     """Build the site, turning build problems into a clear click error."""
     from site_builder.build import BuildError, build_site, default_repo_url
-    from site_builder.replays import ReplayDataError
+    from site_builder.viewer.files import ReplayDataError
 
     try:
         report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
                             submissions=submissions, repo_url=repo_url or default_repo_url(),
-                            magic_reading=magic_reading)
+                            magic_reading=magic_reading, prices=_price_table(prices_path))
     except (BuildError, ReplayDataError) as err:
         raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
@@ -129,7 +146,8 @@ def site_options(command):
                    "instant page changes, canonical links and a correct sitemap there.")
 @click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the site's size, or why it was refused, to this Markdown file (a CI job summary).")
-def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, site_url, summary):
+@_prices_option
+def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, site_url, summary, prices_path):
     """Build the static leaderboard site from replays (default: the replays/ folder).
 
     Scores every replay (validated and re-simulated), renders the pages and charts, runs
@@ -141,7 +159,7 @@ def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_readi
                                  param_hint="--site-url")
     try:
         _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url,
-               magic_reading)
+               magic_reading, prices_path)
     except click.ClickException as err:
         if summary:
             _append(summary, f"### Site not built\n\n{_markdown_text(err.message)}\n")

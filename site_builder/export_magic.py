@@ -34,9 +34,6 @@ SETTINGS = {  # (folder of the game, setting in the folder name), metrics_releas
     ("public_good", "public_good"): ("public_good", "public_good"),
     ("cost_sharing", "cost_sharing"): ("airportfee", "airportfee"),
 }
-#: The script's names of the roles in its consistency question (chameleon_competition_pgm.py line 769).
-SCRIPT_ROLES = {"chameleon": "chameleon", "non_chameleon": "non-chameleon", "undercover": "undercover",
-                "civilian": "non-undercover"}
 
 
 def player(seat: int) -> str:

@@ -23,7 +23,7 @@ TITLES = {"win_rate": "Win Rate", "judgement": "Judgement", "reasoning": "Reason
           "coordination": "Coordination", "rationality": "Rationality"}
 
 #: How the pages name the two readings (docs/metrics/magic.md, "Two readings").
-READING_TITLES = {"paper": "paper reading (003's formulas)",
+READING_TITLES = {"paper": "paper reading (MAgIC's formulas)",
                   "reference": "reference-code reading (the MAgIC authors' script)"}
 #: Their short names, in chart legends.
 READING_NAMES = {"paper": "paper reading", "reference": "reference-code reading"}

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.replay.format import agent_kind
 from site_builder import names, sources
 from site_builder.sources import Source
 
@@ -165,7 +166,7 @@ def agent_problem(owners: Owners, key: str, description: Mapping[str, Any], subm
     """Why a submission may not add games for this agent under this name, or None."""
     row = owners.agents.get(key)
     label = str(description.get("name", ""))
-    if description.get("kind") == "builtin":
+    if agent_kind(description) == "builtin":
         # Anyone may play the built-in agents, but their rows are everyone's: a submission names
         # one by its strategy or as the board already does, never takes its row for another name.
         strategy = str(description.get("strategy", ""))

@@ -26,7 +26,8 @@ import jinja2
 import markupsafe
 
 from runner import games as registry
-from site_builder import history_pages, magic_views
+from runner.replay.format import agent_kind
+from site_builder import cost_views, history_pages, magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
 from site_builder.scoring import judges, ratings
 from site_builder.scoring.corpus import REFERENCE
@@ -62,7 +63,7 @@ def agent_slug(key: str) -> str:
         description = None
     parts: list[Any] = []
     if isinstance(description, dict):
-        parts = [description.get("strategy")] if description.get("kind") == "builtin" else \
+        parts = [description.get("strategy")] if agent_kind(description) == "builtin" else \
             [description.get("model"), description.get("design")]
     words = re.findall(r"[a-z0-9]+", " ".join(p for p in parts if isinstance(p, str) and p != "vanilla").casefold())
     name = "-".join(words)[:MAX_SLUG_NAME].strip("-")
@@ -220,7 +221,7 @@ def agent_refs(results: Mapping[str, Any]) -> dict[str, AgentRef]:
     shown = display_labels(results["agents"])
     return {a["key"]: AgentRef(a["key"], a["label"], shown[a["key"]], agent_slug(a["key"]),
                                f"agents/{agent_slug(a['key'])}.md",
-                               a["owner"]["label"] if submitted(a) else "", a.get("kind") == "human")
+                               a["owner"]["label"] if submitted(a) else "", agent_kind(a) == "human")
             for a in results["agents"]}
 
 
@@ -280,6 +281,11 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "provider": ("Provider", "Who served the agent: a language-model API, or builtin for a scripted strategy."),
     "design": ("Design", "How an agent thinks before it moves: vanilla, or one of the papers' designs (pgm, "
                          "b5p, favor, strategy)."),
+    "cost_per_game": ("Cost / game", "What a model row's games cost on average, in US dollars: every token its "
+                                     "replays record (input, input read from and written to the provider's "
+                                     "prompt cache, output) at the list prices of the maintainers' price table. "
+                                     "\"local\": a model served from the machine that played its games, which has no "
+                                     "token price; \"no price\": a model the table does not price."),
 }
 
 
@@ -297,7 +303,7 @@ def environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
-                       yaml_str=yaml_string, breakable=breakable)
+                       yaml_str=yaml_string, breakable=breakable, usd=cost_views.fmt_usd)
     env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
                        reading_titles=READING_TITLES, ranked_judges=judges.ranked)
     return env
@@ -375,20 +381,6 @@ def ranked_by(name: str) -> str:
     return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
 
 
-#: What winning means in each game, in a line: the home page's per-game tables say it.
-WINNING = {
-    "chameleon": "the non-chameleons win by accusing the chameleon, unless it then guesses the secret word; "
-                 "otherwise the chameleon wins",
-    "undercover": "the civilians win by accusing the undercover, the undercover if a civilian is accused; "
-                  "a tied vote has no winner",
-    "cost_sharing": "every airline wins when all three agree on a split within the rounds; nobody wins otherwise",
-    "prisoners_dilemma": "the seat with the most points after the rounds wins (a tie is a win for each)",
-    "public_good": "the seat with the most points after the rounds wins (a tie is a win for each)",
-    "werewolf": "the village wins by voting out the Werewolf, the Tanner by being voted out, the Werewolf's "
-                "team otherwise",
-}
-
-
 def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
     """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
     allows against the others' (1 + how many are surely better; the count of those not surely worse).
@@ -439,7 +431,7 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
                          "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
                          "self_play": self_play_only(row)})
         rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
-        out.append({"name": name, "title": title, "winning": WINNING.get(name, ""), "rows": rows,
+        out.append({"name": name, "title": title, "winning": registry.facts_of(name).winning, "rows": rows,
                     "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
     return out
 
@@ -501,7 +493,9 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
         ranked=(ranked := ranked_rows(results, refs)), ranked_reading=ranked_reading(ranked),
         ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
                               default=0),
-        ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)])
+        ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)],
+        ranked_cost=any(cost_views.priced(r.get("cost")) for r in ranked),
+        overall_cost=cost_views.any_priced(results, [r["ref"].key for r in rows]))
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -518,7 +512,9 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
         **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=rated,
         ranks=ranks, ordered=ordered, ranked_by=ranked_by(name), cooperative=ratings.cooperative(name),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
-        roles=board["roles"] if board else list(registry.get(name).roles))
+        roles=board["roles"] if board else list(registry.get(name).roles),
+        game_cost=cost_views.any_priced(results, [r["agent"] for r in ordered], name),
+        cost_chart=ctx["cost_data"]["games"].get(name))
 
 
 @dataclass(frozen=True)
@@ -581,7 +577,7 @@ def _agent_page(ref: AgentRef, ctx: dict[str, Any], env: jinja2.Environment, pag
         other_table=_abilities_table(other_entry, ref.page, "other-note") if other_entry else None,
         other_entry=other_entry, paper_reading=READING_TITLES["paper"],
         comparisons=comparisons,
-        werewolf=werewolf, usage=results["usage"].get(key),
+        werewolf=werewolf, usage=results["usage"].get(key), cost=cost_views.agent_cost(results, key),
         default_compare=_default_comparison(key, comparisons, results["magic"]["agents"], ctx["refs"]),
         measured=measured_axes(magic), radar_ok=drawable(magic), min_axes=MIN_RADAR_AXES,
         rating=rows.overall.get(key),
@@ -871,6 +867,9 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
     ctx["agent_rows"] = AgentRows.of(results)
+    ctx["cost_prices"] = (results.get("cost") or {}).get("prices") or {}
+    ctx["cost_of"] = cost_views.agent_cost
+    ctx["cost_data"] = cost_views.chart_data(results, refs, ranked_rows(results, refs), list(ctx["games"]))
     pages = SitePages()
     _home(ctx, env, pages)
     for name in ctx["games"]:
@@ -882,11 +881,14 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
         _metric_page(name, ctx, env, pages)
     _studies(ctx, env, pages)
     _downloads(ctx, env, pages, csv_names)
+    pages.markdown[cost_views.PAGE] = env.get_template("cost.md.j2").render(
+        **ctx, page=cost_views.PAGE, rows=cost_views.page_rows(results, refs))
     history_pages.render(ctx, env, pages.markdown, pages.data)  # the board over time, and each release's
     pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
     pages.data["data/radar.json"] = radar_data(results, refs)
     pages.data["data/games.json"] = game_chart_data(results, refs)
     pages.data["data/chameleon.json"] = chameleon_data(results, refs)
+    pages.data["data/cost.json"] = ctx["cost_data"]
     pages.nav = navigation(ctx["games"], has_replays, methodology)
     return pages
 
@@ -905,6 +907,7 @@ def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequenc
         {"Agents": [{"All agents": "agents/index.md"}]},
         {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},
         {"Studies": [{"The Chameleon study": "studies/chameleon.md"}, {"Werewolf study": "studies/werewolf.md"}]},
+        {"Cost": cost_views.PAGE},
         *history_pages.NAV,
     ]
     if has_replays:
@@ -926,7 +929,7 @@ METHODOLOGY = (
     ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
     ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
     ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
-    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"),
+    ("submit.md", "Submit replays"), ("play.md", "Play it yourself"), ("references.md", "References"),
 )
 _MATH = re.compile(r"(?P<code>(`+).+?\2)"                                   # code spans stay as they are
                    r"|\$\$(?P<block>.+?)\$\$"                                # display math

@@ -33,7 +33,7 @@ import markupsafe
 from runner.agents.human import Question
 from runner.games.base import State
 from runner.table import Table, play_table, seat_agents, write_played
-from site_builder.replays import PARTNER_FIELDS, _reveal_steps
+from site_builder.viewer.data import known_seats, reveal_steps
 
 HERE = Path(__file__).parent
 #: The scripts and styles the play page loads, by the address it asks for them at.
@@ -284,12 +284,11 @@ class Session:
         steps = view["steps"]
         reveal = {"roles": None, "setup": None} if view.get("reveal_all") is None else {"roles": 0, "setup": 0}
         if view.get("reveal_all") is None:
-            reveal = _reveal_steps(table.game, table.game.name, steps)
+            reveal = reveal_steps(table.game, steps)
         private = view.get("private", {})
         setup_known = reveal["setup"] is not None
         roles_known = reveal["roles"] is not None
-        known = sorted(({seat} if "role" in private else set())
-                       | {private[f] for f in PARTNER_FIELDS if isinstance(private.get(f), int)})
+        known = known_seats(table.game.name, seat, private)
         roles = view.get("roles", [])
         players = []
         for s in range(table.players):

@@ -6,7 +6,7 @@ one to cite. Its name must also be usable in an address (letters, digits, dots, 
 underscores); a tag with such a prefix that is not a release (a lightweight tag, a slash in its
 name) is listed as skipped, with why. For each release the
 replay folders the build reads are read at the tagged commit (`git ls-tree` and one `git cat-file
---batch`, nothing checked out), written to a temporary folder and scored by the normal path: the
+--batch`, through site_builder/git.py; nothing checked out), written to a temporary folder and scored by the normal path: the
 sources at that commit (who added each file), the owners kept apart, the ranked board with its
 intervals and each game's rating table as point estimates. The scoring cache answers for every
 replay it has seen, and a release already scored with the same scorer, seed and options is read
@@ -18,17 +18,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import tempfile
-import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from runner import __version__ as runner_version
 from runner.replay.format import iter_replay_files
-from site_builder import sources
+from site_builder import git, sources
 from site_builder.scoring import SCORER_VERSION, board, owners
 from site_builder.scoring.corpus import load
 from site_builder.scoring.history import Merge
@@ -41,7 +39,6 @@ NAME = re.compile(r"(?:board-[A-Za-z0-9]|v[0-9])[A-Za-z0-9._-]{0,79}")
 LEADERS = 3
 #: Bumped when a release's snapshot changes shape or content for the same commit (kept snapshots).
 SNAPSHOT = "1"
-_GIT_TIMEOUT_S = 120
 
 
 class ReleaseError(RuntimeError):
@@ -58,18 +55,12 @@ class Release:
     subject: str
 
 
-def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    """`git -C root ARGS`'s output; ReleaseError if git is missing or fails."""
+def _git(root: Path, *args: str) -> bytes:
+    """`git -C root ARGS`'s output (site_builder/git.py); ReleaseError if git is missing or fails."""
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False,
-                              timeout=_GIT_TIMEOUT_S, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C",
-                                                           "GIT_TERMINAL_PROMPT": "0"})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ReleaseError(f"git {args[0]} could not run in {root}: {exc}") from None
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ReleaseError(f"git {args[0]} failed in {root}: {reason[-1] if reason else 'no message'}")
-    return done.stdout
+        return git.run(root, *args)
+    except git.GitError as err:
+        raise ReleaseError(str(err)) from None
 
 
 def find(root: Path) -> tuple[list[Release], list[dict[str, str]]]:
@@ -113,60 +104,19 @@ def _dated(date: str) -> bool:
 def extract(root: Path, commit: str, folders: Sequence[str], into: Path) -> int:
     """Write every .jsonl file under `folders` (paths relative to the repository root) as it is in
     `commit` into `into`, at the same relative paths; how many were written."""
-    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *folders)
-    wanted: list[tuple[str, str]] = []
-    for entry in filter(None, listing.split(b"\0")):
-        meta, _, raw = entry.partition(b"\t")
-        mode, kind, oid = meta.decode().split()
-        path = raw.decode("utf-8", "surrogateescape")
-        if kind == "blob" and mode != "120000" and path.endswith(".jsonl"):  # never a symbolic link
-            wanted.append((path, oid))
-    for (path, _), data in zip(wanted, _blobs(root, [oid for _, oid in wanted])):
-        target = into / path
-        if ".." in Path(path).parts or target.is_symlink():
-            raise ReleaseError(f"{path}: not a path inside the repository")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    return len(wanted)
-
-
-def _blobs(root: Path, oids: Sequence[str]) -> Iterable[bytes]:
-    """The content of each blob, in order, from one `git cat-file --batch`."""
-    if not oids:
-        return
-    proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-
-    def feed() -> None:  # a thread: a full output pipe must never block the input
-        try:
-            stdin.write("".join(f"{oid}\n" for oid in oids).encode())
-        except (BrokenPipeError, ValueError):
-            pass
-        finally:
-            try:
-                stdin.close()
-            except BrokenPipeError:
-                pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
+    repo = git.Repo(root)
     try:
-        for oid in oids:
-            header = stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                raise ReleaseError(f"cannot read object {oid} from {root}")
-            data = stdout.read(int(header[2]))
-            stdout.read(1)  # the newline after each object
-            yield data
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        stdout.close()
-        writer.join()
-        proc.wait()
+        wanted = [f for folder in folders for f in repo.tree(commit, folder)
+                  if f.mode != "120000" and f.path.endswith(".jsonl")]  # never a symbolic link
+        for f, (_, data) in zip(wanted, repo.blobs([f.oid for f in wanted])):
+            target = into / f.path
+            if ".." in Path(f.path).parts or target.is_symlink():
+                raise ReleaseError(f"{f.path}: not a path inside the repository")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except git.GitError as err:
+        raise ReleaseError(str(err)) from None
+    return len(wanted)
 
 
 def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path: Path | None, seed: int,

@@ -26,9 +26,10 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from runner.replay.format import Problem
-from runner.replay.plans import PLAN_FILE, Plan
-from runner.tournament import AgentSpec, from_dict
+from runner.plan import AgentSpec
+from runner.replay.format import Problem, agent_kind
+from runner.rerun.plans import PLAN_FILE, Plan
+from runner.tournament import from_dict
 from site_builder import names
 from site_builder.scoring.model import agent_key
 
@@ -137,7 +138,7 @@ def _plans(plans: tuple[str, ...]) -> str:
 def problems(reserved: Reserved, folder: str, plan: Plan | None,
              headers: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Problem]:
     """Everything a submitted tournament folder takes from the shipped plans: `folder` is its name
-    under replays/, `plan` its tournament.toml as read (runner.replay.plans.read_plan), `headers`
+    under replays/, `plan` its tournament.toml as read (runner.rerun.plans.read_plan), `headers`
     the (path, header) of its replays. The plan's problems are the plan file's, each replay's its own."""
     plan_path = plan.path if plan is not None else f"replays/{folder}/{PLAN_FILE}"
     found = [Problem(plan_path, 0, problem, "name")] if (problem := name_problem(reserved, folder)) else []
@@ -198,7 +199,7 @@ def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any]) ->
     players = header.get("players")
     for i, player in enumerate(players if isinstance(players, list) else ()):
         description = player.get("agent") if isinstance(player, Mapping) else None
-        if not isinstance(description, Mapping) or description.get("kind") != "llm":
+        if not isinstance(description, Mapping) or agent_kind(description) != "llm":
             continue
         agent = reserved.agent(agent_key(description))
         if agent is not None:

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from site_builder import git
 from site_builder.names import visible
 from site_builder.scoring.owners import Owner
 
@@ -49,7 +49,6 @@ _SQUASH = re.compile(r" \(#([1-9][0-9]{0,8})\)\s*$")
 # another account. re.ASCII: without it, IGNORECASE lets the Kelvin sign match [A-Za-z] (and lower to "k").
 _NOREPLY = re.compile(rf"^(?:([1-9][0-9]{{0,19}})\+)?({_LOGIN})@users\.noreply\.github\.com\Z",
                       re.IGNORECASE | re.ASCII)
-_GIT_TIMEOUT_S = 120
 _AT_SIGNS = "@\uff20\ufe6b "  # @, fullwidth and small @, and the spaces between them
 
 
@@ -169,11 +168,9 @@ def of_commit(subject: str, author: str, commit: str, date: str, *, parents: int
 def _git(root: Path, *args: str) -> str | None:
     """A git command's output in `root`, or None if git is missing or the command fails."""
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=_GIT_TIMEOUT_S,
-                              check=False, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    except (OSError, subprocess.TimeoutExpired):
+        return git.text(root, *args)
+    except git.GitError:
         return None
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
 def _toplevel(folder: Path) -> Path | None:

@@ -1,6 +1,6 @@
 """`gamenight submission-check`: the pull-request check of a replay submission, and its Markdown report.
 
-The checks live in site_builder.submission; this module renders them for GitHub's step summary
+The checks live in site_builder/submission/; this module renders them for GitHub's step summary
 (every string that comes from the submission is escaped) and sets the exit status.
 """
 
@@ -14,10 +14,13 @@ from typing import Any, NoReturn
 
 import click
 
+from runner.replay.format import agent_kind
+from site_builder.git import GitError, Repo
 from site_builder.ownership import OwnerError
 from site_builder.scoring.judges import label as judge_label
-from site_builder.submission import (Effect, GitError, Repo, Standing, Submission, added_games,
-                                     check_submission, leaderboard_effect, redact_secrets, submitted_agents)
+from site_builder.submission.check import Submission, added_games, check_submission, submitted_agents
+from site_builder.submission.effect import Effect, Standing, leaderboard_effect
+from site_builder.submission.secret_scan import redact_secrets
 
 #: The scorer's cache (the same file `gamenight score` uses by default).
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
@@ -266,7 +269,7 @@ def _adds_section(submission: Submission) -> list[str]:
                   "| --- | --- | --- | --- | --- | --- | ---: |"]
         for a in new:
             d = a.description
-            model = d.get("model") if d.get("kind") == "llm" else d.get("strategy")
+            model = d.get("model") if agent_kind(d) == "llm" else d.get("strategy")
             lines.append(f"| {_cell(a.label)} | {_cell(d.get('kind'))} | {_cell(d.get('provider'))} | "
                          f"{_cell(model)} | {_cell(d.get('model_reported'))} | {_cell(d.get('design'))} | "
                          f"{a.games_added} |")
@@ -289,14 +292,14 @@ def _owners_section(submission: Submission) -> list[str]:
     for folder in sorted(submission.plans):
         lines.append(f"| tournament {escape_markdown(folder)} | {mine} (new) |")
     for a in agents:
-        if a.description.get("kind") == "builtin":
+        if agent_kind(a.description) == "builtin":
             owner = ("the maintainers' row: its numbers come from their games alone; in yours it is an "
                      "opponent, every move derived again from the seed")
         else:
             row = owners.agents.get(a.key)
             owner = mine + (" (new)" if row is None or row.owner is None
                             else f" (since {escape_markdown(row.owner.label)})")
-            if a.description.get("kind") == "human":
+            if agent_kind(a.description) == "human":
                 owner += ", self-reported: a person's moves are taken as recorded"
         lines.append(f"| agent {_cell(a.label)} | {owner} |")
     for key, (label, games) in sorted(_judges(submission).items(), key=lambda kv: (kv[1][0], kv[0])):

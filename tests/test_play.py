@@ -6,9 +6,10 @@ import asyncio
 
 from runner import games
 from runner.agents.base import Agent, Decision, Request
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 
 class Scripted(Agent):
@@ -32,9 +33,9 @@ def run(agents, rounds=1, attempts=3):
     game = games.get("prisoners_dilemma")
     params = game.params({"rounds": rounds})
     setup = {"payoffs": {"cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}}
-    records = asyncio.run(play(game, params, setup, Seating(agents, game.seat_names(params, setup), ["player"] * 3),
-                               seed=1, tournament="t", created="2026-11-21",
-                               max_attempts=attempts))
+    seating = Seating(agents, game.seat_names(params, setup), ["player"] * 3)
+    records = asyncio.run(play_alone(game, params, setup, seating, seed=1, tournament="t", created="2026-11-21",
+                                     max_attempts=attempts))
     assert check_bytes("p-1.jsonl", encode(records), derive=False).ok  # a hand-chosen payoff table
     return records
 

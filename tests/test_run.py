@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.run import replay_path, run
 from runner.tournament import from_dict
 

@@ -292,7 +292,7 @@ def reference_row(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _lone(reference_row: Path, game: str, change=None) -> list:
     from runner.replay.format import encode
-    from runner.replay.validate import check_bytes
+    from runner.rerun.validate import check_bytes
 
     path = next(reference_row.glob(f"*-{game}-*.jsonl"))
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from runner import tomlfile
 from runner.cli import main
-from runner.replay.plans import MAX_PLAN_BYTES, read_plan
+from runner.rerun.plans import MAX_PLAN_BYTES, read_plan
 from runner.tournament import MAX_FILE_BYTES, PlanError, load
 
 DEPTH = 100_000

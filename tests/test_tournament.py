@@ -8,7 +8,8 @@ from importlib import resources
 
 import pytest
 
-from runner.tournament import PlanError, derive_seed, from_dict, from_flags, load
+from runner.plan import derive_seed
+from runner.tournament import PlanError, from_dict, from_flags, load
 
 PD_LINEUP = ["prisoners_dilemma/tit_for_tat", "defector", "random"]
 

@@ -68,19 +68,6 @@ class Decision:
     took_ms: int | None = None
 
 
-class ProviderError(Exception):
-    """An agent's model provider could not answer, even after its retries.
-
-    An agent raises it instead of deciding: the game is abandoned and never written, since a
-    provider failure says nothing about how the model plays. `lasting` means no later call can
-    succeed either (a wrong key, an unknown model, nothing listening), so the run should stop.
-    """
-
-    def __init__(self, message: str, *, lasting: bool = False):
-        super().__init__(message)
-        self.lasting = lasting
-
-
 class Agent(ABC):
     """Plays one seat of one game. `description` is recorded verbatim in the replay header."""
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from importlib import import_module
+from types import ModuleType
 
 from runner.games.base import Game, GameError, IllegalAction, Pending, SetupError, State
+from runner.games.facts import Facts
 
 #: Stable game names, in display order, and the modules that define them.
 GAME_MODULES = {
@@ -24,9 +26,20 @@ def available() -> list[str]:
 
 def get(name: str) -> Game:
     """The engine of game `name`; KeyError with the known names if there is none."""
+    return _module(name).GAME
+
+
+def facts_of(name: str) -> Facts:
+    """What is said of game `name` beside its rules (runner/games/facts.py); KeyError as `get`."""
+    return _module(name).FACTS
+
+
+def _module(name: str) -> ModuleType:
+    """The module of game `name`, which defines its GAME and FACTS."""
     if name not in GAME_MODULES:
         raise KeyError(f"unknown game {name!r}; known games: {', '.join(GAME_MODULES)}")
-    return import_module(GAME_MODULES[name]).GAME
+    return import_module(GAME_MODULES[name])
 
 
-__all__ = ["Game", "GameError", "IllegalAction", "Pending", "SetupError", "State", "available", "get"]
+__all__ = ["Facts", "Game", "GameError", "IllegalAction", "Pending", "SetupError", "State", "available",
+           "facts_of", "get"]

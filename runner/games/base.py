@@ -31,9 +31,6 @@ Vis = Literal["all"] | list[int]
 Action = dict[str, Any]
 Event = dict[str, Any]
 
-#: Probe kinds the replay format knows (see docs/replay-format.md).
-PROBE_KINDS = ("suspect", "suspect_of", "self_role")
-
 
 #: The answer fields of each probe kind (docs/replay-format.md, "Probes").
 PROBE_FIELDS: dict[str, set[str]] = {"suspect": {"seat"}, "suspect_of": {"of", "seat"}, "self_role": {"role"},

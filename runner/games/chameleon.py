@@ -1,4 +1,4 @@
-"""The Chameleon (002, MAgIC): clues in a random order, a secret vote, a second-chance guess.
+"""The Chameleon (the Chameleon paper, MAgIC): clues in a random order, a secret vote, a second-chance guess.
 
 One seat is the chameleon and does not know the secret word of the topic card; the others do.
 Every seat gives one clue in the dealt playing order, then all vote at once for another seat.
@@ -15,10 +15,11 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
                                action_fields, check_keys, is_int, majority, probe_schedule, require)
+from runner.games.facts import Facts, Outcome
 
 CLUE_MODES = ("word", "sentence", "subset")
 #: How a tied vote is settled: "random" draws the accused uniformly among the tied (recorded chance);
-#: "even" makes it its own outcome (MAgIC); "pick" is 002's own text: a uniformly drawn player
+#: "even" makes it its own outcome (MAgIC); "pick" is the Chameleon paper's own text: a uniformly drawn player
 #: (recorded chance) picks the accused among the tied (a decision of that player).
 TIE_RULES = ("random", "even", "pick")
 MIN_PLAYERS, MAX_PLAYERS = 3, 20
@@ -29,7 +30,6 @@ WORD_CHARS, CARD_WORD_CHARS, TOPIC_CHARS = 40, 40, 80
 SENTENCE_WORDS, SENTENCE_CHARS = 30, 300
 #: Characters a one-word clue may hold besides letters and digits.
 WORD_JOINERS = "-'’"
-MAGIC_OUTCOMES = ("non_chameleons_win", "chameleon_wins", "even_vote", "chameleon_guessed")
 #: When the belief probes are asked: once, when every clue is in and before the vote (the default),
 #: or after every clue, as the MAgIC reference code does (docs/games/chameleon.md, "Probes").
 PROBE_SCHEDULES = ("before_vote", "every_clue")
@@ -467,3 +467,13 @@ class Chameleon(Game):
 
 
 GAME = Chameleon()
+
+FACTS = Facts(
+    winning="the non-chameleons win by accusing the chameleon, unless it then guesses the secret word; "
+            "otherwise the chameleon wins",
+    outcome=Outcome("magic_outcome", {"non_chameleons_win": "non-chameleons win",
+                                      "chameleon_wins": "chameleon not caught",
+                                      "chameleon_guessed": "chameleon guessed the word", "even_vote": "even vote"}),
+    default_opponent="chameleon/associative",
+    roles_public_at="accusation", setup_public_at="end",  # the secret word comes last
+)

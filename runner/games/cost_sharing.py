@@ -23,6 +23,7 @@ from runner.games.base import (
     is_number,
     require,
 )
+from runner.games.facts import Facts, Outcome
 
 PLAYERS = 3
 SEAT_NAMES = ("Airline A", "Airline B", "Airline C")
@@ -273,3 +274,9 @@ class CostSharing(RoundsGame):
 
 
 GAME = CostSharing()
+
+FACTS = Facts(
+    winning="every airline wins when all three agree on a split within the rounds; nobody wins otherwise",
+    outcome=Outcome("success", {True: "agreement", False: "no agreement"}),
+    default_opponent="cost_sharing/proportional",
+)

@@ -21,6 +21,7 @@ from runner.games.base import (
     is_number,
     require,
 )
+from runner.games.facts import Facts, Outcome
 
 CHOICES = ("cooperate", "defect")
 PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
@@ -135,3 +136,9 @@ class PrisonersDilemma(RoundsGame):
 
 
 GAME = PrisonersDilemma()
+
+FACTS = Facts(
+    winning="the seat with the most points after the rounds wins (a tie is a win for each)",
+    outcome=Outcome("strict_winner", {None: "shared win"}, otherwise="single winner"),
+    default_opponent="prisoners_dilemma/tit_for_tat",
+)

@@ -23,6 +23,7 @@ from runner.games.base import (
     is_number,
     require,
 )
+from runner.games.facts import Facts, Outcome
 
 PLAYERS = 3
 MAX_MULTIPLIER = 100
@@ -160,3 +161,9 @@ class PublicGood(RoundsGame):
 
 
 GAME = PublicGood()
+
+FACTS = Facts(
+    winning="the seat with the most points after the rounds wins (a tie is a win for each)",
+    outcome=Outcome("strict_winner", {None: "shared win"}, otherwise="single winner"),
+    default_opponent="public_good/conditional",
+)

@@ -12,6 +12,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
                                action_fields, check_keys, is_int, majority, probe_schedule, require)
+from runner.games.facts import Facts, Outcome
 
 ROLES = ("undercover", "civilian")
 CLUE_MODES = ("word", "sentence")
@@ -271,3 +272,12 @@ class Undercover(Game):
 
 
 GAME = Undercover()
+
+FACTS = Facts(
+    winning="the civilians win by accusing the undercover, the undercover if a civilian is accused; "
+            "a tied vote has no winner",
+    outcome=Outcome("magic_outcome", {"civilians_win": "civilians win", "undercover_wins": "undercover wins",
+                                      "even_vote": "even vote"}),
+    default_opponent="undercover/associative",
+    roles_public_at="vote_result", setup_public_at="vote_result",
+)

@@ -1,4 +1,4 @@
-"""Simplified One Night Ultimate Werewolf (paper 004): eight players, no role switching.
+"""Simplified One Night Ultimate Werewolf (the Werewolf paper): eight players, no role switching.
 
 Night: the Seer names two other players and learns whether the Werewolf is one of them; the
 two Masons know each other from the start. Day: three rounds of public statements in seat
@@ -16,6 +16,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State, Vis,
                                action_fields, check_keys, is_int, require)
+from runner.games.facts import Facts, Outcome
 
 PLAYERS = 8
 ROUNDS = 3
@@ -340,3 +341,13 @@ class Werewolf(Game):
 
 
 GAME = Werewolf()
+
+FACTS = Facts(
+    winning="the village wins by voting out the Werewolf, the Tanner by being voted out, the Werewolf's "
+            "team otherwise",
+    outcome=Outcome("winning_team", {"village": "village wins", "werewolf": "werewolf team wins",
+                                     "tanner": "tanner wins"}),
+    default_opponent="werewolf/strategic",
+    roles_public_at="result", setup_public_at="result",
+    partner_fields=("fellow_mason",),
+)

@@ -5,6 +5,7 @@
 after retries, never raising for provider trouble), within the endpoint's shared limits.
 """
 
+from runner.errors import ProviderError
 from runner.llm.connections import Connections
 from runner.llm.redact import redact
 from runner.llm.types import (
@@ -14,7 +15,6 @@ from runner.llm.types import (
     ConfigError,
     Message,
     ModelSettings,
-    ProviderError,
     ProviderLimits,
 )
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from runner.agents.base import ProviderError
+from runner.errors import ProviderError
 
 #: Providers this layer speaks to.
 PROVIDERS = ("openai", "anthropic", "openai_compatible")

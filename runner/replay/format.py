@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import orjson
 
 FORMAT_NAME = "gamenight.replay"
-#: The newest format version. A writer records the lowest version whose fields the replay uses,
-#: so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSION = 6
+#: Every format version, the newest last. A writer records the lowest version whose fields the
+#: replay uses, so replays without version-2 fields stay byte-identical to those older runners wrote.
 FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
@@ -56,6 +55,134 @@ MAX_PROBLEMS = 50
 #: Schema problems reported per line.
 MAX_LINE_PROBLEMS = 10
 RECORD_TYPES = ("header", "event", "probe", "outcome", "judge")
+
+# -- typed views of records ---------------------------------------------------------------------
+# The JSON lines (and schema.json, which checks them) stay the truth: these TypedDicts only name,
+# for a reader and a type checker, the fields a record that passed the checks has. Nothing is
+# converted; a record is still the dict that orjson read. Optional fields are in a total=False
+# subclass (NotRequired[...] is not seen through this module's string annotations on Python 3.11).
+
+#: What plays a seat: a built-in scripted strategy, a language model, or a person (version 3).
+AgentKind = Literal["builtin", "llm", "human"]
+AGENT_KINDS: tuple[AgentKind, ...] = ("builtin", "llm", "human")
+
+
+class _AgentName(TypedDict):
+    """The fields every agent description has."""
+
+    name: str
+    kind: AgentKind
+
+
+class AgentDescription(_AgentName, total=False):
+    """A seat's `agent`: `name` and `kind` always; the other fields by kind (schema.json, llmAgent...)."""
+
+    strategy: str  # builtin
+    params: dict[str, Any]  # builtin
+    provider: str  # llm, and every field below
+    model: str
+    model_reported: str | None
+    base_url: str | None
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    design: str
+    design_params: dict[str, Any]
+    prompt_version: str
+    top_p: float | None
+    stop: list[str]
+    reasoning_effort: str
+    thinking_budget: int
+    structured_output: Literal["json_schema", "json_object", "tool"]
+    structured_reasoning: int
+    extra_body: dict[str, Any]
+    system_role: bool
+
+
+class Player(TypedDict):
+    """One entry of the header's `players`: a seat, its name, its role and who plays it."""
+
+    seat: int
+    name: str
+    role: str
+    agent: AgentDescription
+
+
+class Provenance(TypedDict):
+    """What wrote the replay, and when."""
+
+    runner: str
+    runner_version: str
+    created: str
+
+
+class _HeaderFields(TypedDict):
+    """The fields every header has."""
+
+    type: Literal["header"]
+    format: str
+    version: int
+    game_id: str
+    game: str
+    variant: dict[str, Any]
+    seed: int
+    tournament: str
+    matchup: str
+    players: list[Player]
+    setup: dict[str, Any]
+    max_attempts: int
+    provenance: Provenance
+
+
+class Header(_HeaderFields, total=False):
+    """The first line of a replay: the game, its rules variant, seed, tournament and players."""
+
+    suite: dict[str, Any]  # version 5: the ranked suite's deal
+
+
+class _EventFields(TypedDict):
+    """The fields every event has."""
+
+    type: Literal["event"]
+    n: int
+    kind: Literal["action", "chance", "info", "forfeit"]
+    phase: str
+    seat: int | None
+    data: dict[str, Any]
+    vis: Literal["all"] | list[int]
+
+
+class Event(_EventFields, total=False):
+    """One step of the game: a move, a chance draw, information given, or a forfeit."""
+
+    attempts: list[dict[str, Any]]  # the refused tries before the move
+    evidence: dict[str, Any]  # a model's calls
+    took_ms: int  # version 3: a person's time
+
+
+class _ProbeFields(TypedDict):
+    """The fields every probe has."""
+
+    type: Literal["probe"]
+    seat: int
+    probe: Literal["suspect", "suspect_of", "self_role", "secret", "suspected"]
+    answer: dict[str, Any] | None
+
+
+class Probe(_ProbeFields, total=False):
+    """A seat's answer to a belief question; `answer` is None when it could not be used."""
+
+    about: int  # the seat asked about (suspect_of)
+    error: str  # why the answer could not be used
+    evidence: dict[str, Any]
+    took_ms: int
+
+
+def agent_kind(agent: Mapping[str, Any] | None) -> AgentKind | None:
+    """The kind of an agent description ("builtin", "llm" or "human"); None if it names none of them."""
+    kind = agent.get("kind") if isinstance(agent, Mapping) else None
+    return kind if kind in AGENT_KINDS else None
+
 
 # Characters that would break the one-problem-per-line output (or drive a terminal) if printed.
 _UNPRINTABLE = ({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85)}
@@ -426,7 +553,7 @@ def _plain_header(data: dict[str, Any]) -> bool:
         if not (type(player) is dict and player.keys() == {"seat", "name", "role", "agent"} and _is_seat(player["seat"])
                 and _short(player["name"], 1, 80) and type(player["role"]) is str and _NAME.match(player["role"])
                 and type(agent) is dict and agent.keys() == {"name", "kind", "strategy", "params"}
-                and agent["kind"] == "builtin" and _short(agent["name"], 1, 120)
+                and agent_kind(agent) == "builtin" and _short(agent["name"], 1, 120)
                 and type(agent["strategy"]) is str and _STRATEGY.match(agent["strategy"])
                 and type(agent["params"]) is dict):
             return False
@@ -667,7 +794,7 @@ def version_3_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
         if data.get("type") == "header":
             for p, player in enumerate(data.get("players") or ()):
                 agent = player.get("agent") if isinstance(player, Mapping) else None
-                if isinstance(agent, Mapping) and agent.get("kind") == "human":
+                if isinstance(agent, Mapping) and agent_kind(agent) == "human":
                     yield i, f"players[{p}].agent.kind", "a seat played by a person (agent kind 'human')"
         for key in sorted(V3_RECORD_FIELDS & data.keys()):
             yield i, key, f"the field {key!r}"

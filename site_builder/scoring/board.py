@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_builder.scoring import ranked, ratings
+from runner.prices import PriceTable
+from runner.prices import load as load_prices
+from site_builder.scoring import cost, ranked, ratings
 from site_builder.scoring.corpus import REFERENCE, Corpus
 from site_builder.scoring.results import DEFAULT_SEED, assemble
 from site_builder.scoring.sections import Sections
@@ -89,29 +91,41 @@ def parts(corpus: Corpus, labels: Mapping[str, str] | None = None) -> list[Part]
 
 
 def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,
-                   magic_reading: str = "paper", kept: Path | None = None) -> dict[str, Any]:
+                   magic_reading: str = "paper", kept: Path | None = None,
+                   prices: PriceTable | None = None) -> dict[str, Any]:
     """The board's results: the reference's `assemble`, with each contributor's own rows added
     (see the module's docstring). Every agent entry says its owner. With no contributor it is
-    `assemble` of the corpus, plus the owners."""
+    `assemble` of the corpus, plus the owners. `prices`: the price table (default: the shipped one)."""
+    prices = load_prices() if prices is None else prices
     split = parts(corpus, labels)
     reference = split[0]
     store = Sections(kept, reference.corpus.agents, reference.corpus.games, seed)
     try:
-        results = assemble(reference.corpus, seed=seed, magic_reading=magic_reading, store=store)
+        results = assemble(reference.corpus, seed=seed, magic_reading=magic_reading, store=store, prices=prices)
         results["corpus"] = _counts(corpus)
         results["replay_set_hash"] = corpus.replay_set_hash
         _own(results, reference)
         anchors = anchors_of(results)
         for part in split[1:]:
             mine = assemble(part.corpus, seed=seed, magic_reading=magic_reading, anchors=anchors,
-                            store=store.part(part.corpus.agents, part.corpus.games))
+                            store=store.part(part.corpus.agents, part.corpus.games), prices=prices)
             merge(results, mine, part)
     finally:
         store.close()
     results["owners"] = [{"id": p.owner, "label": p.label, "games": len(p.corpus.games), "rows": len(p.owned)}
                          for p in split]
     results["ranked"] = ranked_board(split, seed=seed)
+    _ranked_costs(results["ranked"], split, prices)
     return results
+
+
+def _ranked_costs(board: Mapping[str, Any], split: Sequence[Part], prices: PriceTable) -> None:
+    """Each ranked row's cost per game (its candidate seat's tokens over its suite games), or None
+    for a built-in candidate; a row's figures come from its own games only."""
+    agents = {key: info for part in split for key, info in part.corpus.agents.items()}
+    costs = cost.suite_costs([g for part in split for g in part.corpus.games], agents, prices)
+    for row in board["rows"]:
+        row["cost"] = costs.get(row["row"])
 
 
 def ranked_board(split: Sequence[Part], *, seed: int) -> dict[str, Any]:
@@ -217,6 +231,7 @@ ROWS = (
     Rows(("magic", "comparisons"), ("vanilla", "enhanced")),
     Rows(("werewolf", "*", "agents")),
     Rows(("usage",)),
+    Rows(("cost", "agents")),
 )
 
 

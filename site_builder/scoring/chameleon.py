@@ -1,4 +1,4 @@
-"""The Chameleon metrics of 002: per-matchup rates (Figures 4-6) and posterior curves (Figure 7).
+"""The Chameleon metrics of the Chameleon paper: per-matchup rates (Figures 4-6) and posterior curves (Figure 7).
 
 A matchup is a variant (N players, K words, clue mode, tie rule), the agent playing the
 chameleon and the agent playing every non-chameleon seat ("mixed" if those seats differ).
@@ -63,7 +63,7 @@ def chameleon_games(games: Sequence[ScoredGame]) -> list[ScoredGame]:
 
 
 def cell_rates(games: Sequence[ScoredGame]) -> dict[str, Any]:
-    """The four 002 rates of one matchup (invalid games count only in the valid-game ratio).
+    """The Chameleon paper's four rates of one matchup (invalid games count only in the valid-game ratio).
 
     second_chance: among valid games where the chameleon was identified, the guess was right.
     """
@@ -95,7 +95,7 @@ def grouped(games: Sequence[ScoredGame]) -> Groups:
 
 def matchups(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
              groups: Groups | None = None) -> dict[str, Any]:
-    """All-pairs matchup rates: 002's valid-game, identification, win and second-chance ratios.
+    """All-pairs matchup rates: The Chameleon paper's valid-game, identification, win and second-chance ratios.
 
     `cells` is one flat list (each cell names its variant); `variants` gives each variant's
     heatmap axes in display order. Wilson intervals only, so `seed` is unused.
@@ -121,7 +121,7 @@ def matchups(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, se
 
 
 def non_chameleon_clues(game: ScoredGame) -> list[Any]:
-    """The non-chameleons' clues in playing order (the chameleon's own clue skipped, 002 Fig. 7)."""
+    """The non-chameleons' clues in playing order (the chameleon's own clue skipped, the Chameleon paper, Fig. 7)."""
     said = {e["seat"]: e["data"]["clue"] for e in game.events if e["kind"] == "action" and e["phase"] == "clue"}
     chameleon = game.setup["chameleon"]
     return [said[s] for s in game.setup["order"] if s != chameleon and s in said]
@@ -153,7 +153,7 @@ def _mean(values: Sequence[float]) -> float:
 
 def posterior_curves(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                      table: Associations | None = None, keep: Keep = compute) -> dict[str, Any]:
-    """Posterior entropy and top-k accuracy of the secret after each non-chameleon clue (002 Fig. 7).
+    """Posterior entropy and top-k accuracy of the secret after each non-chameleon clue (the Chameleon paper, Fig. 7).
 
     One curve per (variant, non-chameleon agent) over its valid games; `table` replaces the
     shipped association table (tests). Entropy intervals: seeded bootstrap over games. `keep`

@@ -1,6 +1,6 @@
 """Loading a folder of replays for scoring: validate, re-simulate, de-duplicate, cache.
 
-Every replay is checked and re-simulated by the rules engines (runner.replay.validate); only
+Every replay is checked and re-simulated by the rules engines (runner.rerun.validate); only
 the recomputed outcome is used. Identical files count once. A cache keyed by content hash
 (and a file index keyed by path, size and modification time) means re-scoring a large corpus
 after adding a few replays reads and re-simulates only the new files.
@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from runner.replay.format import iter_replay_files
-from runner.replay.validate import Checked, check_bytes, outcome_index
+from runner.rerun.validate import Checked, check_bytes, outcome_index
 from site_builder.parallel import in_process, map_on_cores
 from site_builder.scoring import SCORER_VERSION, minilm, vectors
 from site_builder.scoring.digest import compact, environment
@@ -65,7 +65,8 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
     outcome = checked.state.outcome()
     winners = tuple(outcome["winners"])
     events, probes = [], []
-    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0, "decisions": 0, "reasked": 0}
+    usage = [{"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0,
+              "cache_write_input_tokens": 0, "latency_ms": 0.0, "decisions": 0, "reasked": 0}
              for _ in header["players"]]
     end = outcome_index(checked.records)
     judgements = tuple(
@@ -82,6 +83,9 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
                 u["calls"] += 1
                 u["input_tokens"] += call.get("input_tokens") or 0
                 u["output_tokens"] += call.get("output_tokens") or 0
+                # Of input_tokens, those read from and written to the provider's prompt cache (cost.py).
+                u["cached_input_tokens"] += call.get("cached_input_tokens") or 0
+                u["cache_write_input_tokens"] += call.get("cache_write_input_tokens") or 0
                 u["latency_ms"] += call.get("latency_ms") or 0
         if data["type"] == "event":
             events.append({k: data[k] for k in ("n", "kind", "phase", "seat", "data", "vis")})
@@ -107,7 +111,7 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
 
 
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-7"  # 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
+LAYOUT = "compact-8"  # 8: cached and cache-written input tokens per seat (cost); 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
 
 
 class Cache:

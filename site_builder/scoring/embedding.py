@@ -1,4 +1,4 @@
-"""An offline, deterministic text embedder for 004's Text Distance: hashed bag of words.
+"""An offline, deterministic text embedder for the Werewolf paper's Text Distance: hashed bag of words.
 
 `hashed-bow-v1`: lower-cased word unigrams and bigrams, each hashed with BLAKE2b into one of
 2^20 buckets, weighted by sublinear term frequency 1 + ln(tf), L2-normalised. Weights are
@@ -80,7 +80,7 @@ def cosine_distance(a: Embedding, b: Embedding) -> float:
 
 
 def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
-    """The n x n matrix of cosine distances between the texts' embeddings (004 Eq. text_distance).
+    """The n x n matrix of cosine distances between the texts' embeddings (the Werewolf paper Eq. text_distance).
 
     All dot products at once (the game's buckets as dense columns); each pair is computed once
     and mirrored, so the matrix is exactly symmetric; equal embeddings are exactly 0 apart and an

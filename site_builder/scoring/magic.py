@@ -1,4 +1,4 @@
-"""The MAgIC metrics per agent (003 section 3.3 and appendix A.2, 000): win rates, seven abilities,
+"""The MAgIC metrics per agent (MAgIC section 3.3 and appendix A.2, and its metric sheet): win rates, seven abilities,
 the radar area and vanilla-vs-enhanced comparisons, all recomputed from re-simulated games.
 
 Each game is first reduced to one tally per agent (counts of credits, votes, deductions...); every
@@ -27,11 +27,11 @@ MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "
 ROLES = ("chameleon", "non_chameleon", "undercover", "civilian", "cost_sharing", "prisoners_dilemma",
          "public_good")
 AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination", "rationality")
-LAMBDA = 0.25  # weight of wrong second-chance guesses in Deception (003 eq. 4)
-MU = 0.6  # weight of The Chameleon in Self-awareness (003 eq. 5)
+LAMBDA = 0.25  # weight of wrong second-chance guesses in Deception (MAgIC eq. 4)
+MU = 0.6  # weight of The Chameleon in Self-awareness (MAgIC eq. 5)
 ALPHA = 0.05  # significance level of the vanilla-vs-enhanced tests
 
-# MAgIC credits per outcome, (hidden role, each seat of the other side), 003 A.2 read as in the brief.
+# MAgIC credits per outcome, (hidden role, each seat of the other side), MAgIC A.2 read as in the brief.
 CHAMELEON_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
                      "chameleon_guessed": (1, 1)}
 UNDERCOVER_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
@@ -81,7 +81,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 FIELDS = tuple(dict.fromkeys(
     [f for m in (WIN_RATE, *METRICS.values()) for p in m.parts for f in (p.ok, p.n)]
     + ["strict_prisoners_dilemma", "strict_public_good"] + list(reference.FIELDS)))
-#: The two readings of the MAgIC metrics: the paper's formulas (003) and its authors' script.
+#: The two readings of the MAgIC metrics: the paper's formulas (MAgIC) and its authors' script.
 READINGS = ("paper", "reference")
 COLUMN = {f: i for i, f in enumerate(FIELDS)}
 #: The paper reading's fields come first: its bootstrap resamples these columns only, so that the
@@ -184,7 +184,7 @@ def _reasoning(game: ScoredGame, seats: list[SeatInfo], t: dict[str, float], sid
     """First-order answers against the truth, second-order ones against the other seat's own answer.
 
     First-order: a non-chameleon's or civilian's suspect, and the chameleon's guess of the secret
-    word (its first-order deduction in 003's PGM prompt); the undercover's suspect cannot name
+    word (its first-order deduction in MAgIC's PGM prompt); the undercover's suspect cannot name
     itself, so it is not counted either.
 
     One rule for both orders: an answer its seat was not asked (the chameleon's "who is the

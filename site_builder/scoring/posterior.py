@@ -1,9 +1,9 @@
-"""Offline posteriors over a Chameleon card from the clues heard (stand-in for 002 section 5.3).
+"""Offline posteriors over a Chameleon card from the clues heard (stand-in for the Chameleon paper, section 5.3).
 
-002 estimates P(w | r_1..r_m), proportional to prod_i P(r_i | w), from web-search counts. The
+The Chameleon paper estimates P(w | r_1..r_m), proportional to prod_i P(r_i | w), from web-search counts. The
 scorer must work offline and reproducibly, so P(r | w) comes instead from the shipped word
 association table (`runner/agents/associative.py`: smoothed table weights, sentence clues read
-through their known tokens). Subset clues (the response space of 002 section 4.2) need no
+through their known tokens). Subset clues (the response space of the Chameleon paper, section 4.2) need no
 table: the exact posterior is uniform over the card words that every non-null subset contains.
 """
 

@@ -381,7 +381,7 @@ def tallied_table(tallies: Iterable[Tally], agents: Mapping[str, AgentInfo], *, 
     """The rating table of the games behind `tallies` (`pattern_tally`): `board`'s table of them.
 
     `keep` may answer the fit from an earlier scoring with the same patterns: games that add no
-    pattern (self-play, as in 004's Werewolf) change the skipped count, not the fit. `anchors`:
+    pattern (self-play, as in the Werewolf paper's Werewolf) change the skipped count, not the fit. `anchors`:
     see `table`.
     """
     counts, skipped, forfeits = merge_tallies(tallies)

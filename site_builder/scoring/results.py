@@ -13,8 +13,10 @@ from typing import Any
 
 from runner import __version__ as runner_version
 from runner import games as registry
-from site_builder.scoring import (SCORER_VERSION, chameleon, judges, leaderboards, magic, people, ratings, theory,
-                                  werewolf)
+from runner.prices import PriceTable
+from runner.prices import load as load_prices
+from site_builder.scoring import (SCORER_VERSION, chameleon, cost, judges, leaderboards, magic, people, ratings,
+                                  theory, werewolf)
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo
 from site_builder.scoring.sections import Sections
@@ -24,8 +26,10 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 10  # 10: "history" (the board over time: each ranked row's score and each agent's rating at each
+RESULTS_VERSION = 11  # 11: "history" (the board over time: each ranked row's score and each agent's rating at each
 #   merge; scoring/history.py) and "releases" (the board at each release tag), both written by `gamenight build`
+# 10: "cost" (per language-model agent: cost per game at the price table's list prices,
+#   overall and by game, or why none; the table's entries) and each ranked row's "cost" (scoring/cost.py)
 # 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
 # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
 #   copy the answer form; null for agents without such moves)
@@ -44,7 +48,8 @@ DEFAULT_SEED = 2026
 
 def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper",
              kept: Path | None = None, store: Sections | None = None,
-             anchors: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
+             anchors: Mapping[str, Mapping[str, float]] | None = None,
+             prices: PriceTable | None = None) -> dict[str, Any]:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set).
 
     `magic_reading` is the MAgIC reading the leaderboards headline ("paper" or "reference"); the
@@ -58,8 +63,12 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
     `anchors` ({"overall" or a game: {agent: rating}}) holds those agents' ratings fixed in the
     rating tables and fits only the others: a contributor's games, rated against the maintainers'
     tables (`scoring.board`).
+
+    `prices` is the price table the model rows are priced with (default: the shipped
+    runner/prices.toml; scoring/cost.py).
     """
     games, agents = corpus.games, corpus.agents
+    prices = load_prices() if prices is None else prices
     by_game = leaderboards.games_by_name(games)
     own_store = store is None
     store = Sections(kept, agents, games, seed) if store is None else store
@@ -147,6 +156,9 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                     ("ewavm", "werewolf/ewavm"))
             },
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
+            # Cheap sums of each game's usage: recomputed every time, so a new price table needs no new games.
+            "cost": {**cost.agent_costs(games, agents, prices),
+                     "prices": {key: entry.to_json() for key, entry in sorted(prices.entries.items())}},
         }
     finally:
         if own_store:

@@ -1,7 +1,7 @@
-"""The closed forms and bounds of 002 section 4, and the measured rates beside them.
+"""The closed forms and bounds of section 4 of the Chameleon paper, and the measured rates beside them.
 
 N is the number of players, K the number of card words; logarithms are natural (KL in nats).
-Where 002 prints a garbled formula, the form used here is the one its own numbers or its
+Where the Chameleon paper prints a garbled formula, the form used here is the one its own numbers or its
 appendix derivation give; docs/metrics/chameleon.md lists every such reading.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from runner.replay.format import agent_kind
 from site_builder.scoring import chameleon as ch
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
@@ -31,9 +32,9 @@ def _check(n: int, k: int) -> None:
 
 
 def trivial_win(n: int, k: int) -> float:
-    """P(non-chameleons win) under 002's trivial 0-KL concealing strategy: (1/N)(1 - 1/K).
+    """P(non-chameleons win) under the Chameleon paper's trivial 0-KL concealing strategy: (1/N)(1 - 1/K).
 
-    002 section 4.1 prints "K^{-1/NK}"; its own reasoning (player 1 is the chameleon with
+    Section 4.1 of the Chameleon paper prints "K^{-1/NK}"; its own reasoning (player 1 is the chameleon with
     probability 1/N, a blind guess is right with probability 1/K) and its "23% = 1/4 x 15/16"
     for N = 4, K = 16 (section 5.3) give (K - 1)/(NK).
     """
@@ -50,7 +51,7 @@ def trivial_identified(n: int) -> float:
 def revealing_win(n: int, k: int) -> float:
     """P(non-chameleons win) for the unique-response (2-L1) revealing strategy: 0.
 
-    The built-in revealing chameleon hears or is told the secret in every case (002 section 4.1,
+    The built-in revealing chameleon hears or is told the secret in every case (the Chameleon paper, section 4.1,
     remark after Proposition 2; derivation in docs/games/chameleon.md).
     """
     _check(n, k)
@@ -64,7 +65,7 @@ def revealing_identified(n: int) -> float:
 
 
 def prop1_bound(n: int, k: int, alpha: float) -> float:
-    """002 Proposition 1: P(win) <= 1/N + (N-1)/N^2 sqrt((K-1) alpha / K), alpha-KL concealing."""
+    """Proposition 1 of the Chameleon paper: P(win) <= 1/N + (N-1)/N^2 sqrt((K-1) alpha / K), alpha-KL concealing."""
     _check(n, k)
     if alpha < 0:
         raise ValueError("a KL level alpha is non-negative")
@@ -72,7 +73,7 @@ def prop1_bound(n: int, k: int, alpha: float) -> float:
 
 
 def theta(p: Sequence[float]) -> float:
-    """002 Proposition 2's theta: max over sub-collections A of p of min(sum A, 1 - sum A)."""
+    """The theta of the Chameleon paper's Proposition 2: max over sub-collections A of p of min(sum A, 1 - sum A)."""
     best = 0.0
     for size in range(len(p) + 1):
         for group in combinations(p, size):
@@ -93,13 +94,13 @@ def phi(t: float) -> float:
 
 
 def prop2_bound(n: int, k: int, alpha: float, phi_value: float) -> float:
-    """002 Proposition 2 as stated: P(win) <= 6(K-1) exp(-(N-1) alpha phi / 2), alpha-L1 revealing."""
+    """Proposition 2 of the Chameleon paper as stated: P(win) <= 6(K-1) exp(-(N-1) alpha phi / 2), alpha-L1 revealing."""
     _check(n, k)
     return 6 * (k - 1) * math.exp(-(n - 1) * alpha * phi_value / 2)
 
 
 def prop2_bound_proof(n: int, k: int, alpha: float, phi_value: float) -> float:
-    """The bound 002's proof of Proposition 2 supports: 6(K-1) exp(-(N-1) alpha^2 phi / 16).
+    """The bound the Chameleon paper's proof of Proposition 2 supports: 6(K-1) exp(-(N-1) alpha^2 phi / 16).
 
     The proof applies Weissman et al. (2003, Thm 2.1: P(|p - p_hat|_1 >= eps) <= (2^3 - 2)
     exp(-n phi eps^2 / 4) for 3 bins) with eps = alpha/2 and n = N-1 clues, then a union bound
@@ -121,7 +122,7 @@ def prop2_phi_floor(alpha: float) -> float:
 
 
 def prop2_bound_simplified(n: int, k: int, alpha: float) -> float:
-    """002 Proposition 2, alpha >= 1 form: 6(K-1) ((2-alpha)/alpha)^((N-1) alpha / (2 alpha - 2)).
+    """Proposition 2 of the Chameleon paper, alpha >= 1 form: 6(K-1) ((2-alpha)/alpha)^((N-1) alpha / (2 alpha - 2)).
 
     Equal to prop2_bound with phi = prop2_phi_floor(alpha), hence valid for every alpha-L1
     revealing strategy; defined on (1, 2].
@@ -146,13 +147,13 @@ def harmonic(n: int) -> float:
 
 
 def ambiguity_l(n: int, k: int) -> int | None:
-    """l with K = l(N+1), the card shape pi^amb needs (002 section 4.2); None if K does not split."""
+    """l with K = l(N+1), the card shape pi^amb needs (the Chameleon paper, section 4.2); None if K does not split."""
     _check(n, k)
     return k // (n + 1) if k % (n + 1) == 0 else None
 
 
 def prop3_bound(n: int, l: int) -> float:
-    """002 Proposition 3: pi^amb wins with probability >= (log(N+1) + 0.4)/N (l-1)/l, N >= 3.
+    """Proposition 3 of the Chameleon paper: pi^amb wins with probability >= (log(N+1) + 0.4)/N (l-1)/l, N >= 3.
 
     The statement prints "log(N+1) + 0.4l - 1" and the appendix's last line "(... + 0.4l - 1)/N
     1/l"; the appendix derivation (harmonic bound plus case (i), with N >= 3) gives this form.
@@ -178,7 +179,7 @@ def ambiguity_identified(n: int) -> float:
 
 
 def closed_forms(n: int, k: int) -> dict[str, Any]:
-    """Every closed form and bound of 002 section 4 for one card size and number of players."""
+    """Every closed form and bound of section 4 of the Chameleon paper for one card size and number of players."""
     l = ambiguity_l(n, k)
     return {
         "trivial": {"win": trivial_win(n, k), "identified": trivial_identified(n)},
@@ -227,11 +228,11 @@ def _description(key: str, agents: Mapping[str, AgentInfo]) -> Mapping[str, Any]
 
 
 def _strategy(key: str, agents: Mapping[str, AgentInfo]) -> str | None:
-    """The built-in 002 strategy an agent plays with default parameters, if any."""
+    """The built-in strategy of the Chameleon paper an agent plays with default parameters, if any."""
     if key == ch.MIXED:
         return None
     desc = _description(key, agents)
-    if desc.get("kind") == "builtin" and desc.get("strategy") in STRATEGIES and not desc.get("params"):
+    if agent_kind(desc) == "builtin" and desc.get("strategy") in STRATEGIES and not desc.get("params"):
         return desc["strategy"]
     return None
 
@@ -259,7 +260,7 @@ def _inside(value: float, measured: Mapping[str, Any] | None) -> bool | None:
 
 def strategy_checks(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo],
                     groups: ch.Groups | None = None) -> list[dict[str, Any]]:
-    """Each built-in 002 strategy against itself: closed form vs measured rate and its 95% interval
+    """Each built-in strategy of the Chameleon paper against itself: closed form vs measured rate and its 95% interval
     (`groups`: `chameleon.grouped(games)` if already made)."""
     checks = []
     for key, cells in (ch.grouped(games) if groups is None else groups).items():

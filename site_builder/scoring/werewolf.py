@@ -1,4 +1,4 @@
-"""The Werewolf metrics of 004: Text Distance, Judgement Variation (from the players' probes, and
+"""The Werewolf metrics of the Werewolf paper: Text Distance, Judgement Variation (from the players' probes, and
 from an LLM judge's reading of the statements) and EWAVM, from replays.
 
 Every function reads only valid Werewolf games and returns, per agent, over all games and per
@@ -25,12 +25,12 @@ from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import Keep, compute
 
 GAME = "werewolf"
-#: Role of each unit of the extended vote list (004: R* = 8, Mason and Villager split in two).
+#: Role of each unit of the extended vote list (the Werewolf paper: R* = 8, Mason and Villager split in two).
 UNITS = ("seer", "mason", "mason", "villager", "villager", "werewolf", "minion", "tanner")
 MULTIPLICITY = Counter(DECK)
 EWA = ("engagement", "wonder", "attraction")
 DIMENSIONS = (*EWA, "variation", "memorability")
-SCORE_RANGE = (1.0, 10.0)  # the 004 judge prompts ask for a score from 1 to 10
+SCORE_RANGE = (1.0, 10.0)  # the Werewolf paper's judge prompts ask for a score from 1 to 10
 _QUOTES = "\"'“”‘’„«»`"
 
 Composite = dict[str, Any]
@@ -49,7 +49,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _sample_std(values: Sequence[float]) -> float:
-    """Standard deviation with n - 1 in the denominator (004 uses it everywhere)."""
+    """Standard deviation with n - 1 in the denominator (the Werewolf paper uses it everywhere)."""
     m = sum(values) / len(values)
     return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
 
@@ -83,7 +83,7 @@ def design_mix(game: ScoredGame, agents: Mapping[str, AgentInfo]) -> str:
 
 
 def sole_agent(game: ScoredGame) -> str | None:
-    """The agent playing every seat of the game, if one does (004 gives all players one design)."""
+    """The agent playing every seat of the game, if one does (the Werewolf paper gives all players one design)."""
     keys = {s.agent for s in game.seats}
     return next(iter(keys)) if len(keys) == 1 else None
 
@@ -188,7 +188,7 @@ def statements(game: ScoredGame) -> list[dict[str, Any]]:
 
 
 def clean_statement(text: str, speaker: str) -> str:
-    """Strip what 004 cleans before embedding: a speaker prefix ("Ada says:", "Ada:") and outer quotes."""
+    """Strip what the Werewolf paper cleans before embedding: a speaker prefix ("Ada says:", "Ada:") and outer quotes."""
     cleaned = text.strip()
     prefix = re.compile(rf"{re.escape(speaker)}\s*(?:\([^()]*\))?\s*(?:(?:says|said)\b\s*[:,\-–—]?|[:\-–—])\s*",
                         re.IGNORECASE)
@@ -202,7 +202,7 @@ def clean_statement(text: str, speaker: str) -> str:
 # ---------------------------------------------------------------------------- Text Distance
 
 def distance_stats(texts: Sequence[str]) -> dict[str, float] | None:
-    """004 Algorithm TextDistance (hashed-bow-v1): mean of all n^2 cosine distances and their std (n^2 - 1); None if n < 2."""
+    """Algorithm TextDistance of the Werewolf paper (hashed-bow-v1): mean of all n^2 cosine distances and their std (n^2 - 1); None if n < 2."""
     return matrix_stats(embedding.distance_matrix(texts)) if len(texts) >= 2 else None
 
 
@@ -231,7 +231,7 @@ def _distance_summary(values: list[tuple[str, dict[str, float] | None]], seed: i
 def text_distance(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                   keep: Keep = compute, section: str | None = None,
                   groups: Grouping | None = None) -> dict[str, Any]:
-    """Text Distance (004) per agent (its seats' statements in each game), over all games and per design mix."""
+    """Text Distance (the Werewolf paper) per agent (its seats' statements in each game), over all games and per design mix."""
     out = _grouped(games, agents, seed=seed, name="text_distance", summarise=_distance_summary, keep=keep,
                    section=section, groups=groups)
     return {"embedder": dict(embedding.INFO), **out}
@@ -272,7 +272,7 @@ def neural_game_values(game: ScoredGame) -> dict[str, Any] | None:
 def text_distance_neural(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                          keep: Keep = compute, section: str | None = None,
                          groups: Grouping | None = None) -> dict[str, Any]:
-    """Text Distance with the all-MiniLM-L6-v2 embedder (004 embeds with a neural model), shaped as
+    """Text Distance with the all-MiniLM-L6-v2 embedder (the Werewolf paper embeds with a neural model), shaped as
     `text_distance`; without the model package, {"embedder", "absent": why, "install": the command}.
 
     A mean distance above 1 (statements pointing apart on average) keeps its raw value; scaled is
@@ -315,23 +315,23 @@ def suspicions(game: ScoredGame, seats: Iterable[int]) -> dict[tuple[int, int], 
 
 
 def extended_votes(game: ScoredGame, seats: Iterable[int]) -> list[float]:
-    """V*: suspicions received per role summed over turns, duplicated roles split evenly (004 F_E)."""
+    """V*: suspicions received per role summed over turns, duplicated roles split evenly (the Werewolf paper F_E)."""
     return votes_by_unit(game, suspicions(game, seats).values())
 
 
 def votes_by_unit(game: ScoredGame, targets: Iterable[int]) -> list[float]:
-    """V* of a list of votes (suspected seats): votes per role, duplicated roles split evenly (004 F_E)."""
+    """V* of a list of votes (suspected seats): votes per role, duplicated roles split evenly (the Werewolf paper F_E)."""
     per_role: Counter[str] = Counter(game.role_of(target) for target in targets)
     return [per_role[role] / MULTIPLICITY[role] for role in UNITS]
 
 
 def game_judgement(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]:
-    """004 Algorithm JudgementVariation for the given seats of one game: V*, sigma, J = 1/sigma."""
+    """Algorithm JudgementVariation of the Werewolf paper for the given seats of one game: V*, sigma, J = 1/sigma."""
     return judgement_of(extended_votes(game, seats))
 
 
 def judgement_of(votes: list[float]) -> dict[str, Any]:
-    """004 Algorithm JudgementVariation from V*: sigma, J = 1/sigma, the evenness, or why J is undefined."""
+    """Algorithm JudgementVariation of the Werewolf paper from V*: sigma, J = 1/sigma, the evenness, or why J is undefined."""
     total = sum(votes)
     sigma = _sample_std(votes)
     out: dict[str, Any] = {"votes": votes, "suspicions": total, "sigma": sigma, "J": None, "reason": None,
@@ -357,7 +357,7 @@ def _judgement_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> d
 def judgement_variation(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                         keep: Keep = compute, section: str | None = None,
                         groups: Grouping | None = None) -> dict[str, Any]:
-    """Judgement Variation (004) per agent from its seats' `suspect` probes; also over all seats of each game."""
+    """Judgement Variation (the Werewolf paper) per agent from its seats' `suspect` probes; also over all seats of each game."""
     return _grouped(games, agents, seed=seed, name="judgement_variation", summarise=_judgement_summary,
                     keep=keep, section=section, groups=groups)
 
@@ -387,10 +387,10 @@ def _tried_suspicions(game: ScoredGame) -> set[str]:
 
 
 def game_judgement_llm(game: ScoredGame, seats: Iterable[int]) -> dict[str, Any]:
-    """004's own reading of Judgement Variation for the given seats of one game, per judge: the
+    """The Werewolf paper's own reading of Judgement Variation for the given seats of one game, per judge: the
     votes of each turn are the seats the judge read the seats' statements to point at (Eq. JV_llm),
     summed over the turns read, then V*, sigma and J exactly as for the probe reading. Every seat's
-    words count, the Werewolf's too (004 reads the whole dialog). {"judges": {judge: JV of the
+    words count, the Werewolf's too (the Werewolf paper reads the whole dialog). {"judges": {judge: JV of the
     game, plus "turns"}, "reason": why there is none, or None}."""
     wanted = set(seats)
     read = judged_suspicions(game)
@@ -416,7 +416,7 @@ def _judgement_llm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) 
 def judgement_variation_llm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
                             keep: Keep = compute, section: str | None = None,
                             groups: Grouping | None = None) -> dict[str, Any]:
-    """Judgement Variation (004) from an LLM judge's reading of each turn's statements, per judge:
+    """Judgement Variation (the Werewolf paper) from an LLM judge's reading of each turn's statements, per judge:
     per agent (its seats' statements), over all seats of each game and per design mix."""
     return _grouped(games, agents, seed=seed, name="judgement_variation_llm", summarise=_judgement_llm_summary,
                     keep=keep, section=section, groups=groups)
@@ -451,14 +451,14 @@ def _seat(value: Any) -> bool:
 
 
 def f_v(a: str | None, b: str | None) -> int:
-    """004 Eq. EV_dis2: 0 if equal, 1 if exactly one is 'no opinion', 2 if two different roles."""
+    """Eq. EV_dis2 of the Werewolf paper: 0 if equal, 1 if exactly one is 'no opinion', 2 if two different roles."""
     if a == b:
         return 0
     return 1 if a is None or b is None else 2
 
 
 def matrix_distance(m0: Mapping[tuple[int, int], str], m1: Mapping[tuple[int, int], str]) -> int:
-    """004 Eq. EV_dis1: sum of f_v over the N x N cells (absent cells mean 'no opinion')."""
+    """Eq. EV_dis1 of the Werewolf paper: sum of f_v over the N x N cells (absent cells mean 'no opinion')."""
     return sum(f_v(m0.get(cell), m1.get(cell)) for cell in set(m0) | set(m1))
 
 
@@ -478,7 +478,7 @@ def who_is_what(records: Iterable[Mapping[str, Any]]) -> dict[int, dict[tuple[in
 
 
 def variation_score(records: Iterable[Mapping[str, Any]]) -> float | None:
-    """004 Algorithm EvaluationVariation: sum of F_v over all T x T pairs of turns / T^2 (None if T < 2)."""
+    """Algorithm EvaluationVariation of the Werewolf paper: sum of F_v over all T x T pairs of turns / T^2 (None if T < 2)."""
     turns = [m for _, m in sorted(who_is_what(records).items())]
     t = len(turns)
     if t < 2:
@@ -527,7 +527,7 @@ def _memorability_lists(game: ScoredGame, records: Sequence[Mapping[str, Any]]) 
 
 
 def memorability(lists: Sequence[dict[str, float]]) -> tuple[float | None, float] | None:
-    """004 Eq. EM_final, M = 100 n / sum of stds (None when every list is even), and the evenness in [0, 1]."""
+    """Eq. EM_final of the Werewolf paper, M = 100 n / sum of stds (None when every list is even), and the evenness in [0, 1]."""
     if not lists:
         return None
     total = sum(item["std"] for item in lists)
@@ -618,9 +618,9 @@ def _ewavm_summary(values: list[tuple[str, dict[str, Any]]], seed: int) -> dict[
 def ewavm(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
           keep: Keep = compute, section: str | None = None,
           groups: Grouping | None = None) -> dict[str, Any]:
-    """Engagement, Wonder, Attraction, Variation, Memorability (004) from LLM-judge records, per judge.
+    """Engagement, Wonder, Attraction, Variation, Memorability (the Werewolf paper) from LLM-judge records, per judge.
 
-    A game counts for an agent only when that agent plays every seat (004 gives one design to
+    A game counts for an agent only when that agent plays every seat (the Werewolf paper gives one design to
     all players); "all" and "by_mix" use every judged game. Each entry is {"judges": {judge:
     summary}, "unjudged": games no judge evaluated, "games": all games of the entry}.
     """

@@ -14,9 +14,10 @@ from runner.agents.builtin import make, strategies
 from runner.agents.builtin.chameleon import Ambiguity, Associative, Revealing, Trivial
 from runner.games.chameleon import GAME as SHIPPED
 from runner.games.chameleon import Chameleon, ChameleonState
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 FRUIT = ["apple", "banana", "cherry", "grape", "lemon", "mango", "orange", "pear"]
 LETTERS = [f"w{i}" for i in range(10)]
@@ -332,8 +333,8 @@ def test_whole_games_validate_with_probes_recorded(strategy, params):
             if isinstance(made, Associative):
                 made.associations = TABLE
         roles = [GAME.role_of(params, setup_, s) for s in range(n)]
-        return asyncio.run(play(GAME, params, setup_, Seating(agents, GAME.seat_names(params, setup_), roles),
-                                seed=seed, tournament="t", created="2026-11-21"))
+        return asyncio.run(play_alone(GAME, params, setup_, Seating(agents, GAME.seat_names(params, setup_), roles),
+                                      seed=seed, tournament="t", created="2026-11-21"))
 
     for seed in range(4):
         records = replay(seed)
@@ -360,7 +361,8 @@ def test_strategies_play_the_shipped_deck_and_table(strategy, params):
                        rng_for(seed, f"agent-{s}"), strategy, "chameleon") for s in range(n)]
         roles = [SHIPPED.role_of(params, setup_, s) for s in range(n)]
         seating = Seating(agents, SHIPPED.seat_names(params, setup_), roles)
-        records = asyncio.run(play(SHIPPED, params, setup_, seating, seed=seed, tournament="t", created="2026-11-21"))
+        records = asyncio.run(play_alone(SHIPPED, params, setup_, seating, seed=seed, tournament="t",
+                                         created="2026-11-21"))
         assert not any(r.get("attempts") for r in records)
         # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
         assert check_bytes(f"s-{seed}.jsonl", encode(records), derive=False).ok

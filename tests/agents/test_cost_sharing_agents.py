@@ -10,9 +10,10 @@ from runner.agents.base import Request
 from runner.agents.builtin import make, strategies
 from runner.agents.builtin.cost_sharing import distance, to_split, usage_shares
 from runner.games.cost_sharing import CostSharing, to_cents
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 # The sample setting printed in MAgIC (003, Table 3), plus one large carrier.
 MAGIC = [
@@ -38,8 +39,8 @@ def play_game(specs, setup=SETUP, rounds=5):
     params = GAME.params({"rounds": rounds})
     seating = Seating([agent(s, i) for i, s in enumerate(specs)], GAME.seat_names(params, setup),
                       ["airline"] * 3)
-    records = asyncio.run(play(GAME, params, setup, seating, seed=0, tournament="t",
-                               created="2026-01-01"))
+    records = asyncio.run(play_alone(GAME, params, setup, seating, seed=0, tournament="t",
+                                     created="2026-01-01"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("cs.jsonl", encode(records), derive=False).ok
     return records[-1]

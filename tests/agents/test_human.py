@@ -9,7 +9,7 @@ import pytest
 
 from runner.agents.human import HumanAgent, Question, check_name
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from runner.table import Person, deal, play_table, seat_agents
 from runner.tournament import PlanError
 from tests.people import belief, legal_answer
@@ -114,7 +114,7 @@ def test_a_persons_games_are_scored_under_their_name_and_count_as_a_submission(t
     from site_builder.scoring.corpus import load
     from site_builder.scoring.model import agent_key
     from site_builder.scoring.results import assemble
-    from site_builder.submission import NON_BOT_KINDS
+    from site_builder.submission.check import NON_BOT_KINDS
 
     for game in ("chameleon", "public_good"):
         table = deal(game, {}, 11, [Person("Ann", seat=1)])

@@ -10,9 +10,10 @@ import pytest
 from runner.agents.base import Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.prisoners_dilemma import GAME
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 C, D = "cooperate", "defect"
 PAYOFFS = {"id": "pd-1", "cooperate": 2, "defect": 1, "one_defect": 4, "two_defect": 2}
@@ -44,8 +45,8 @@ def play_game(specs, rounds=5) -> list[list[str]]:
     setup = {"payoffs": PAYOFFS}
     seating = Seating([agent(s, i) for i, s in enumerate(specs)], GAME.seat_names(params, setup),
                       ["player"] * 3)
-    records = asyncio.run(play(GAME, params, setup, seating, seed=0, tournament="t",
-                               created="2026-01-01"))
+    records = asyncio.run(play_alone(GAME, params, setup, seating, seed=0, tournament="t",
+                                     created="2026-01-01"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("pd.jsonl", encode(records), derive=False).ok
     return [r["data"]["choices"] for r in records if r["type"] == "event" and r["phase"] == "round_result"]

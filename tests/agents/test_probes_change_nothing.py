@@ -9,8 +9,9 @@ import pytest
 
 from runner import games
 from runner.agents.builtin import make, strategies
-from runner.play import Seating, play
+from runner.play import Seating
 from runner.seeds import rng_for
+from tests.helpers import play_alone
 
 PROBED = ("chameleon", "undercover", "werewolf")
 
@@ -22,8 +23,8 @@ def events(game_name: str, strategy: str, seed: int, probes: bool) -> list[dict]
     n = game.players(params)
     agents = [make(strategy, {}, rng_for(seed, f"agent-{s}"), strategy, game_name) for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t",
-                               created="2026-11-25", probes=probes))
+    records = asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="t",
+                                     created="2026-11-25", probes=probes))
     return [r for r in records if r["type"] in ("event", "outcome")]
 
 

@@ -8,9 +8,10 @@ import pytest
 
 from runner.agents.builtin import make, strategies
 from runner.games.public_good import PublicGood
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 GAME = PublicGood(multipliers=[1.5], endowment=100)
 
@@ -24,8 +25,8 @@ def play_game(specs, rounds=5, endowment=100, multiplier=1.5):
         name, agent_params = spec if isinstance(spec, tuple) else (spec, {})
         agents.append(make(f"public_good/{name}", agent_params, rng_for(0, f"agent-{seat}"), name, "public_good"))
     seating = Seating(agents, GAME.seat_names(params, setup), ["player"] * 3)
-    records = asyncio.run(play(GAME, params, setup, seating, seed=0, tournament="t",
-                               created="2026-01-01"))
+    records = asyncio.run(play_alone(GAME, params, setup, seating, seed=0, tournament="t",
+                                     created="2026-01-01"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("pg.jsonl", encode(records), derive=False).ok
     return records[-1]

@@ -12,9 +12,10 @@ from runner.agents.base import ProbeRequest, Request
 from runner.agents.builtin import make, strategies
 from runner.games import get
 from runner.games.undercover import Undercover, contains_word
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 CLUES = {
     "wig": {"hair": 5, "fake": 4, "bald": 4, "theater": 3, "synthetic": 3, "head": 3, "curly": 2,
@@ -216,7 +217,7 @@ def self_play(game, params_raw, seeds, table=None, agent_params=None):
             for a in agents:
                 a.associations = table
         seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-        records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t", created="2026-01-01"))
+        records = asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="t", created="2026-01-01"))
         # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
         assert check_bytes(f"uc-{seed}.jsonl", encode(records), derive=False).ok
         assert not any(r.get("attempts") for r in records), "a built-in agent made an illegal move"

@@ -14,9 +14,10 @@ from runner.agents.base import ProbeRequest, Request
 from runner.agents.builtin import make, strategies
 from runner.agents.builtin.werewolf import Said, parse_statement
 from runner.games.werewolf import GAME, MAX_WORDS, WerewolfState
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 S, T, R = "werewolf/straightforward", "werewolf/strategic", "random"
 VILLAGE = ("seer", "mason", "villager")
@@ -286,7 +287,7 @@ def test_builtin_games_through_the_runner_validate(matchup, answering):
         agents = [make(by_role[role], {}, rng_for(seed, f"agent-{s}"), role, "werewolf")
                   for s, role in enumerate(roles)]
         seating = Seating(agents, GAME.seat_names(params, setup), roles)
-        records = asyncio.run(play(GAME, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
+        records = asyncio.run(play_alone(GAME, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
         checked = check_bytes(f"ww-{seed}.jsonl", encode(records))
         assert checked.ok, [str(p) for p in checked.problems]
         # Random agents answer no probes; the others answer after each of the three rounds.

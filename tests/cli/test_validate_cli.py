@@ -14,8 +14,9 @@ from click.testing import CliRunner, Result
 from runner import games
 from runner.agents.builtin import make
 from runner.cli import main
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import MAX_LINE_BYTES, encode
+from tests.helpers import play_alone
 
 PD_LINEUP = "prisoners_dilemma/tit_for_tat,random,prisoners_dilemma/always_defect"
 
@@ -225,7 +226,8 @@ def replay_with_chance() -> tuple[str, bytes] | None:
             agents = [make("random", {}, rng_for(seed, f"agent-{s}"), "random", name) for s in range(n)]
             roles = [game.role_of(params, setup, s) for s in range(n)]
             seating = Seating(agents, game.seat_names(params, setup), roles)
-            records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="cli", created="2026-01-01"))
+            records = asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="cli",
+                                             created="2026-01-01"))
             if any(r.get("kind") == "chance" for r in records):
                 return records[0]["game_id"], encode(records)
     return None

@@ -13,9 +13,10 @@ from runner import games
 from runner.agents.builtin import make
 from runner.games import IllegalAction, SetupError
 from runner.games.base import Game, State
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 GAMES = games.available()
 SEEDS = range(25)
@@ -57,8 +58,8 @@ def play_replay(game: Game, seed: int) -> bytes:
     agents = [make("random", {}, rng_for(seed, f"agent-{s}"), "random", game.name) for s in range(n)]
     roles = [game.role_of(params, setup, s) for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), roles)
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="conformance",
-                               created="2026-01-01"))
+    records = asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="conformance",
+                                     created="2026-01-01"))
     return encode(records)
 
 

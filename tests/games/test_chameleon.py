@@ -15,7 +15,7 @@ from runner.games import IllegalAction, SetupError
 from runner.games.chameleon import Chameleon, ChameleonState, as_word_clue
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 
 FRUIT = ["apple", "banana", "cherry", "grape", "lemon", "mango", "orange", "pear"]
 CARDS = [

@@ -13,7 +13,7 @@ from runner.games import IllegalAction, SetupError
 from runner.games.undercover import Undercover, contains_word, normalise_clue
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 
 PAIRS = [{"id": "wig-hat", "civilian": "wig", "undercover": "hat"},
          {"id": "tea-coffee", "civilian": "tea", "undercover": "coffee"}]

@@ -15,7 +15,7 @@ from runner.games import IllegalAction, SetupError
 from runner.games.werewolf import DECK, GAME, MAX_CHARS, MAX_WORDS, WerewolfState, winning_team
 from runner.play import rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esme", "Farid", "Greta", "Hiro"]
 # Seat:    0       1        2        3           4           5           6         7

@@ -22,8 +22,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from runner.cli import main
+from runner.plan import Price
 from runner.run import REPLY_TOKENS, Estimate, Usage, model_calls
-from runner.tournament import Price
 from tests.llm.fakes import FakeAnthropic
 from tests.llm.test_tournament_llm import legal_reply, replays
 

@@ -11,8 +11,8 @@ import pytest
 
 from runner.llm.cache import CachedChatModel, ResponseCache, request_key
 from runner.llm.types import Completion, Message, ModelSettings
+from runner.plan import Price
 from runner.run import Usage
-from runner.tournament import Price
 
 SETTINGS = ModelSettings("openai_compatible", "m", base_url="http://127.0.0.1:8000/v1", api_key_env="SECRET_VAR",
                          temperature=0.7, max_tokens=100, seed=3)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.run import run
 from runner.tournament import from_dict
 from tests.llm.fakes import FakeOpenAI

@@ -16,7 +16,7 @@ from runner.cli import main
 from runner.judge import (HIGHLIGHTS, GameToJudge, Task, Unreadable, answer_object, answer_schema, read_game,
                           read_highlights, read_mentions, read_score, read_suspects)
 from runner.replay.format import encode, lowest_version
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, chat_messages, server_error
 
 KEY = "sk-test-judge-7f3a9c1e5b2d4068"

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import KEY, legal_reply
 

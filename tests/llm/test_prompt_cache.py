@@ -12,9 +12,10 @@ import pytest
 
 from runner.llm import Connections, Message, ModelSettings, ProviderLimits
 from runner.llm.prompt_cache import MAX_BREAKPOINTS, Marks, PrefixPlanner, SimulatedCache
-from runner.replay.validate import check_file
+from runner.plan import Price
+from runner.rerun.validate import check_file
 from runner.run import Usage, estimate
-from runner.tournament import PlanError, Price, from_dict
+from runner.tournament import PlanError, from_dict
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, always
 from tests.llm.test_tournament_llm import assert_all_valid, legal_reply, model_table, play, replays, six_games
 

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 
 pytestmark = pytest.mark.real_model
 

@@ -274,3 +274,29 @@ def test_long_lists_are_checked_in_linear_time():
     start = time.perf_counter()
     assert [p.field for p in schema_problems("f.jsonl", Record(1, attempts))] == ["attempts"]
     assert time.perf_counter() - start < LINEAR_BOUND_S
+
+
+@pytest.mark.parametrize("view, definition", [
+    (fmt.Header, "header"), (fmt.Player, "player"), (fmt.Event, "event"), (fmt.Probe, "probe"),
+])
+def test_each_typed_view_names_the_fields_of_its_schema_definition(view, definition):
+    assert set(view.__annotations__) == set(fmt.schema()["$defs"][definition]["properties"])
+    required = set(fmt.schema()["$defs"][definition]["required"])
+    assert view.__required_keys__ == required
+
+
+def test_the_agent_view_names_every_field_of_every_kind_of_agent():
+    kinds = {"builtinAgent": "builtin", "llmAgent": "llm", "humanAgent": "human"}
+    fields = {name for d in kinds for name in fmt.schema()["$defs"][d]["properties"]}
+    assert set(fmt.AgentDescription.__annotations__) == fields
+    assert {fmt.schema()["$defs"][d]["properties"]["kind"]["const"] for d in kinds} == set(fmt.AGENT_KINDS)
+
+
+@pytest.mark.parametrize("agent, kind", [
+    ({"name": "a", "kind": "builtin", "strategy": "x", "params": {}}, "builtin"),
+    ({"name": "b", "kind": "llm", "provider": "openai", "model": "m"}, "llm"),
+    ({"name": "c", "kind": "human"}, "human"),
+    ({"name": "d", "kind": "robot"}, None), ({"name": "e"}, None), ({"kind": ["llm"]}, None), (None, None), ("llm", None),
+])
+def test_agent_kind(agent, kind):
+    assert fmt.agent_kind(agent) == kind

@@ -3,7 +3,7 @@
 The games are dealt and played by hand (a card, a secret, a tie-break chosen to give a known
 outcome), so they do not follow from their seed the way the runner's games do: they are checked
 by the rules alone (`derive=False`). That the seed's check refuses such games is tested in
-tests/replay/test_validate.py.
+tests/rerun/test_validate.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from runner import games
 from runner.replay.format import encode, lowest_version
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from site_builder.scoring.corpus import scored_game
 from site_builder.scoring.model import AgentInfo, ScoredGame, agent_key
 

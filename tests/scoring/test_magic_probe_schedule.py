@@ -12,9 +12,10 @@ from test_magic import AGENTS, B, CARD, KX, X
 
 from runner import games
 from runner.agents.builtin import make
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 from site_builder.scoring.magic import magic
 
 RULES = {"players": 3, "words": 4, "clue": "word", "ties": "even"}
@@ -30,8 +31,8 @@ def played(game_name: str, rules: dict, seed: int) -> bytes:
     strategy = f"{game_name}/associative" if game_name in ("chameleon", "undercover") else "random"
     agents = [make(strategy, {}, rng_for(seed, f"agent-{s}"), "bot", game_name) for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return encode(asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t",
-                                   created="2026-11-25")))
+    return encode(asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="t",
+                                         created="2026-11-25")))
 
 
 @pytest.mark.parametrize("game_name, rules, points", [

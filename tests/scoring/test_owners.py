@@ -9,12 +9,13 @@ from pathlib import Path
 
 from runner import games
 from runner.agents.llm import make_llm_agent
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
 from site_builder.scoring.corpus import load
 from site_builder.scoring.owners import Owner, separate
 from site_builder.scoring.results import assemble
 from tests.agents.llm.llm_fakes import legal_model
+from tests.helpers import play_alone
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 
@@ -29,7 +30,7 @@ def play_llm(game_name: str, seed: int) -> list[dict]:
                              game=game_name, seat=s, rng=rng_for(seed, f"agent-{s}"), name=f"llm-{s}")
               for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
+    return asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
 
 
 def test_a_model_agent_of_two_sources_is_two_rows(tmp_path):

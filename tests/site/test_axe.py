@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from runner.table import Person, deal
-from site_builder import pages, replays
+from site_builder import pages
 from site_builder.build import build_site
+from site_builder.viewer.shards import packed_ids
 from tests.site.play_helpers import playing
 from tests.site.test_history_pages import git
 from tests.site.test_xss import DRAW_CHARTS
@@ -68,13 +69,13 @@ def page_kinds(site: Path) -> dict[str, str]:
     """One address of each kind of page the site has."""
     results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
     agent = next(a["key"] for a in results["agents"] if a["label"] == "random")
-    werewolf_game = sorted(i for i in replays.packed_ids(site) if "werewolf" in i)[0]
+    werewolf_game = sorted(i for i in packed_ids(site) if "werewolf" in i)[0]
     kinds = {
         "home": "/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
-        "viewer": f"/replays/viewer/?id={werewolf_game}", "not found": "/404.html",
+        "viewer": f"/replays/viewer/?id={werewolf_game}", "cost": "/cost/", "not found": "/404.html",
         "board over time": "/history/", "releases": "/releases/", "release": "/releases/board-axe/",
     }
     for path in kinds.values():  # each is a page of this build (a renamed page must not pass unseen)

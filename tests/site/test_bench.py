@@ -79,8 +79,8 @@ def test_first_visit_counts_each_file_the_viewer_page_loads_as_pages_sends_it(tm
     (site / "replays" / "data").mkdir()
     (site / "replays" / "data" / "index.json").write_text('{"v": 2, "data": 2, "calls": 1}', encoding="utf-8")
     (site / "replays" / "data" / "1.jsonl.gz").write_bytes(b"\x1f\x8b" + bytes(98))
-    from site_builder import replays
-    game = next(f"g-{n}" for n in range(100) if replays.shard_hash(f"g-{n}") % 2 == 1)
+    from site_builder.viewer.shards import shard_hash
+    game = next(f"g-{n}" for n in range(100) if shard_hash(f"g-{n}") % 2 == 1)
     counted = bench.first_visit(site, game)
     assert set(counted) == {"replays/viewer/index.html", "a.css", "i.png", "a.js", "replays/data/index.json",
                             "replays/data/1.jsonl.gz"}

@@ -282,7 +282,7 @@ def test_build_command_refuses_a_site_url_that_is_not_http(tmp_path, url):
     assert "--site-url" in done.output and "http(s) URL" in done.output
 
 
-READING_LABELS = {"paper": "paper reading (003&#39;s formulas)",
+READING_LABELS = {"paper": "paper reading (MAgIC&#39;s formulas)",
                   "reference": "reference-code reading (the MAgIC authors&#39; script)"}
 
 

@@ -11,9 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import replays
 from site_builder.build import build_site
 from site_builder.scoring.corpus import load
+from site_builder.viewer import write
+from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR
+from site_builder.viewer.shards import MANIFEST, bucket_count, read_packed, shard_hash, shard_name
 from tests.helpers import relabelled
 
 
@@ -43,7 +45,7 @@ def test_a_warm_rebuild_after_new_replays_equals_a_cold_build(corpora, tmp_path)
     assert before.replay_files_written == before.replay_files  # nothing to keep the first time
     assert before.replay_games_rendered == before.games
     again = build_site([first], warm, cache_path=cache, seed=5)
-    listed = len(list((warm / replays.LIST_DIR).iterdir()))
+    listed = len(list((warm / LIST_DIR).iterdir()))
     # only the list and the shards' manifest are made again
     assert again.replay_games_rendered == 0 and again.replay_files_written == listed + 1
     added = build_site([first, more], warm, cache_path=cache, seed=5)
@@ -84,7 +86,7 @@ def test_a_changed_label_remakes_the_data_of_that_agents_games(corpora, tmp_path
     build_site([folder], site, cache_path=cache, seed=5)
     old_game = next(p for p in first.glob("*.jsonl") if '"name":"random"' in p.read_text(encoding="utf-8"))
     game_id = json.loads(old_game.read_text(encoding="utf-8").splitlines()[0])["game_id"]
-    data = replays.read_packed(site, game_id)
+    data = read_packed(site, game_id)
     assert "Dice" in json.dumps(data) and tree(site) == tree(build_site([folder], tmp_path / "cold", seed=5).results.parents[1])
 
 
@@ -111,8 +113,8 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(corpora, tmp_path):
 def test_new_replays_rewrite_only_the_shards_they_fall_in(corpora, tmp_path, monkeypatch):
     root, first, more = corpora
     # Small shards, so that this small corpus spreads over many and most stay untouched.
-    monkeypatch.setattr(replays, "GAMES_PER_DATA_SHARD", 1)
-    monkeypatch.setattr(replays, "GAMES_PER_CALLS_SHARD", 1)
+    monkeypatch.setattr(write, "GAMES_PER_DATA_SHARD", 1)
+    monkeypatch.setattr(write, "GAMES_PER_CALLS_SHARD", 1)
     before_corpus, after_corpus = load([first, more]), load([first, more])
     old_ids = {p.stem for p in first.glob("*.jsonl")}
     keep_games = [g for g in before_corpus.games if g.game_id in old_ids]
@@ -120,20 +122,20 @@ def test_new_replays_rewrite_only_the_shards_they_fall_in(corpora, tmp_path, mon
     dropped = keep_games[:3]
     before_corpus.games = [g for g in before_corpus.games if g not in dropped]
     site, previous, manifest = tmp_path / "site", tmp_path / "previous", tmp_path / "manifest.json"
-    replays.write_data(before_corpus, site, manifest=manifest)
-    buckets = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))["data"]
-    if buckets != replays.bucket_count(len(after_corpus.games), 1):
+    write.write_data(before_corpus, site, manifest=manifest)
+    buckets = json.loads((site / MANIFEST).read_text(encoding="utf-8"))["data"]
+    if buckets != bucket_count(len(after_corpus.games), 1):
         pytest.skip("the three games changed the bucket count")
-    old = {p.name: p.read_bytes() for p in (site / replays.DATA_DIR).iterdir()}
+    old = {p.name: p.read_bytes() for p in (site / DATA_DIR).iterdir()}
     previous.mkdir()
-    (site / replays.DATA_DIR).rename(previous / "data")
-    (site / replays.CALLS_DIR).rename(previous / "calls")
-    done = replays.write_data(after_corpus, site, previous=previous, manifest=manifest)
-    touched = {replays.shard_name(replays.shard_hash(g.game_id) % buckets) for g in dropped}
+    (site / DATA_DIR).rename(previous / "data")
+    (site / CALLS_DIR).rename(previous / "calls")
+    done = write.write_data(after_corpus, site, previous=previous, manifest=manifest)
+    touched = {shard_name(shard_hash(g.game_id) % buckets) for g in dropped}
     assert done.rendered == len(dropped)
-    listed = len(list((site / replays.LIST_DIR).iterdir()))
+    listed = len(list((site / LIST_DIR).iterdir()))
     assert done.written == len(touched) + listed + 1  # built-in games have no exchanges
-    now = {p.name: p.read_bytes() for p in (site / replays.DATA_DIR).iterdir()}
+    now = {p.name: p.read_bytes() for p in (site / DATA_DIR).iterdir()}
     assert {name for name in now if now[name] != old.get(name)} <= touched | {"index.json"}
-    cold = replays.write_data(load([first, more]), tmp_path / "cold")
+    cold = write.write_data(load([first, more]), tmp_path / "cold")
     assert tree(site / "replays") == tree(tmp_path / "cold" / "replays") and cold.rendered == len(after_corpus.games)

@@ -255,11 +255,11 @@ def test_page_set_depends_on_agents_and_games_only(results):
     site = pages.render(results)
     refs = pages.agent_refs(results)
     expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
-                "glossary.md", "history.md", "releases/index.md",  # no release: results of `score` have none
+                "glossary.md", "cost.md", "history.md", "releases/index.md",  # no release: `score` has none
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
                 *(magic_views.page(m) for m in magic_views.METRICS)}
     assert set(site.markdown) == expected
-    assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json"}
+    assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json", "data/cost.json"}
 
 
 def test_every_cell_of_the_home_table_has_a_sort_key(results):
@@ -688,7 +688,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
             assert 'id="other-reading"' not in page
             continue
         shown += 1
-        assert "<strong>paper reading (003&#39;s formulas)</strong>" in page
+        assert "<strong>paper reading (MAgIC&#39;s formulas)</strong>" in page
         assert '<details class="gn-reading" id="other-reading">' in page
         assert "MAgIC abilities, reference-code reading (the MAgIC authors&#39; script)" in page
         for name, why in other["reasons"].items():  # every reason the reading gives is on the page
@@ -703,7 +703,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
     page = pages.render(swapped).markdown[next(r for k, r in refs.items()
                                                if results["magic"]["alternative"]["agents"].get(k)).page]
     assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
-    assert "MAgIC abilities, paper reading (003&#39;s formulas)" in page
+    assert "MAgIC abilities, paper reading (MAgIC&#39;s formulas)" in page
     # The radar file carries the other reading's values for the dashed trace drawn on request.
     radar = pages.radar_data(results, refs)
     assert radar["readings"] == {"headline": "paper reading", "other": "reference-code reading"}
@@ -715,7 +715,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
 
 # -- MAgIC metric pages ----------------------------------------------------------------------
 
-PAPER = "paper reading (003&#39;s formulas)"
+PAPER = "paper reading (MAgIC&#39;s formulas)"
 REFERENCE = "reference-code reading (the MAgIC authors&#39; script)"
 
 
@@ -834,3 +834,10 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
     assert f"- {pages.game_titles()['werewolf']}: it {line}" in site[ref.page]
     # Agents without a free-text move (every built-in agent here) get no line.
     assert not any(line in text for path, text in site.items() if path not in ("games/werewolf.md", ref.page))
+
+
+def test_the_references_are_a_methodology_page():
+    markdown, nav = pages.methodology_pages(REPO_DOCS)
+    assert "#the-chameleon-paper" in markdown["methodology/metrics/chameleon.md"]  # a citation links its entry
+    assert "arxiv.org/abs/2311.08562" in markdown["methodology/references.md"]
+    assert {"References": "methodology/references.md"} in nav

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.table import Person, deal
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.table import Person, deal
 
 MODEL_URL = os.environ.get("GAMENIGHT_MODEL_URL", "http://127.0.0.1:8012/v1")

@@ -18,10 +18,9 @@ from click.testing import CliRunner
 
 from runner import games
 from runner.cli import main as gamenight
-from runner.replay.validate import check_file
+from runner.rerun.validate import check_file
 from runner.table import Person, deal
 from site_builder.play_server import Session, _json
-from site_builder.replays import REVEALS
 from tests.site.play_helpers import page_answer, play_seat, playing, request
 
 #: Phases whose actions every player sees as they are made (the others are simultaneous or private).
@@ -36,7 +35,8 @@ def leaks(table, seat: int, view: dict, body: bytes) -> list[str]:
     """What this response tells the seat that it may not know yet."""
     game = table.game.name
     phases = {s["p"] for s in view["steps"] if s["k"] != "probe"}
-    roles_phase, setup_phase = REVEALS.get(game, (None, None))
+    facts = games.facts_of(game)
+    roles_phase, setup_phase = facts.roles_public_at, facts.setup_public_at
     over = view["outcome"] is not None
     roles_out = over or roles_phase in phases or not table.game.reveal_phases
     setup_out = over or setup_phase in phases or not table.game.reveal_phases

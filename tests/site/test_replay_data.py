@@ -13,8 +13,16 @@ from pathlib import Path
 import pytest
 
 from runner.replay.format import read_file
-from site_builder import replays
 from site_builder.scoring.corpus import load
+from site_builder.viewer import listing
+from site_builder.viewer import pages as viewer_pages
+from site_builder.viewer.data import DATA_VERSION, _step, outcome_summary
+from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR, ReplayDataError
+from site_builder.viewer.listing import (LIST_SHARD_SUFFIX, LIST_VERSION, ListedGame, list_files, replay_index,
+                                        write_list)
+from site_builder.viewer.shards import (MANIFEST, SHARD_SUFFIX, bucket_count, pack, read_packed, shard_hash,
+                                       shard_name, unpack)
+from site_builder.viewer.write import write_data
 from tests.site import payloads
 from tests.site.payloads import (
     BUILTIN,
@@ -35,25 +43,25 @@ def built(tmp_path_factory):
     (folder / "broken-game.jsonl").write_text(broken, encoding="utf-8")
     corpus = load([folder], derive=False)  # the payload games are dealt by hand (payload card words)
     site = tmp_path_factory.mktemp("site")
-    (site / replays.DATA_DIR).mkdir(parents=True)
-    (site / replays.DATA_DIR / "stale.json").write_text("{}")
-    count = replays.write_data(corpus, site).files
+    (site / DATA_DIR).mkdir(parents=True)
+    (site / DATA_DIR / "stale.json").write_text("{}")
+    count = write_data(corpus, site).files
     return corpus, site, count, folder
 
 
 def data_of(site: Path, game_id: str) -> dict:
-    return replays.read_packed(site, game_id)
+    return read_packed(site, game_id)
 
 
 def calls_of(site: Path, game_id: str) -> dict:
-    return replays.read_packed(site, game_id, calls=True)
+    return read_packed(site, game_id, calls=True)
 
 
 def shard_lines(site: Path, folder: str) -> dict[str, str]:
     """Every game's line in the shards of a folder, by game id."""
     lines: dict[str, str] = {}
-    for path in sorted((site / folder).glob(f"*{replays.SHARD_SUFFIX}")):
-        lines.update(replays.unpack(path.read_bytes()))
+    for path in sorted((site / folder).glob(f"*{SHARD_SUFFIX}")):
+        lines.update(unpack(path.read_bytes()))
     return lines
 
 
@@ -64,22 +72,22 @@ def records_of(folder: Path, game_id: str) -> list[dict]:
 
 
 def written_files(site: Path) -> list[Path]:
-    return [p for folder in (replays.DATA_DIR, replays.CALLS_DIR, replays.LIST_DIR)
+    return [p for folder in (DATA_DIR, CALLS_DIR, LIST_DIR)
             for p in (site / folder).rglob("*") if p.is_file()]
 
 
 def test_every_valid_replay_is_in_the_shard_its_id_names(built):
     corpus, site, count, _ = built
     assert len(corpus.games) == len(SAMPLES) + 3 and len(corpus.invalid_replays) == 1
-    manifest = json.loads((site / replays.MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
     buckets = manifest["data"]
-    names = sorted(p.name for p in (site / replays.DATA_DIR).iterdir())
-    assert names == sorted({replays.shard_name(replays.shard_hash(g.game_id) % buckets) for g in corpus.games}
+    names = sorted(p.name for p in (site / DATA_DIR).iterdir())
+    assert names == sorted({shard_name(shard_hash(g.game_id) % buckets) for g in corpus.games}
                            | {"index.json"})
-    for path in (site / replays.DATA_DIR).glob(f"*{replays.SHARD_SUFFIX}"):
-        for game_id in replays.unpack(path.read_bytes()):
-            assert path.name == replays.shard_name(replays.shard_hash(game_id) % buckets)
-    assert sorted(shard_lines(site, replays.DATA_DIR)) == sorted(g.game_id for g in corpus.games)
+    for path in (site / DATA_DIR).glob(f"*{SHARD_SUFFIX}"):
+        for game_id in unpack(path.read_bytes()):
+            assert path.name == shard_name(shard_hash(game_id) % buckets)
+    assert sorted(shard_lines(site, DATA_DIR)) == sorted(g.game_id for g in corpus.games)
     assert "stale.json" not in names
     assert count == len(written_files(site))
 
@@ -94,7 +102,7 @@ def test_a_game_that_ended_invalid_is_shown(built):
 
 def test_llm_exchanges_go_to_a_sidecar_only_for_replays_that_have_them(built):
     corpus, site, _, _ = built
-    with_calls = sorted(shard_lines(site, replays.CALLS_DIR))
+    with_calls = sorted(shard_lines(site, CALLS_DIR))
     assert with_calls == sorted([PAYLOAD_WEREWOLF, PAYLOAD_CHAMELEON, PAYLOAD_INVALID])
     for game in corpus.games:
         assert data_of(site, game.game_id)["llm"] is (game.game_id in with_calls)
@@ -125,7 +133,7 @@ def test_header_players_setup_and_outcome(built, game):
     header = records_of(folder, scored.game_id)[0]
     data = data_of(site, scored.game_id)
     assert (data["v"], data["id"], data["game"], data["variant"], data["setup"]) == (
-        replays.DATA_VERSION, scored.game_id, game, header["variant"], header["setup"])
+        DATA_VERSION, scored.game_id, game, header["variant"], header["setup"])
     assert (data["tournament"], data["matchup"], data["created"], data["seed"]) == (
         "builtin", header["matchup"], header["provenance"]["created"], str(header["seed"]))
     assert [(p["name"], p["role"], p["agent"]) for p in data["players"]] == [
@@ -210,15 +218,15 @@ def scored_like(game, **changes):
 def test_outcome_summary(built, game, result, status, summary):
     corpus = built[0]
     sample = next(g for g in corpus.games if g.game_id == SAMPLES[game])
-    assert replays.outcome_summary(scored_like(sample, result=result, status=status)) == summary
+    assert outcome_summary(scored_like(sample, result=result, status=status)) == summary
 
 
 def test_replay_list_rows_and_shards(built, monkeypatch):
     corpus = built[0]
-    monkeypatch.setattr(replays, "SHARD_ROWS", 2)
-    files = replays.replay_index(corpus.games, corpus.agents)
+    monkeypatch.setattr(listing, "SHARD_ROWS", 2)
+    files = replay_index(corpus.games, corpus.agents)
     index = files["index.json"]
-    assert index["v"] == replays.LIST_VERSION and index["rows"] == 2
+    assert index["v"] == LIST_VERSION and index["rows"] == 2
     assert index["total"] == len(corpus.games)
     assert index["agents"] == sorted(a.label for a in corpus.agents.values())
     assert index["labels"] == sorted(set(index["agents"]))
@@ -231,7 +239,7 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
 
     def stream(name):
         return [row for n in range(len(files[f"{name}.json"]["shards"]))
-                for row in files[f"{name}-{n}{replays.LIST_SHARD_SUFFIX}"]["rows"]]
+                for row in files[f"{name}-{n}{LIST_SHARD_SUFFIX}"]["rows"]]
 
     rows = stream("g-chameleon")
     by_id = {row[0]: row for row in rows}
@@ -240,7 +248,7 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
     assert row[1] == sample.created[:10]
     assert [index["agents"][a] for a in row[2]] == [corpus.agents[s.agent].label for s in sample.seats]
     assert row[3] == list(sample.winners)
-    assert chameleon["outcomes"][row[4]] == replays.outcome_summary(sample) and row[5] == 0
+    assert chameleon["outcomes"][row[4]] == outcome_summary(sample) and row[5] == 0
     assert [chameleon["roles"][r] for r in row[6]] == [s.role for s in sample.seats]
     moves = sum(1 for line in Path(corpus.paths[sample.game_id]).read_text(encoding="utf-8").splitlines()
                 if '"type":"event"' in line.replace(" ", "") and '"kind":"action"' in line.replace(" ", ""))
@@ -262,29 +270,29 @@ def test_replay_list_rows_and_shards(built, monkeypatch):
         every = [keys.index((r[8], r[4])) for r in stream(name)]
         assert counts["keys"] == sorted(set(every))
         for n, tally in enumerate(counts["shards"]):
-            shard = files[f"{name}-{n}{replays.LIST_SHARD_SUFFIX}"]["rows"]
+            shard = files[f"{name}-{n}{LIST_SHARD_SUFFIX}"]["rows"]
             assert tally == [sum(1 for r in shard if keys.index((r[8], r[4])) == k) for k in counts["keys"]]
             assert 0 < len(shard) <= 2
 
 
 def test_list_shards_are_gzip_and_the_counts_plain_json(tmp_path):
-    listed = [replays.ListedGame(f"g-{i}", "undercover", f"2026-01-{1 + i:02d}T00:00:00Z", ("x", "y", "y"),
+    listed = [ListedGame(f"g-{i}", "undercover", f"2026-01-{1 + i:02d}T00:00:00Z", ("x", "y", "y"),
                                  ("undercover", "civilian", "civilian"), (0,), "undercover wins", True, 5)
               for i in range(3)]
-    written = replays.write_list(tmp_path, replays.list_files(listed, {"x": "bot <x>", "y": "bot y"}))
-    folder = tmp_path / replays.LIST_DIR
+    written = write_list(tmp_path, list_files(listed, {"x": "bot <x>", "y": "bot y"}))
+    folder = tmp_path / LIST_DIR
     assert written == len(list(folder.iterdir()))
-    shard = json.loads(gzip.decompress((folder / f"all-0{replays.LIST_SHARD_SUFFIX}").read_bytes()))
+    shard = json.loads(gzip.decompress((folder / f"all-0{LIST_SHARD_SUFFIX}").read_bytes()))
     assert [r[0] for r in shard["rows"]] == ["g-2", "g-1", "g-0"]
     index = (folder / "index.json").read_text(encoding="utf-8")
     assert "bot \\u003cx\\u003e" in index and "<" not in index  # never markup, even opened as a page
-    assert json.loads((folder / "a0.json").read_text(encoding="utf-8")) == {"v": replays.LIST_VERSION, "keys": [0],
+    assert json.loads((folder / "a0.json").read_text(encoding="utf-8")) == {"v": LIST_VERSION, "keys": [0],
                                                                            "shards": [[3]]}
 
 
 def test_data_files_are_small(built):
     _, site, _, _ = built
-    lines = shard_lines(site, replays.DATA_DIR)
+    lines = shard_lines(site, DATA_DIR)
     for game_id in SAMPLES.values():
         raw = lines[game_id].encode("utf-8")
         assert len(raw) < 12_000 and len(gzip.compress(raw)) < 2_500, game_id
@@ -293,9 +301,9 @@ def test_data_files_are_small(built):
 def test_written_json_never_holds_markup_characters(built):
     _, site, _, _ = built
     for path in written_files(site):
-        if path.name.endswith(replays.SHARD_SUFFIX):
-            texts = list(replays.unpack(path.read_bytes()).values())
-        elif path.name.endswith(replays.LIST_SHARD_SUFFIX):
+        if path.name.endswith(SHARD_SUFFIX):
+            texts = list(unpack(path.read_bytes()).values())
+        elif path.name.endswith(LIST_SHARD_SUFFIX):
             texts = [gzip.decompress(path.read_bytes()).decode("utf-8")]
         else:
             texts = [path.read_text(encoding="utf-8")]
@@ -310,8 +318,8 @@ def test_a_file_changed_after_scoring_is_refused(tmp_path):
     corpus = load([tmp_path])
     path = tmp_path / f"{SAMPLES['undercover']}.jsonl"
     path.write_bytes(path.read_bytes() + b" ")
-    with pytest.raises(replays.ReplayDataError, match=re.escape(str(path)) + ".*changed after it was scored"):
-        replays.write_data(corpus, tmp_path / "site")
+    with pytest.raises(ReplayDataError, match=re.escape(str(path)) + ".*changed after it was scored"):
+        write_data(corpus, tmp_path / "site")
 
 
 def _reference_hash(game_id: str) -> int:
@@ -329,33 +337,33 @@ def _reference_hash(game_id: str) -> int:
 
 @pytest.mark.parametrize("game_id", ["a", "builtin-chameleon-0a35552f9541", "My.Tour_1-x", "my.tour_1-x"])
 def test_the_shard_hash_is_fnv1a_with_a_finaliser(game_id):
-    assert replays.shard_hash(game_id) == _reference_hash(game_id)
-    assert replays.shard_hash("My.Tour_1-x") != replays.shard_hash("my.tour_1-x")  # ids are case-sensitive
+    assert shard_hash(game_id) == _reference_hash(game_id)
+    assert shard_hash("My.Tour_1-x") != shard_hash("my.tour_1-x")  # ids are case-sensitive
 
 
 def test_the_shard_hash_spreads_sequential_ids_evenly():
     counts = [0] * 16
     for i in range(16_000):
-        counts[replays.shard_hash(f"tour-chameleon-{i:06d}") % 16] += 1
+        counts[shard_hash(f"tour-chameleon-{i:06d}") % 16] += 1
     assert max(counts) < 1_150 and min(counts) > 850
 
 
 @pytest.mark.parametrize(("games", "per_shard", "buckets"), [(0, 32, 1), (32, 32, 1), (33, 32, 2), (100_000, 32, 4096),
                                                            (50_000, 16, 4096)])
 def test_bucket_counts_are_the_smallest_power_of_two_that_fits(games, per_shard, buckets):
-    assert replays.bucket_count(games, per_shard) == buckets
+    assert bucket_count(games, per_shard) == buckets
 
 
 def test_a_shard_is_the_same_bytes_for_the_same_games():
     lines = {"b": '{"v":2}', "a": '{"v":2,"x":1}'}
-    assert replays.pack(lines) == replays.pack(dict(reversed(list(lines.items()))))
-    assert replays.unpack(replays.pack(lines)) == lines
+    assert pack(lines) == pack(dict(reversed(list(lines.items()))))
+    assert unpack(pack(lines)) == lines
 
 
 @pytest.mark.parametrize("game_id", ["", "../x", ".x", "a/b", "a b", "x" * 161, "a\\b", "é"])
 def test_ids_that_are_not_slugs_are_refused(game_id):
-    with pytest.raises(replays.ReplayDataError, match="not a slug"):
-        replays.shard_hash(game_id)
+    with pytest.raises(ReplayDataError, match="not a slug"):
+        shard_hash(game_id)
 
 
 @pytest.mark.parametrize(("directory_urls", "index_assets", "viewer_assets", "viewer_link"), [
@@ -364,7 +372,7 @@ def test_ids_that_are_not_slugs_are_refused(game_id):
 ])
 def test_pages_link_relatively_and_carry_no_replay_text(directory_urls, index_assets, viewer_assets, viewer_link):
     hostile = {"label": payloads.SHORT[1], "display": payloads.SHORT[0], "slug": "a", "page": "agents/a.md"}
-    rendered = replays.pages({"site_name": payloads.SHORT[3], "use_directory_urls": directory_urls,
+    rendered = viewer_pages.pages({"site_name": payloads.SHORT[3], "use_directory_urls": directory_urls,
                               "games": [{"name": "chameleon", "title": payloads.SHORT[0], "games": 1}],
                               "agents": {"k": hostile}})
     assert sorted(rendered) == ["replays/index.md", "replays/viewer.md"]
@@ -378,11 +386,11 @@ def test_pages_link_relatively_and_carry_no_replay_text(directory_urls, index_as
 
 
 def test_assets_are_the_files_the_pages_load():
-    shipped = {rel: Path(source) for source, rel in replays.assets()}
+    shipped = {rel: Path(source) for source, rel in viewer_pages.assets()}
     assert sorted(shipped) == ["assets/viewer/common.js", "assets/viewer/index.js", "assets/viewer/pov.js",
                                "assets/viewer/viewer.css", "assets/viewer/viewer.js"]
     loaded = set()
-    for text in replays.pages({}).values():
+    for text in viewer_pages.pages({}).values():
         loaded |= {m.split("assets/viewer/")[1] for m in re.findall(r'(?:src|href)="([^"]+)"', text) if "assets/" in m}
     assert {f"assets/viewer/{name}" for name in loaded} == set(shipped)
     assert all(path.is_file() for path in shipped.values())
@@ -391,7 +399,7 @@ def test_assets_are_the_files_the_pages_load():
 @pytest.mark.parametrize("pattern", [r"\.innerHTML", r"\.outerHTML", r"insertAdjacentHTML", r"document\.write",
                                      r"\beval\(", r"new Function", r"setAttribute\(\s*['\"](on|href|src)"])
 def test_scripts_never_write_markup(pattern):
-    for source, _ in replays.assets():
+    for source, _ in viewer_pages.assets():
         if str(source).endswith(".js"):
             assert not re.search(pattern, Path(source).read_text(encoding="utf-8")), (source, pattern)
 
@@ -413,7 +421,7 @@ def test_scripts_never_write_markup(pattern):
 def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "clue", "seat": 0, "data": {"clue": "x"},
               "vis": "all", "evidence": {"calls": [], "notes": notes}}
-    assert replays._step(record).get("b") == shown
+    assert _step(record).get("b") == shown
 
 
 @pytest.mark.parametrize("notes, shown", [
@@ -429,4 +437,4 @@ def test_design_notes_reach_the_viewer_only_in_a_shape_it_draws(notes, shown):
 def test_strategy_notes_reach_the_viewer_as_judgement_rows_and_a_plan(notes, shown):
     record = {"type": "event", "n": 0, "kind": "action", "phase": "day", "seat": 0, "data": {"text": "x"},
               "vis": "all", "evidence": {"calls": [], "notes": notes}}
-    assert replays._step(record).get("st") == shown
+    assert _step(record).get("st") == shown

@@ -22,9 +22,10 @@ import pytest
 
 from runner.agents.llm import PROMPT_VERSION, describe_llm_agent
 from runner.agents.llm.render import released
-from runner.replay.plans import PLAN_FILE, read_plan
+from runner.plan import Tournament
+from runner.rerun.plans import PLAN_FILE, read_plan
 from runner.run import run
-from runner.tournament import Tournament, from_dict
+from runner.tournament import from_dict
 from site_builder import reserved as reserving
 from site_builder.reserved import Reserved, llm_key, problems, reserved
 from site_builder.scoring.model import agent_key

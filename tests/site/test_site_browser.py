@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import pages, replays
+from site_builder import pages
 from site_builder.build import build_site
+from site_builder.viewer.shards import packed_ids
 
 TIMEOUT = 45_000  # ms: Plotly is 4.6 MB and a shared CI machine may be busy (20 s timed out once under load)
 
@@ -333,7 +334,7 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
         tab.wait_for_timeout(50)
         assert tab.evaluate(WIDER_THAN_BOX) == [], path + " (sections open)"
     # The viewer's players table too, at every step of a game.
-    game_id = sorted(i for i in replays.packed_ids(site) if "werewolf" in i)[0]
+    game_id = sorted(i for i in packed_ids(site) if "werewolf" in i)[0]
     tab.goto(f"{base}/replays/viewer/?id={game_id}")
     tab.wait_for_selector("[data-ready]")
     for _ in range(4):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from runner.cli import main as gamenight
 from site_builder import sources
 from site_builder.build import BuildError, build_site
-from site_builder.replays import read_packed
+from site_builder.viewer.shards import read_packed
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -7,7 +7,9 @@ import time
 
 import pytest
 
-from site_builder import bench, replays
+from site_builder import bench
+from site_builder.viewer.files import CALLS_DIR, LIST_DIR
+from site_builder.viewer.shards import read_packed
 from tests.site import payloads
 from tests.site.payloads import PAYLOAD_CHAMELEON
 
@@ -36,7 +38,7 @@ def wait_for_quiet(sent: list, seconds: float = 0.5, limit: float = 10.0) -> Non
 
 def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(browser, site, serve_like_pages):
     base, sent = serve_like_pages(site)
-    data = replays.read_packed(site, PAYLOAD_CHAMELEON)
+    data = read_packed(site, PAYLOAD_CHAMELEON)
     step = next(i + 1 for i, s in enumerate(data["steps"]) if "c" in s and s["v"] == "all")  # a model's move
     context = browser.new_context()  # empty cache: a first visit
     try:
@@ -60,7 +62,7 @@ def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(browser, 
         tab.locator("details.gn-raw[open] .gn-call").first.wait_for()
         wait_for_quiet(sent)
         exchanges = sent[before:]
-        assert [path.rsplit("/", 1)[0] for path, _ in exchanges] == ["/" + replays.CALLS_DIR], exchanges
+        assert [path.rsplit("/", 1)[0] for path, _ in exchanges] == ["/" + CALLS_DIR], exchanges
         assert exchanges[0][1] == bench.wire_bytes(site / exchanges[0][0].lstrip("/")) <= EXCHANGES_LIMIT
     finally:
         context.close()
@@ -74,7 +76,7 @@ def test_the_lists_first_screen_fetches_what_the_bench_counts(browser, site, ser
         tab.goto(f"{base}/replays/")
         tab.wait_for_selector("[data-gn-replays][data-ready=true]")
         wait_for_quiet(sent)
-        fetched = {path.lstrip("/"): size for path, size in sent if path.startswith("/" + replays.LIST_DIR)}
+        fetched = {path.lstrip("/"): size for path, size in sent if path.startswith("/" + LIST_DIR)}
         assert fetched == bench.list_first_screen(site)
     finally:
         context.close()

@@ -10,7 +10,11 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from site_builder import replays
+from site_builder.viewer import listing
+from site_builder.viewer.files import DATA_DIR
+from site_builder.viewer.listing import ListedGame, list_files, write_list
+from site_builder.viewer.pages import ASSETS, pages
+from site_builder.viewer.shards import MANIFEST, pack, read_packed, shard_hash, shard_name, unpack
 from tests.site import payloads
 from tests.site.payloads import PAYLOAD_CHAMELEON, PAYLOAD_INVALID, PAYLOAD_WEREWOLF, SAMPLES
 
@@ -48,7 +52,7 @@ def page(warm_context):
 
 
 def data_of(site, game_id: str) -> dict:
-    return replays.read_packed(site[0], game_id)
+    return read_packed(site[0], game_id)
 
 
 def open_viewer(page, site, game_id: str, **params) -> None:
@@ -370,18 +374,18 @@ def list_site(tmp_path, monkeypatch) -> tuple[Path, list]:
     """A site of the list page alone, over 120 Undercover and 30 Chameleon games, 100 rows a shard."""
     site_dir = tmp_path / "site"
     (site_dir / "replays").mkdir(parents=True)
-    shutil.copytree(Path(replays.__file__).parent / "assets" / "viewer", site_dir / "assets" / "viewer")
+    shutil.copytree(ASSETS, site_dir / "assets" / "viewer")
     (site_dir / "replays" / "index.html").write_text(
-        "<!doctype html><meta charset=utf-8>" + replays.pages({})["replays/index.md"].split("# Replays", 1)[1],
+        "<!doctype html><meta charset=utf-8>" + pages({})["replays/index.md"].split("# Replays", 1)[1],
         encoding="utf-8")
-    listed = [replays.ListedGame(f"u-{i:04d}", "undercover", f"2026-01-{1 + i % 28:02d}T00:00:00Z",
+    listed = [ListedGame(f"u-{i:04d}", "undercover", f"2026-01-{1 + i % 28:02d}T00:00:00Z",
                                  ("a" if i % 2 else "b", "b", "b"), ("undercover", "civilian", "civilian"), (1, 2),
                                  "civilians win" if i % 3 else "undercover wins", True, 7) for i in range(120)]
-    listed += [replays.ListedGame(f"c-{i:04d}", "chameleon", f"2026-02-{1 + i:02d}T00:00:00Z", ("a", "c", "c"),
+    listed += [ListedGame(f"c-{i:04d}", "chameleon", f"2026-02-{1 + i:02d}T00:00:00Z", ("a", "c", "c"),
                                   ("chameleon", "non_chameleon", "non_chameleon"), (0,), "chameleon not caught",
                                   True, 4) for i in range(30)]
-    monkeypatch.setattr(replays, "SHARD_ROWS", 100)
-    replays.write_list(site_dir, replays.list_files(listed, {"a": "a", "b": "b", "c": "c"}))
+    monkeypatch.setattr(listing, "SHARD_ROWS", 100)
+    write_list(site_dir, list_files(listed, {"a": "a", "b": "b", "c": "c"}))
     newest = sorted(sorted(listed, key=lambda g: g.game_id), key=lambda g: g.created, reverse=True)
     return site_dir, newest
 
@@ -445,10 +449,10 @@ def edited_replay(browser, site, game_id: str, change):
     """A fresh browser page (its own cache: the data file changes between tests) on a site whose data
     file of `game_id` was passed through `change(data)`; the file is put back after, and the page
     must raise no error."""
-    buckets = json.loads((site[0] / replays.MANIFEST).read_text(encoding="utf-8"))["data"]
-    path = site[0] / replays.DATA_DIR / replays.shard_name(replays.shard_hash(game_id) % buckets)
+    buckets = json.loads((site[0] / MANIFEST).read_text(encoding="utf-8"))["data"]
+    path = site[0] / DATA_DIR / shard_name(shard_hash(game_id) % buckets)
     original = path.read_bytes()
-    lines = replays.unpack(original)
+    lines = unpack(original)
     data = json.loads(lines[game_id])
     change(data)
     context = browser.new_context()
@@ -456,7 +460,7 @@ def edited_replay(browser, site, game_id: str, change):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        path.write_bytes(replays.pack({**lines, game_id: json.dumps(data)}))
+        path.write_bytes(pack({**lines, game_id: json.dumps(data)}))
         yield page
         assert not errors, errors
     finally:

@@ -4,7 +4,8 @@ One browser page walks the site built from `replays/`, by permalink (`viewer/?id
 must render with no JavaScript error and no failed request; in a model game the exchanges of
 every decision are opened (the first by a click, the next ones stay open while stepping). Every
 50th game is a full page load; the others change page as Material's instant navigation does
-(the address changes and the content is swapped in), which is twice as fast.
+(the address changes and the content is swapped in), which is twice as fast. Each game is opened
+and stepped through by one script inside the page (WALK_GAME), one round trip per game.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from site_builder import replays
 from site_builder.build import build_site
+from site_builder.viewer.shards import packed_ids, read_packed, shard_hash
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays"
 READY = "[data-gn-viewer][data-ready=true]"
@@ -33,7 +34,7 @@ def shipped_site(tmp_path_factory, serve):
 
 def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shipped_site):
     site, base = shipped_site
-    ids = replays.packed_ids(site)
+    ids = packed_ids(site)
     context = browser.new_context()
     try:
         tab = context.new_page()
@@ -42,12 +43,7 @@ def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shi
         hashes = tab.evaluate("ids => ids.map(window.gamenightReplays.shardHash)", ids)
     finally:
         context.close()
-    assert hashes == [replays.shard_hash(game_id) for game_id in ids]
-
-
-def open_by_permalink(tab, url: str) -> None:
-    tab.goto(url, wait_until="domcontentloaded")
-    tab.wait_for_selector(READY)
+    assert hashes == [shard_hash(game_id) for game_id in ids]
 
 
 #: Stands in for Material's `document$` (the served bundle is empty, below): it tells the page's
@@ -72,18 +68,6 @@ window.document$ = { subscribe: function (changed) {
 """
 
 
-def open_by_instant_navigation(tab, url: str) -> None:
-    """Go to `url` (the viewer page with another query) as Material's instant navigation does:
-    the address changes, the page's content is replaced, and the scripts are told; the viewer
-    then reads its permalink as on a full load, without the page's thousand other parses."""
-    tab.evaluate("""url => {
-      history.replaceState(null, "", url);
-      document.querySelector("[data-gn-viewer]").replaceWith(window.gnPristine.cloneNode(true));
-      window.gnPageChanged();
-    }""", url)
-    tab.wait_for_selector(READY)
-
-
 def without_material_bundle(route) -> None:
     """Material's own script is served empty: the viewer does not need it (common.js starts pages
     itself without it), and parsing it on each of a thousand page loads was most of the walk's time.
@@ -91,10 +75,48 @@ def without_material_bundle(route) -> None:
     route.fulfill(status=200, content_type="application/javascript", body="")
 
 
+#: Opens one game in the page and steps through its decisions with model calls, all inside the
+#: browser: one round trip per game instead of one per key press and wait (the walk's time was
+#: mostly those round trips). Returns what went wrong, empty if nothing did.
+WALK_GAME = """async ({url, steps, instant}) => {
+  const problems = [];
+  const until = async (test, what) => {
+    for (let waited = 0; waited < 15000; waited += 10) {
+      if (test()) return true;
+      await new Promise(done => setTimeout(done, 10));
+    }
+    problems.push("timed out waiting for " + what);
+    return false;
+  };
+  if (instant) {
+    history.replaceState(null, "", url);
+    document.querySelector("[data-gn-viewer]").replaceWith(window.gnPristine.cloneNode(true));
+    window.gnPageChanged();
+  }
+  if (!await until(() => document.querySelector('""" + READY + """'), "the viewer")) return problems;
+  const message = document.querySelector("[data-gn-viewer] .gn-message");
+  if (message && message.offsetParent !== null) problems.push("the loading message stays: " + message.textContent);
+  for (let n = 0; n < steps.length; n++) {
+    if (n === 0) document.querySelector("details.gn-raw summary").click();
+    else {  // the exchanges stay open from step to step
+      for (let i = 0; i < steps[n] - steps[n - 1]; i++)
+        document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true}));
+      if (!await until(() => new URLSearchParams(location.search).get("step") === String(steps[n]),
+                       "step " + steps[n])) return problems;
+    }
+    if (!await until(() => document.querySelector("details.gn-raw[open] .gn-calls .gn-call"),
+                     "the exchanges of step " + steps[n])) return problems;
+    const calls = document.querySelector("details.gn-raw[open] .gn-calls");
+    if (calls.textContent.includes("could not be loaded")) problems.push("step " + steps[n] + ": could not be loaded");
+  }
+  return problems;
+}"""
+
+
 def test_every_shipped_game_and_its_exchanges_open_without_error(browser, shipped_site):
     site, base = shipped_site
-    ids = replays.packed_ids(site)
-    with_calls = set(replays.packed_ids(site, calls=True))
+    ids = packed_ids(site)
+    with_calls = set(packed_ids(site, calls=True))
     assert len(ids) > 1000 and len(with_calls) > 100
     context = browser.new_context()
     problems: list[str] = []
@@ -112,25 +134,18 @@ def test_every_shipped_game_and_its_exchanges_open_without_error(browser, shippe
         started = time.perf_counter()
         opened_calls = 0
         for number, game_id in enumerate(ids):
-            data = replays.read_packed(site, game_id)
+            data = read_packed(site, game_id)
             steps = [i + 1 for i, step in enumerate(data["steps"]) if "c" in step]
+            assert (game_id in with_calls) == bool(steps) == data["llm"], game_id
             query = {"id": game_id, "step": steps[0] if steps else 0, "probes": 1}  # probes shown: none skipped
             url = f"{base}/replays/viewer/?{urlencode(query)}"
             # Every 50th game by a full page load; the others as Material's instant navigation.
-            (open_by_instant_navigation if number % FULL_LOAD_EVERY else open_by_permalink)(tab, url)
-            assert tab.locator("[data-gn-viewer] .gn-message").is_hidden(), game_id  # hidden once drawn
-            assert (game_id in with_calls) == bool(steps) == data["llm"], game_id
-            for n, step in enumerate(steps):
-                if n == 0:
-                    tab.locator("details.gn-raw summary").click()
-                if n:  # the exchanges stay open from step to step
-                    for _ in range(step - steps[n - 1]):
-                        tab.keyboard.press("ArrowRight")
-                    tab.wait_for_function("n => new URLSearchParams(location.search).get('step') === n", arg=str(step))
-                calls = tab.locator("details.gn-raw[open] .gn-calls")
-                calls.locator(".gn-call").first.wait_for()
-                assert "could not be loaded" not in calls.inner_text(), (game_id, step)
-                opened_calls += 1
+            instant = bool(number % FULL_LOAD_EVERY)
+            if not instant:
+                tab.goto(url, wait_until="domcontentloaded")
+            found = tab.evaluate(WALK_GAME, {"url": url, "steps": steps, "instant": instant})
+            problems.extend(f"{game_id}: {problem}" for problem in found)
+            opened_calls += len(steps)
         seconds = time.perf_counter() - started
     finally:
         context.close()

@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from site_builder import replays
+from site_builder.viewer.shards import read_packed
 from tests.site import payloads
 from tests.site.payloads import (
     PAYLOAD_CHAMELEON,
@@ -218,4 +218,4 @@ def test_site_search_shows_payloads_as_text(page, site):
 
 
 def _data(site, game_id: str) -> dict:
-    return replays.read_packed(site[0], game_id)
+    return read_packed(site[0], game_id)

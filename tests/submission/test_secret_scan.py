@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from site_builder.submission import SECRET_PATTERNS, _is_secret
+from site_builder.submission.secret_scan import SECRET_PATTERNS, is_secret
 
 MEGABYTE = 1_000_000
 #: Lines built to make a backtracking pattern retry at every position: runs of the characters
@@ -29,7 +29,7 @@ WORST_CASES = {
 def test_every_pattern_scans_a_megabyte_line_quickly(line):
     for what, pattern in SECRET_PATTERNS.items():
         started = time.perf_counter()
-        _is_secret(pattern, line)
+        is_secret(pattern, line)
         # Linear scans take tens of milliseconds; a quadratic one takes minutes. The bound only
         # has to tell the two apart on a busy machine.
         assert time.perf_counter() - started < 3.0, what
@@ -44,4 +44,4 @@ def test_every_pattern_scans_a_megabyte_line_quickly(line):
     (b"mailto:x@y", False),
 ])
 def test_the_url_pattern_still_finds_passwords(text, found):
-    assert _is_secret(SECRET_PATTERNS["a password in a URL"], text) is found
+    assert is_secret(SECRET_PATTERNS["a password in a URL"], text) is found

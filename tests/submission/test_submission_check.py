@@ -26,7 +26,12 @@ from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_
 
 from runner.agents.llm import PROMPT_VERSION
 from runner.tournament import from_dict
-from site_builder import submission, submission_cli
+from site_builder import submission_cli
+from site_builder.git import GitError, Repo
+from site_builder.submission import check as checking
+from site_builder.submission.check import MAX_NEW_PEOPLE, MAX_PLAYED_GAMES, has_non_bot_seat
+from site_builder.submission.layout import MAX_FILE_BYTES, PLAN_PATH, REPLAY_PATH
+from site_builder.submission.secret_scan import secret_problems
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
 
@@ -499,9 +504,9 @@ def _nested_too_deep(repo, played):
 def _oversize(repo, played):
     files = dict(played["newcomer"])
     path = first_game(files)[0]
-    files[path] = b"x" * (submission.MAX_FILE_BYTES + 1)
+    files[path] = b"x" * (MAX_FILE_BYTES + 1)
     repo.write_all(files)
-    return f"{path}: the file is {submission.MAX_FILE_BYTES + 1:,} bytes; a submitted replay may have at most"
+    return f"{path}: the file is {MAX_FILE_BYTES + 1:,} bytes; a submitted replay may have at most"
 
 
 def _copy_of_existing(repo, played):
@@ -695,7 +700,7 @@ def test_every_file_of_a_mixed_submission_gets_its_verdict(repo, played):
 
 
 def test_a_submission_over_its_total_size_is_not_read(repo, played, monkeypatch):
-    monkeypatch.setattr(submission, "MAX_SUBMISSION_BYTES", 1000)
+    monkeypatch.setattr(checking, "MAX_SUBMISSION_BYTES", 1000)
     repo.write_all(played["newcomer"])
     repo.commit()
     result, summary = repo.check(author="bob")
@@ -769,8 +774,8 @@ def test_a_shallow_clone_cannot_tell_owners(repo, played, tmp_path):
 
 
 def test_an_option_like_revision_is_refused(repo):
-    with pytest.raises(submission.GitError, match="is not a revision"):
-        submission.Repo(repo.path).commit("--output=/tmp/x")
+    with pytest.raises(GitError, match="is not a revision"):
+        Repo(repo.path).commit("--output=/tmp/x")
 
 
 def test_unrelated_histories_are_a_clear_error(repo, tmp_path):
@@ -794,11 +799,11 @@ def test_the_layout_patterns():
     ok = ["replays/my-run/my-run-chameleon-0123456789ab.jsonl", "replays/a.b_c/x.jsonl"]
     bad = ["replays/x.jsonl", "replays/a/b/c.jsonl", "replays/a/x.json", "replays/-a/x.jsonl",
            "replays/a/.hidden.jsonl", "replays/a/x y.jsonl", "replays/../x/y.jsonl", "other/a/x.jsonl"]
-    assert all(submission.REPLAY_PATH.match(p) for p in ok)
-    assert not any(submission.REPLAY_PATH.match(p) for p in bad)
-    assert submission.PLAN_PATH.match("replays/my-run/tournament.toml")
-    assert not submission.PLAN_PATH.match("replays/tournament.toml")
-    assert not submission.PLAN_PATH.match("replays/a/b/tournament.toml")
+    assert all(REPLAY_PATH.match(p) for p in ok)
+    assert not any(REPLAY_PATH.match(p) for p in bad)
+    assert PLAN_PATH.match("replays/my-run/tournament.toml")
+    assert not PLAN_PATH.match("replays/tournament.toml")
+    assert not PLAN_PATH.match("replays/a/b/tournament.toml")
 
 
 def test_report_lists_problems_as_file_line_field_message(repo, played):
@@ -827,7 +832,7 @@ SECRETS = {
 
 @pytest.mark.parametrize("line", list(SECRETS))
 def test_credentials_are_recognised_and_prose_is_not(line):
-    problems = submission._secret_problems("f.jsonl", b"{}\n" + line + b"\n")
+    problems = secret_problems("f.jsonl", b"{}\n" + line + b"\n")
     what = SECRETS[line]
     assert [p.line for p in problems] == ([2] if what else [])
     if what:
@@ -857,9 +862,9 @@ def test_a_game_a_person_played_is_accepted_as_a_submission_with_a_non_bot_seat(
     [(path, raw)] = games_of(files).items()
     header = records(raw)[0]
     assert path.startswith("replays/play-dana-3/") and f"replays/{header['tournament']}/tournament.toml" in files
-    assert submission.has_non_bot_seat(header)
+    assert has_non_bot_seat(header)
     bots = {**header, "players": [p for p in header["players"] if p["agent"]["kind"] == "builtin"]}
-    assert not submission.has_non_bot_seat(bots)
+    assert not has_non_bot_seat(bots)
     repo.write_all(files)
     repo.commit("dana plays")
     result, summary = repo.check(author="dana")
@@ -924,21 +929,21 @@ def test_a_plan_of_many_games_with_a_person_is_refused(repo, tmp_path):
 
 
 def test_too_many_played_games_in_one_pull_request_are_refused(repo, tmp_path):
-    for seed in range(submission.MAX_PLAYED_GAMES + 1):
+    for seed in range(MAX_PLAYED_GAMES + 1):
         repo.write_all(person_played(tmp_path / str(seed), "Dana", seed=seed))
-    summary = refused(repo, f"games people played; one submission may bring at most {submission.MAX_PLAYED_GAMES}",
+    summary = refused(repo, f"games people played; one submission may bring at most {MAX_PLAYED_GAMES}",
                       author="dana")
     assert "❌ refused" in summary
 
 
 def test_too_many_people_in_one_pull_request_are_refused(repo, tmp_path):
-    for i in range(submission.MAX_NEW_PEOPLE + 1):
+    for i in range(MAX_NEW_PEOPLE + 1):
         repo.write_all(person_played(tmp_path / str(i), f"Person {chr(65 + i)}", seed=i))
-    refused(repo, f"people; one submission may bring at most {submission.MAX_NEW_PEOPLE}", author="dana")
+    refused(repo, f"people; one submission may bring at most {MAX_NEW_PEOPLE}", author="dana")
 
 
 def test_people_of_one_source_are_capped_across_pull_requests(repo, tmp_path, monkeypatch):
-    monkeypatch.setattr(submission, "MAX_PEOPLE_PER_SOURCE", 2)
+    monkeypatch.setattr(checking, "MAX_PEOPLE_PER_SOURCE", 2)
     for i, name in enumerate(("Ann", "Bea")):
         on_main(repo, person_played(tmp_path / name, name, seed=10 + i), f"{name} plays (#{7 + i})",
                 "dana <99+dana@users.noreply.github.com>")
@@ -950,7 +955,7 @@ def test_people_of_one_source_are_capped_across_pull_requests(repo, tmp_path, mo
 
 
 def test_new_rows_per_pull_request_are_capped(repo, played, monkeypatch):
-    monkeypatch.setattr(submission, "MAX_NEW_ROWS", 0)
+    monkeypatch.setattr(checking, "MAX_NEW_ROWS", 0)
     repo.write_all(played["newcomer"])
     refused(repo, "the pull request brings 1 new rows (1 agents and people, 0 judges)", author="bob")
 

@@ -1,4 +1,4 @@
-"""Built-in Chameleon strategies: the ones analysed in 002 section 4, and an associative player.
+"""Built-in Chameleon strategies: the ones analysed in the Chameleon paper, section 4, and an associative player.
 
 Every strategy reads only its observation: its role (and the secret word unless it is the
 chameleon), the card, the playing order and the clues said so far.
@@ -93,7 +93,7 @@ class ChameleonAgent(ScriptedAgent):
             raise ValueError(misfit)
 
     def pick(self, obs: Obs, seat: int, tied: list[int]) -> int:
-        """002's tie rule: accuse, among the tied, the player it would vote for; otherwise the first
+        """The Chameleon paper's tie rule: accuse, among the tied, the player it would vote for; otherwise the first
         tied player other than itself (the chameleon never picks itself when it can help it)."""
         choice = self.vote_of(obs, seat, seat)
         if choice in tied:
@@ -126,7 +126,7 @@ class ChameleonAgent(ScriptedAgent):
 
 
 class Trivial(ChameleonAgent):
-    """002's trivial 0-KL concealing strategy: say nothing about the word, vote for player 1."""
+    """The Chameleon paper's trivial 0-KL concealing strategy: say nothing about the word, vote for player 1."""
 
     strategy = "chameleon/trivial"
 
@@ -160,7 +160,7 @@ class Trivial(ChameleonAgent):
 
 
 class Revealing(ChameleonAgent):
-    """002's 2-L1 pairwise revealing strategy: non-chameleons say the secret word itself."""
+    """The Chameleon paper's 2-L1 pairwise revealing strategy: non-chameleons say the secret word itself."""
 
     strategy = "chameleon/revealing"
     template = "The secret word is {}."
@@ -202,7 +202,7 @@ def _clue_key(clue: Any) -> Any:
 
 
 class Ambiguity(ChameleonAgent):
-    """002's history-dependent pi^amb (subset clues; K = l(N+1)) and the chameleon's best reply.
+    """The Chameleon paper's history-dependent pi^amb (subset clues; K = l(N+1)) and the chameleon's best reply.
 
     Non-chameleons keep a shrinking set that always holds the secret word, removing l words a
     turn; the first response that breaks the pattern marks the chameleon. The chameleon keeps a

@@ -1,18 +1,18 @@
 """The papers' agent designs: what each one asks the model before a move, and adds to its prompts.
 
 - `vanilla`: nothing; one call per decision.
-- `pgm` (003, section 4): two-hop beliefs as numbers (pgm.py). In the games with a hidden role,
+- `pgm` (MAgIC, section 4): two-hop beliefs as numbers (pgm.py). In the games with a hidden role,
   a suspicion vector per view (the agent's own, and its picture of each other player's),
   updated by one call after every public move; in the game-theory games, each player's expected
   next move per view, updated by one call after every round; a fixed rule turns the model's
   words into numbers. Decisions and probes carry the numbers; the evidence records them (`notes`).
-- `b5p` (004): a Big Five persona in the system prompt of every call; no extra call.
-- `favor` (004): a favor level per other player, updated by a rating call whenever something
+- `b5p` (the Werewolf paper): a Big Five persona in the system prompt of every call; no extra call.
+- `favor` (the Werewolf paper): a favor level per other player, updated by a rating call whenever something
   happened since the last update (new events other than the agent's own moves and night
   information), before a decision or probe; in the games with hidden roles a Judgement call
-  (as the Strategy Decision's) comes first and is shown to the rating call, as 004's Favor
+  (as the Strategy Decision's) comes first and is shown to the rating call, as the Werewolf paper's Favor
   prompt shows it; the levels, in words, are part of every prompt and recorded in `notes`.
-- `strategy` (004): before each move that is speaking or voting, a Judgement call (in the games
+- `strategy` (the Werewolf paper): before each move that is speaking or voting, a Judgement call (in the games
   with hidden roles: each other player's likeliest role and its probability), then a Strategy
   call that writes a plan of at most 80 words from the judgement and the role's strategy notes
   (`strategies.py`); the decision call is told to follow the plan. The Chameleon's guess and the
@@ -106,7 +106,7 @@ class Design:
 
 
 class PGM(Design):
-    """003's PGM-aware agent: two-hop beliefs kept as numbers and updated after every public move.
+    """MAgIC's PGM-aware agent: two-hop beliefs kept as numbers and updated after every public move.
 
     In games with a hidden role the state is one suspicion vector per view (pgm.py): after each
     public move (a clue, a day statement; the agent's own included, since it changes how the
@@ -265,7 +265,7 @@ _TARGET = {"chameleon": "the chameleon", "undercover": "the undercover", "werewo
 
 
 class BigFive(Design):
-    """004's Big Five persona: trait levels (fixed or drawn from the agent's generator) as text."""
+    """The Werewolf paper's Big Five persona: trait levels (fixed or drawn from the agent's generator) as text."""
 
     name = "b5p"
 
@@ -291,7 +291,7 @@ class BigFive(Design):
 
 
 class Favor(Design):
-    """004's Favor Dynamics: favor levels towards the others, updated after each turn."""
+    """The Werewolf paper's Favor Dynamics: favor levels towards the others, updated after each turn."""
 
     name = "favor"
     defaults = favor.DEFAULTS
@@ -323,7 +323,7 @@ class Favor(Design):
 
     async def _update(self, caller: Caller, scene: Scene, calls: list[dict[str, Any]]) -> None:
         assert self.levels is not None
-        # 004's Favor prompt shows the agent's Judgement of the others' roles (Table
+        # The Werewolf paper's Favor prompt shows the agent's Judgement of the others' roles (Table
         # FD_Prompt_favor_update): in the games with hidden roles it is made first.
         self.judged = await judge(caller, scene, calls, self._system(scene, caller)) \
             if scene.game in strategies.JUDGED_ROLES else None
@@ -339,12 +339,12 @@ class Favor(Design):
             obj = caller.answer(completion, expected)
             ratings = read_ratings(obj, scene.names, scene.seat, expected)
         except ParseError:
-            return  # an unreadable rating leaves the levels as they were (004 keeps what it can read)
+            return  # an unreadable rating leaves the levels as they were (the Werewolf paper keeps what it can read)
         self.levels = favor.updated(self.levels, ratings, float(self.params["swing"]))
 
 
 class StrategyDecision(Design):
-    """004's Strategy Decision: before each speech and vote, a Judgement of the others' roles, then a
+    """The Werewolf paper's Strategy Decision: before each speech and vote, a Judgement of the others' roles, then a
     short written plan from that judgement and the role's strategy notes; the move follows the plan.
 
     Judgement (in the games with hidden roles): for each other player, its likeliest role and that
@@ -389,7 +389,7 @@ def judgement_record(judged: Mapping[int, tuple[str, float]] | None) -> list[dic
 
 async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], system: Message
                 ) -> dict[int, tuple[str, float]] | None:
-    """004's Judgement: each other player's likeliest role and its probability (None if unread)."""
+    """The Werewolf paper's Judgement: each other player's likeliest role and its probability (None if unread)."""
     roles = strategies.JUDGED_ROLES[scene.game]
     others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
     expected = caller.style.judgement(others, roles)

@@ -1,11 +1,11 @@
-"""Favor Dynamics (004): a favor level per other player, nudged after each turn, told in words.
+"""Favor Dynamics (the Werewolf paper): a favor level per other player, nudged after each turn, told in words.
 
-As in 004, a level lies between 1 and 100 and is read in five bands of 20 points. After each
+As in the Werewolf paper, a level lies between 1 and 100 and is read in five bands of 20 points. After each
 turn the model rates every other player from 1 to 10; the rating is mapped linearly onto a
-change from -`swing` to +`swing` (1 -> -swing, 10 -> +swing; 004 uses 30, enough to cross a
+change from -`swing` to +`swing` (1 -> -swing, 10 -> +swing; the Werewolf paper uses 30, enough to cross a
 whole band in one turn) and added to the level, which is then kept within 1..100. Players the
 model leaves out keep their level. gamenight starts every level at `initial` (default 50,
-the middle band), where 004 is silent.
+the middle band), where the Werewolf paper is silent.
 """
 
 from __future__ import annotations

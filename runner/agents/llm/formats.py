@@ -97,7 +97,7 @@ def _views_line(views: Sequence[tuple[str, Sequence[str]]], placeholder: str) ->
     return "ANSWER: {" + ", ".join(parts) + "}"
 
 
-#: The longest plan the Strategy phase may write (004: "in no more than 80 words").
+#: The longest plan the Strategy phase may write (the Werewolf paper: "in no more than 80 words").
 PLAN_WORDS = 80
 
 

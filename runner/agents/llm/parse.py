@@ -341,7 +341,7 @@ def read_probe(obj: Mapping[str, Any], kind: str, about: int | None, roles: Sequ
 def read_judgement(obj: Mapping[str, Any], names: Sequence[str], me: int, roles: Sequence[str],
                    expected: str) -> dict[int, tuple[str, float]]:
     """A Judgement: per other player (seat), its likeliest role and that role's probability, 0.01
-    to 1 (a percentage above 1 is read as such). Players left out are not judged (as in 004)."""
+    to 1 (a percentage above 1 is read as such). Players left out are not judged (as in the Werewolf paper)."""
     judged: dict[int, tuple[str, float]] = {}
     for key, value in obj.items():
         seat = seat_of(key, names, "player", expected)
@@ -382,7 +382,7 @@ def read_plan(obj: Mapping[str, Any], expected: str, words: int) -> tuple[str, b
 
 
 def read_ratings(obj: Mapping[str, Any], names: Sequence[str], me: int, expected: str) -> dict[int, int]:
-    """Favor ratings 1..10 by seat; players left out are simply not rated (as in 004)."""
+    """Favor ratings 1..10 by seat; players left out are simply not rated (as in the Werewolf paper)."""
     ratings: dict[int, int] = {}
     for key, value in obj.items():
         seat = seat_of(key, names, "player", expected)

@@ -1,6 +1,6 @@
-"""Big Five persona (004's B5P design): trait levels turned into a short personality text.
+"""Big Five persona (the Werewolf paper's B5P design): trait levels turned into a short personality text.
 
-Following 004's recipe: each of the five traits has a level from 1 to 7, where 4 is neutral.
+Following the Werewolf paper's recipe: each of the five traits has a level from 1 to 7, where 4 is neutral.
 A trait's strength is its distance from 4 (0 to 3). A neutral trait is left out. Otherwise the
 persona says how much the agent agrees with one statement about that trait, and lists
 as many adjectives from the trait's high or low pole as the trait's strength. Statements and

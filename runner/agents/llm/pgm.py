@@ -1,11 +1,11 @@
-"""The PGM-aware agent's beliefs (003, section 4): two-hop suspicion vectors and their update.
+"""The PGM-aware agent's beliefs (MAgIC, section 4): two-hop suspicion vectors and their update.
 
 In the games with a hidden role (the Chameleon, the Undercover, the Werewolf) a PGM-aware
 player B keeps one probability vector per perspective j: B's own view, and B's picture of what
 each other player j believes. Entry k of view j is the probability, in that view, that player k
 holds the hidden role. After every public move the model says, per view and per player,
 whether that player became more suspicious, less suspicious, or neither; a fixed symbolic rule
-turns the words into numbers (003 does not state its rule; this one is ours):
+turns the words into numbers (MAgIC does not state its rule; this one is ours):
 
     p_k <- p_k * STEP   (more suspicious)      p_k <- p_k / STEP   (less suspicious)
 
@@ -20,7 +20,7 @@ In the games without a hidden role (Cost Sharing, the Prisoner's Dilemma, Public
 two-hop state is each player's expected next action from each view: view j holds, for every
 player k but j (who knows its own plan), a probability per kind of next move (`NEXT_ACTIONS`).
 After every round the model names, per view and player, the likeliest next move; the rule
-multiplies that move's probability by STEP and renormalises. 003 describes this state (in the
+multiplies that move's probability by STEP and renormalises. MAgIC describes this state (in the
 Prisoner's Dilemma: whether each player will cooperate, and how they think the agent will
 decide) but not a rule; this one is ours, the same for both kinds of state.
 
@@ -124,7 +124,7 @@ def most_suspected(view: Sequence[float], besides: int) -> int:
 
 
 def target(views: Views, seat: int, hidden: bool | None) -> int:
-    """Whom the decision aims at, as 003's PGM decision prompt does: a player who does not hold
+    """Whom the decision aims at, as MAgIC's PGM decision prompt does: a player who does not hold
     the hidden role pushes the suspicion on the player it suspects most; the hidden one works on
     the player who suspects it most (in the agent's picture of the others' views)."""
     if hidden:

@@ -1,6 +1,6 @@
-"""The strategy notes of the Strategy Decision design (004), per game, role and kind of move.
+"""The strategy notes of the Strategy Decision design (the Werewolf paper), per game, role and kind of move.
 
-004 gives its Werewolf agents a small database of strategies per role, which the Strategy phase
+The Werewolf paper gives its Werewolf agents a small database of strategies per role, which the Strategy phase
 reads before it writes its plan; gamenight has one in every game, for every move that is
 speaking (a clue, a statement, a proposal) or voting (a vote, a choice, a contribution). The
 Chameleon's second-chance guess and the Seer's night look are neither, so they get none.
@@ -172,7 +172,7 @@ SITUATIONS = {
 }
 
 
-#: The roles a Judgement names, in the games whose roles are hidden (004's Judgement phase).
+#: The roles a Judgement names, in the games whose roles are hidden (the Werewolf paper's Judgement phase).
 JUDGED_ROLES = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercover", "civilian"),
                 "werewolf": ("seer", "mason", "villager", "werewolf", "minion", "tanner")}
 _TEAM = {"seer": "village", "mason": "village", "villager": "village", "werewolf": "werewolf",
@@ -181,7 +181,7 @@ _TEAM = {"seer": "village", "mason": "village", "villager": "village", "werewolf
 
 def judgement_lines(judged: Mapping[int, tuple[str, float]] | None, names: tuple[str, ...], game: str,
                     private: Mapping[str, Any]) -> list[str]:
-    """The Judgement as 004's Strategy prompt words it: "X has a 85% chance to be a werewolf, which
+    """The Judgement as the Werewolf paper's Strategy prompt words it: "X has a 85% chance to be a werewolf, which
     is your opponent" (teammate or opponent said only in Werewolf, where teams are known)."""
     lines = []
     for seat, (role, p) in sorted((judged or {}).items()):

@@ -275,6 +275,58 @@
         }
       };
     },
+    cost: function (el, data) {
+      // Strength (up) against mean cost per game (across), each row with its 95% interval, and
+      // the cost frontier: the best strength to be had at each cost, a step through its rows
+      // carried on to the dearest row.
+      var where = el.getAttribute("data-where").split(".");
+      var chart = where[0] === "games" ? data.games[where[1]] : data[where[0]];
+      var points = chart.points;
+      var costs = points.map(function (p) { return p.cost; });
+      var low = Math.min.apply(null, costs), high = Math.max.apply(null, costs);
+      var logScale = low > 0 && high / low > 20;  // costs orders of magnitude apart: a log axis
+      var scale = chart.percent ? 100 : 1;
+      var shown = function (v) { return chart.percent ? (v * 100).toFixed(1) + "%" : v.toFixed(0); };
+      var short = function (label) { return label.length > 18 ? label.slice(0, 17) + "\u2026" : label; };
+      var group = function (onFrontier, name, color) {
+        var rows = points.filter(function (p) { return p.frontier === onFrontier; });
+        return {
+          type: "scatter", mode: "markers+text", name: name,
+          x: rows.map(function (p) { return p.cost; }), y: rows.map(function (p) { return p.value * scale; }),
+          text: rows.map(function (p) { return esc(short(p.label)); }),
+          // Beside the point, clear of its whisker; the dearest row's name to its left, inside the plot.
+          textposition: rows.map(function (p) { return p.cost === high ? "middle left" : "middle right"; }),
+          cliponaxis: false, marker: { size: 10, color: color },
+          error_y: {
+            type: "data", symmetric: false, color: color, thickness: 1.5,
+            array: rows.map(function (p) { return p.ci ? (p.ci[1] - p.value) * scale : 0; }),
+            arrayminus: rows.map(function (p) { return p.ci ? (p.value - p.ci[0]) * scale : 0; })
+          },
+          customdata: rows.map(function (p) { return [esc(p.label), "$" + p.cost.toPrecision(3), shown(p.value), p.games]; }),
+          hovertemplate: "%{customdata[0]}<br>%{customdata[1]} per game over %{customdata[3]} games<br>" +
+                         esc(chart.axis) + " %{customdata[2]}<br>" + name + "<extra></extra>"
+        };
+      };
+      var best = points.filter(function (p) { return p.frontier; });
+      var stepX = best.map(function (p) { return p.cost; }), stepY = best.map(function (p) { return p.value * scale; });
+      if (best.length && high > stepX[stepX.length - 1]) { stepX.push(high); stepY.push(stepY[stepY.length - 1]); }
+      return {
+        data: [
+          { type: "scatter", mode: "lines", name: "cost frontier", x: stepX, y: stepY,
+            line: { shape: "hv", dash: "dot", color: "rgba(63,81,181,0.9)" }, hoverinfo: "skip" },
+          group(true, "on the cost frontier", "rgba(63,81,181,0.95)"),
+          group(false, "a cheaper row is stronger", "rgba(128,128,128,0.8)")
+        ],
+        layout: {
+          height: 400,
+          xaxis: { type: logScale ? "log" : "linear", title: { text: "mean cost per game (USD, list prices)" },
+                   tickprefix: "$", rangemode: logScale ? undefined : "tozero" },
+          yaxis: { title: { text: esc(chart.axis) }, ticksuffix: chart.percent ? "%" : "" },
+          legend: { orientation: "h", y: -0.28 },
+          margin: { t: 24, r: 24, b: 80, l: 56 }
+        }
+      };
+    },
     history: function (el, data) {
       // The board over time (history.md): a line per row or agent, a point per merge of replays that
       // moved this board, evenly spaced (merges come in bursts: a time axis would pile them up).

@@ -72,7 +72,7 @@
   }
 
   // -- packed replay data ---------------------------------------------------------------------
-  // A game's data and its model exchanges sit in gzip shards of many games (site_builder/replays.py):
+  // A game's data and its model exchanges sit in gzip shards of many games (site_builder/viewer/shards.py):
   // the shard is shardHash(id) modulo the bucket count of the manifest (data/index.json). A
   // shard's text is lines "<id>\t<json>"; only the wanted game's line is parsed.
   var manifests = {}; // manifest URL -> promise of the manifest

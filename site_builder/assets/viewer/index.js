@@ -1,7 +1,7 @@
 /* gamenight replay list: every replay, filtered by game, agent and outcome, a page at a time.
  *
  * The filters live in the address (?game=chameleon&agent=<label>&outcome=<words>&page=2), so a
- * filtered list can be linked to. Data (site_builder/replays.py, "the replay list"): list/index.json
+ * filtered list can be linked to. Data (site_builder/viewer/listing.py): list/index.json
  * (games, agents, labels, (game, outcome) keys), and per stream of rows ("all", "g-<game>",
  * "a<label>") a file of counts per shard and the gzip shards. A page fetches the one stream its
  * filters need, works out from the counts which shards hold the rows it shows, and fetches those.
@@ -17,7 +17,7 @@
   R.indexLoaded = true;
   var el = R.el, fill = R.fill;
   var PAGE_ROWS = 50;
-  var LIST_VERSION = 3; // site_builder/replays.py LIST_VERSION
+  var LIST_VERSION = 3; // site_builder/viewer/listing.py LIST_VERSION
   var FILTERS = ["game", "agent", "outcome"];
 
   R.onEachPage("[data-gn-replays]", start);

@@ -3,7 +3,7 @@
  * person playing sees their seat exactly as the viewer shows it afterwards.
  *
  * R.pointOfView(data, at) takes the game's data in the viewer's shape (players, game, variant,
- * public, private, knows, reveal, setup: see site_builder/replays.py; the play page gets only what
+ * public, private, knows, reveal, setup: see site_builder/viewer/data.py; the play page gets only what
  * its seat may know) and `at`, whose pov() is the seat shown (null: everything) and step() the
  * step shown. Replay text only ever reaches the page as text nodes (R.el).
  */

@@ -281,7 +281,7 @@
         " (" + ratedText(b, "move") + ")";
       var aim = typeof b.aim === "number" && b.aim >= 0 && b.aim < n ? el("p", { class: "gn-dim", text: "Target of the move: " + name(b.aim) }) : null;
       var note = el("p", { class: "gn-dim", text: "Rows: " + name(s.s) + "'s own view, then each other player's view as " +
-        name(s.s) + " imagines it (003's two-hop beliefs)." });
+        name(s.s) + " imagines it (MAgIC's two-hop beliefs)." });
       return el("details", { class: "gn-beliefs" }, el("summary", { text: summary }), note, table, aim);
     }
 

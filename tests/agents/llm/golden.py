@@ -19,9 +19,10 @@ from pathlib import Path
 from runner import games
 from runner.agents.builtin import make
 from runner.agents.llm import DESIGNS, PROMPT_VERSION, make_llm_agent
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
 from tests.agents.llm.llm_fakes import legal_model
+from tests.helpers import play_alone
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SPEC = {"provider": "openai", "model": "fake-model", "temperature": 0.0, "max_tokens": 400, "seed": 7}
@@ -37,8 +38,8 @@ def golden_game(game_name: str, design: str, seed: int = 11) -> bytes:
                              rng=rng_for(seed, "agent-0"), name=f"golden-{design}")]
     agents += [make("random", {}, rng_for(seed, f"agent-{s}"), "random", game_name) for s in range(1, n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return encode(asyncio.run(play(game, params, setup, seating, seed=seed, tournament="golden",
-                                   created="2026-11-25")))
+    return encode(asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="golden",
+                                         created="2026-11-25")))
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ import pytest
 from runner import games
 from runner.agents.llm import DESIGNS
 from runner.agents.llm.render import released
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from tests.agents.llm.golden import GOLDEN
 
 CASES = [(version, design, game) for version in released() for design in DESIGNS for game in games.available()]

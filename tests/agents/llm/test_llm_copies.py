@@ -18,9 +18,10 @@ from runner.agents.llm import make_llm_agent
 from runner.agents.llm.copies import copy_of, words, wording
 from runner.agents.llm.formats import FREE_TEXT
 from runner.agents.llm.render import PromptSet, prompt_set
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 SPEC = {"provider": "openai", "model": "gpt-test", "temperature": 0.2, "max_tokens": 300, "seed": 11}
 
@@ -194,8 +195,8 @@ def _game_with(replies, max_attempts=3):
     agents = [make_llm_agent(SPEC, model, game="werewolf", seat=0, rng=rng_for(7, "agent-0"), name="model")]
     agents += [make("werewolf/strategic", {}, rng_for(7, f"agent-{s}"), "strategic", "werewolf") for s in range(1, seats)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(seats)])
-    records = asyncio.run(play(game, params, setup, seating, seed=7, tournament="t", created="2026-11-28",
-                               max_attempts=max_attempts, probes=False))
+    records = asyncio.run(play_alone(game, params, setup, seating, seed=7, tournament="t", created="2026-11-28",
+                                     max_attempts=max_attempts, probes=False))
     return records
 
 

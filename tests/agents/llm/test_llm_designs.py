@@ -11,13 +11,15 @@ import pytest
 from llm_fakes import FakeModel, legal_reply, reply, scripted
 
 from runner import games
-from runner.agents.base import ProbeRequest, ProviderError, Request
+from runner.agents.base import ProbeRequest, Request
 from runner.agents.builtin import make
 from runner.agents.llm import PROMPT_VERSION, make_llm_agent
 from runner.agents.llm.persona import _ADJECTIVES
-from runner.play import Seating, play
+from runner.errors import ProviderError
+from runner.play import Seating
 from runner.replay.format import encode, schema
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 SPEC = {"provider": "openai", "model": "gpt-test", "temperature": 0.2, "max_tokens": 300, "seed": 11}
 PAYOFFS = {"cooperate": 3, "defect": 1, "one_defect": 5, "two_defect": 2}
@@ -106,8 +108,8 @@ def test_a_move_the_rules_refuse_is_asked_again_with_the_rules_reason_through_th
     model = scripted("All in, and more!\nANSWER: {\"contribution\": 500}", "Fine.\nANSWER: {\"contribution\": 100}")
     llm = agent(model, game="public_good")
     others = [make("public_good/free_rider", {}, random.Random(s), f"b{s}", "public_good") for s in (1, 2)]
-    records = run(play(game, params, setup, Seating([llm, *others], game.seat_names(params, setup), ["player"] * 3),
-                       seed=1, tournament="t", created="2026-11-21"))
+    seating = Seating([llm, *others], game.seat_names(params, setup), ["player"] * 3)
+    records = run(play_alone(game, params, setup, seating, seed=1, tournament="t", created="2026-11-21"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("x.jsonl", encode(records), derive=False).ok
     move = next(r for r in records if r["type"] == "event" and r["seat"] == 0)
@@ -365,9 +367,9 @@ def test_an_unreadable_probe_is_recorded_unanswered_with_its_call_and_the_game_g
     params = game.params({"players": 3, "words": 4})
     setup = {"card": CARD, "secret": "tennis", "chameleon": 0, "order": [1, 2, 0]}
     agents = [agent(FakeModel(script), game="chameleon", seat=s) for s in range(3)]
-    records = run(play(game, params, setup, Seating(agents, game.seat_names(params, setup),
+    records = run(play_alone(game, params, setup, Seating(agents, game.seat_names(params, setup),
                                                     ["chameleon", "non_chameleon", "non_chameleon"]),
-                       seed=2, tournament="t", created="2026-11-21"))
+                             seed=2, tournament="t", created="2026-11-21"))
     # Dealt by hand for the scenario, so checked by the rules alone (not derived from the seed).
     assert check_bytes("x.jsonl", encode(records), derive=False).ok
     probes = [r for r in records if r["type"] == "probe"]

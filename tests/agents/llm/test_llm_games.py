@@ -17,9 +17,10 @@ from runner.agents.llm.agent import decision_messages, probe_messages, scene_of
 from runner.agents.llm.designs import Notes
 from runner.agents.llm.render import observation
 from runner.games import IllegalAction
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 GAMES = games.available()
 SPEC = {"provider": "openai", "model": "fake-model", "temperature": 0.0, "max_tokens": 400, "seed": 7}
@@ -35,7 +36,7 @@ def play_llm(game_name, design="vanilla", rules=None, seed=1):
     agents = [make_llm_agent({**SPEC, "design": design}, models[s], game=game_name, seat=s,
                              rng=rng_for(seed, f"agent-{s}"), name=f"llm-{s}") for s in range(n)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    records = asyncio.run(play(game, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
+    records = asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="t", created="2026-11-21"))
     return records, models
 
 

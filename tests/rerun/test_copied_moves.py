@@ -15,10 +15,11 @@ from runner import games
 from runner.agents.builtin import make
 from runner.agents.llm import make_llm_agent
 from runner.agents.llm.copies import copy_of, free_texts
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes, check_file
+from runner.rerun.validate import check_bytes, check_file
 from tests.agents.llm.llm_fakes import FakeModel, legal_reply
+from tests.helpers import play_alone
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays"
 SPEC = {"provider": "openai_compatible", "model": "small", "base_url": "http://127.0.0.1:8000/v1",
@@ -43,7 +44,7 @@ def undercover_game(first_replies: list[str]) -> list[dict]:
                              name="small")]
     agents += [make("undercover/associative", {}, rng_for(3, f"agent-{s}"), "assoc", "undercover") for s in (1, 2, 3)]
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(4)])
-    return asyncio.run(play(game, params, setup, seating, seed=3, tournament="t", created="2026-11-28"))
+    return asyncio.run(play_alone(game, params, setup, seating, seed=3, tournament="t", created="2026-11-28"))
 
 
 def first_clue(records: list[dict]) -> dict:

@@ -18,10 +18,11 @@ from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State, action_fields, check_keys,
                                is_int, require)
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.identity import expected_ids
-from runner.replay.validate import Checked, check_bytes, first_difference
+from runner.rerun.identity import expected_ids
+from runner.rerun.validate import Checked, check_bytes
+from tests.helpers import play_alone
 
 Records = list[dict[str, Any]]
 
@@ -32,13 +33,13 @@ def replay(game: Game, agents: list[ScriptedAgent], seed: int = 1, variant: dict
     setup = game.deal(params, rng_for(seed, "deal"))
     n = game.players(params)
     seating = Seating(agents, game.seat_names(params, setup), [game.role_of(params, setup, s) for s in range(n)])
-    return asyncio.run(play(game, params, setup, seating, seed=seed, tournament="v",
-                            created="2026-01-01"))
+    return asyncio.run(play_alone(game, params, setup, seating, seed=seed, tournament="v",
+                                  created="2026-01-01"))
 
 
 def check(records: Records, derive: bool = False) -> Checked:
     """The checked records. Most tests here tamper with a move, a draw or the deal to see the *rules*
-    catch the inconsistency, so the seed's own check (runner/replay/derive.py, tested below with
+    catch the inconsistency, so the seed's own check (runner/rerun/derive.py, tested below with
     `derive=True`) is off unless asked for: it would catch the same tampering a line earlier."""
     return check_bytes("r.jsonl", encode(records), derive=derive)
 
@@ -588,26 +589,3 @@ def test_a_built_in_belief_that_its_strategy_does_not_hold_is_refused():
     answer["seat"] = next(s for s in range(4) if s not in (answer["seat"], records[index]["seat"]))
     line, field, message = derived_problems(records)[0]
     assert (line, field) == (index + 1, "answer") and "plays the built-in chameleon/associative" in message
-
-
-# -- first_difference ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("expected, actual, difference", [
-    ({"a": [1, 2]}, {"a": [1, 2.0]}, None),
-    ({"a": 1}, {"a": True}, (".a", 1, True)),
-    ({"a": 1}, {}, (".a", 1, "(missing)")),
-    ({}, {"odd key": 1}, ('["odd key"]', "(no such field)", 1)),
-    ([1, [2, 3]], [1, [2, 4]], ("[1][1]", 3, 4)),
-    ([1], [1, 2], ("", [1], [1, 2])),
-    ("1", 1, ("", "1", 1)),
-    ({"seat": None, "a": [0]}, {"seat": None, "a": [0]}, None),
-    ({"a": None}, {"a": float("nan")}, (".a", None, float("nan"))),
-    ({"a": float("inf")}, {"a": None}, (".a", float("inf"), None)),
-    ([float("nan")], [float("nan")], ("[0]", float("nan"), float("nan"))),
-], ids=["numbers-by-value", "bool-is-not-a-number", "missing-key", "extra-odd-key", "nested-list",
-        "length", "string-vs-number", "equal-with-null", "null-is-not-nan", "infinity-is-not-null",
-        "nan-is-not-nan"])
-def test_first_difference(expected, actual, difference):
-    found = first_difference(expected, actual)
-    # NaN is unequal to itself: compare how the results print.
-    assert repr(found) == repr(difference)

@@ -6,7 +6,7 @@ still be untrue: a tie-break flipped the other way, a card swapped, a scripted s
 as another strategy. The runner draws each from a generator seeded with the game seed and a
 purpose (`runner.seeds.rng_for`), and built-in agents are deterministic functions of what their
 seat saw and of their own generator, so the validator can draw and play them again and compare.
-Language-model seats are played again from their recorded replies (runner/replay/recorded.py):
+Language-model seats are played again from their recorded replies (runner/rerun/recorded.py):
 the replies are taken as recorded, everything the agent made of them is derived again.
 """
 
@@ -18,12 +18,13 @@ from typing import Any
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.agents.builtin import make, strategies
 from runner.games.base import Game, IllegalAction, Pending, SetupError, State
+from runner.plan import PlannedGame
 from runner.play import probe_questions
-from runner.replay.format import show
-from runner.replay.identity import id_difference, planned_difference, suite_difference
-from runner.replay.recorded import ModelSeat, Replayed
+from runner.replay.compare import first_difference
+from runner.replay.format import Event, Header, agent_kind, show
+from runner.rerun.identity import id_difference, planned_difference, suite_difference
+from runner.rerun.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
-from runner.tournament import PlannedGame
 
 #: (field, message) of the first thing that does not follow from the seed.
 Difference = tuple[str, str]
@@ -32,7 +33,7 @@ Difference = tuple[str, str]
 class Derivation:
     """The runner's generators and built-in agents of one game, replayed alongside the rules."""
 
-    def __init__(self, game: Game, params: Mapping[str, Any], header: Mapping[str, Any],
+    def __init__(self, game: Game, params: Mapping[str, Any], header: Header,
                  planned: PlannedGame | None = None):
         self.game = game
         self.planned = planned  # the game of the same id in its folder's plan, if there is one
@@ -53,16 +54,16 @@ class Derivation:
             agent = player["agent"]
             seat = player["seat"]
             where = f"players[{seat}].agent"
-            if agent.get("kind") == "llm":
+            if agent_kind(agent) == "llm":
                 try:
                     self.models[seat] = ModelSeat(game, seat, agent, self.seed)
                 except Replayed as exc:
                     self.unknown[seat] = (f"{where}.{exc.field}", exc.message)
                 continue
-            if agent.get("kind") == "human":
+            if agent_kind(agent) == "human":
                 self.humans.add(seat)
                 continue
-            if agent.get("kind") != "builtin":
+            if agent_kind(agent) != "builtin":
                 continue
             strategy = agent["strategy"]
             if strategy not in known:
@@ -78,8 +79,6 @@ class Derivation:
 
     def setup(self) -> Difference | None:
         """Where the header's setup differs from the deal of its seed."""
-        from runner.replay.validate import first_difference
-
         try:
             dealt = self.game.deal(self.params, rng_for(self.seed, "deal"))
         except SetupError as exc:  # e.g. a card size the shipped content does not have
@@ -114,7 +113,7 @@ class Derivation:
         return ("data.outcome", f"the chance draw does not follow from the seed: the runner's generator "
                                 f"gives {show(drawn)} here, the replay says {show(outcome)}")
 
-    def move(self, state: State, seat: int, event: Mapping[str, Any]) -> Difference | None:
+    def move(self, state: State, seat: int, event: Event) -> Difference | None:
         """Where a seat's recorded move differs from the move its strategy makes here (a built-in
         seat), or from what its agent makes of the recorded replies (a model seat)."""
         if seat in self.models:

@@ -1,344 +1,32 @@
-"""Checking a pull request that submits replays: what it adds and how the leaderboard would change.
-
-Only git objects are read (`git diff-tree`, `git ls-tree`, `git cat-file`): nothing from the
-pull request is checked out, imported or executed. The installed (base branch) code decides.
-"""
+"""Checking what a pull request adds to the base branch: each file, each tournament, the submission whole."""
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-import json
-import os
-import re
-import subprocess
-import threading
-import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from runner.agents.builtin import strategies
-from runner.replay.format import Problem, Record
-from runner.replay.identity import play_fingerprint
-from runner.replay.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
+from runner.replay.format import Problem
+from runner.rerun.identity import play_fingerprint
+from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
                                  read_plan)
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 from site_builder import ownership, reserved
-from site_builder.scoring import board, owners
-from site_builder.scoring.corpus import load
+from site_builder.git import Change, Repo
 from site_builder.scoring.model import agent_key
-from site_builder.scoring.owners import Owner
-from site_builder.sources import HistoryError
+from site_builder.submission.base_index import BaseIndex, index_base, most_used
+from site_builder.submission.layout import (FILE_MODES, LAYOUT, MAX_FILE_BYTES, MAX_SUBMISSION_BYTES,
+                                            MAX_SUBMISSION_FILES, PLAN_PATH, REPLAY_PATH, REPLAYS, SUBMODULE,
+                                            SYMLINK)
+from site_builder.submission.provenance import provenance_problems
+from site_builder.submission.secret_scan import secret_problems
 
-# -- limits and layout ------------------------------------------------------------------------
-
-#: Largest replay file a submission may add. The built-in games are under 10 KiB; a Werewolf
-#: game with every prompt and reply of eight language models stays well under 1 MiB.
-MAX_FILE_BYTES = 8 * 1024 * 1024
-#: Most bytes one pull request may add: the corpus lives in git forever, so growth is reviewed.
-MAX_SUBMISSION_BYTES = 100 * 1024 * 1024
-#: Most files one pull request may add or change.
-MAX_SUBMISSION_FILES = 10_000
 #: Agent kinds that make a game a submission: a model or a person played a seat (not bots alone).
 NON_BOT_KINDS = frozenset(("llm", "human"))
-REPLAYS = "replays/"
-_SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}"
-#: replays/<tournament>/<game_id>.jsonl: both parts are slugs, as in the replay header.
-REPLAY_PATH = re.compile(rf"replays/(?P<tournament>{_SLUG})/(?P<game_id>{_SLUG})\.jsonl\Z")
-#: replays/<tournament>/tournament.toml: the tournament's plan, written by `gamenight run`.
-PLAN_PATH = re.compile(rf"replays/(?P<tournament>{_SLUG})/tournament\.toml\Z")
-LAYOUT = "replays/<tournament>/<game_id>.jsonl"
-_FILE_MODES = ("100644", "100755")
-_SYMLINK, _SUBMODULE = "120000", "160000"
 
-#: Shapes of credentials that must never be published (the matched text is never echoed). A
-#: pattern with a group counts only when the group looks random, so that prose such as
-#: "sk-learn-compatible-estimators" or "bearer of bad news" is not mistaken for a key.
-SECRET_PATTERNS = {
-    "an OpenAI or Anthropic API key (sk-...)": re.compile(rb"\bsk-([A-Za-z0-9_-]{20,})"),
-    "a bearer token": re.compile(rb"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{20,})"),
-    "an AWS access key": re.compile(rb"\bAKIA[0-9A-Z]{16}\b"),
-    "a GitHub token": re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-    "a Hugging Face token": re.compile(rb"\bhf_[A-Za-z0-9]{30,}"),
-    "a Google API key": re.compile(rb"\bAIza[0-9A-Za-z_-]{35}"),
-    # A scheme starts only where a run of scheme characters starts, and no part gives back what
-    # it took: each character is looked at a bounded number of times (a line of "a-a-a-..."
-    # took minutes with a plain \b and backtracking quantifiers).
-    "a password in a URL": re.compile(rb"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://[^/\s:@\"']++:[^/\s@\"']++@"),
-}
-
-
-def redact_secrets(text: str) -> str:
-    """`text` with everything the credential patterns find masked: a report quotes file content
-    (a differing field, say), and must never repeat a key it found."""
-    raw = text.encode("utf-8", "surrogatepass")
-    for pattern in SECRET_PATTERNS.values():
-        raw = pattern.sub(lambda m: b"[redacted]" if not pattern.groups or _looks_random(m.group(1)) else m.group(0),
-                          raw)
-    return raw.decode("utf-8", "surrogatepass")
-
-
-def _looks_random(token: bytes) -> bool:
-    """Digits, capitals and small letters together: a generated token, not a hyphenated phrase."""
-    return any(c in b"0123456789" for c in token) and token.lower() != token != token.upper()
-
-
-def _is_secret(pattern: re.Pattern[bytes], line: bytes) -> bool:
-    return any(not pattern.groups or _looks_random(m.group(1)) for m in pattern.finditer(line))
-
-
-class GitError(Exception):
-    """A git command failed; the message says what could not be read and why."""
-
-
-# -- reading git objects ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Change:
-    """One path changed between two commits (no rename detection: a rename is a delete and an add)."""
-
-    status: str  # A added, M modified, D deleted, T type changed
-    path: str
-    mode: str  # the new mode ("000000" when deleted)
-    oid: str  # the new object id (zeros when deleted)
-
-
-@dataclass(frozen=True)
-class TreeFile:
-    """One file of a commit's tree."""
-
-    path: str
-    mode: str
-    oid: str
-    size: int
-
-
-class Repo:
-    """Read-only access to the objects of a git repository, through git's plumbing commands."""
-
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
-        self._env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-
-    def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
-        try:
-            done = subprocess.run(["git", "-C", str(self.path), *args], input=stdin, capture_output=True,
-                                  env=self._env, check=False)
-        except FileNotFoundError:
-            raise GitError("git is not installed (or not on PATH)") from None
-        if done.returncode != 0:
-            reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git {args[0]} failed in {self.path}: {reason[-1] if reason else 'no message'}")
-        return done.stdout
-
-    def commit(self, revision: str) -> str:
-        """The commit id that `revision` names (a branch, tag, sha, origin/main, HEAD~1, ...)."""
-        if not revision or revision.startswith("-"):
-            raise GitError(f"{revision!r} is not a revision")
-        try:
-            return self._git("rev-parse", "--verify", "--quiet", "--end-of-options",
-                             f"{revision}^{{commit}}").decode().strip()
-        except GitError:
-            raise GitError(f"{revision!r} is not a commit of the repository {self.path} "
-                           "(fetch it first, e.g. `git fetch origin main`)") from None
-
-    def merge_base(self, base: str, head: str) -> str:
-        """The commit the pull request branched from."""
-        try:
-            return self._git("merge-base", base, head).decode().strip()
-        except GitError:
-            raise GitError(f"{base[:12]} and {head[:12]} have no common history here: fetch the "
-                           "full history (`git fetch --unshallow`, or `fetch-depth: 0` in CI)") from None
-
-    def changes(self, old: str, new: str) -> list[Change]:
-        """Every file that differs between two commits."""
-        out = self._git("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new)
-        fields = out.split(b"\0")
-        changes = []
-        for meta, raw_path in zip(fields[0::2], fields[1::2]):
-            if not meta.startswith(b":"):
-                continue
-            _, mode, _, oid, status = meta[1:].decode().split(" ")
-            changes.append(Change(status[:1], raw_path.decode("utf-8", "backslashreplace"), mode, oid))
-        return changes
-
-    def tree(self, commit: str, folder: str) -> list[TreeFile]:
-        """Every file under `folder` (e.g. "replays/") in a commit."""
-        out = self._git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", folder)
-        files = []
-        for entry in filter(None, out.split(b"\0")):
-            meta, _, raw_path = entry.partition(b"\t")
-            mode, kind, oid, size = meta.decode().split()
-            if kind == "blob":
-                files.append(TreeFile(raw_path.decode("utf-8", "backslashreplace"), mode, oid, int(size)))
-        return files
-
-    def sizes(self, oids: Sequence[str]) -> dict[str, int]:
-        """The size in bytes of each blob."""
-        if not oids:
-            return {}
-        out = self._git("cat-file", "--batch-check", stdin="".join(f"{oid}\n" for oid in oids).encode())
-        sizes = {}
-        for line in out.decode().splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] == "blob":
-                sizes[parts[0]] = int(parts[2])
-        return sizes
-
-    def blobs(self, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """The content of each blob, in order, streamed from one `git cat-file --batch`."""
-        if not oids:
-            return
-        try:
-            proc = subprocess.Popen(["git", "-C", str(self.path), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self._env)
-        except FileNotFoundError:
-            raise GitError("git is not installed (or not on PATH)") from None
-        assert proc.stdin is not None and proc.stdout is not None
-        stdin, stdout = proc.stdin, proc.stdout
-
-        def feed() -> None:  # a thread, so that a full output pipe can never block our input
-            try:
-                for oid in oids:
-                    stdin.write(f"{oid}\n".encode())
-            except (BrokenPipeError, ValueError):
-                pass
-            finally:
-                try:
-                    stdin.close()
-                except BrokenPipeError:
-                    pass
-
-        writer = threading.Thread(target=feed, daemon=True)
-        writer.start()
-        try:
-            for oid in oids:
-                header = stdout.readline().split()
-                if len(header) != 3 or header[1] != b"blob":
-                    raise GitError(f"cannot read object {oid} from {self.path}")
-                data = stdout.read(int(header[2]))
-                stdout.read(1)  # the newline after each object
-                yield oid, data
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            stdout.close()
-            writer.join()
-            proc.wait()
-
-
-# -- what the base branch already holds -------------------------------------------------------
-
-def _header_of(raw: bytes) -> dict[str, Any] | None:
-    """The header object of a replay's first line, if it parses (base files are read leniently)."""
-    first = raw.split(b"\n", 1)[0]
-    try:
-        value = json.loads(first)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) and value.get("type") == "header" else None
-
-
-def _records_leniently(raw: bytes) -> list[dict[str, Any]]:
-    records = []
-    for line in raw.split(b"\n"):
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            records.append(value)
-    return records
-
-
-@dataclass
-class BaseIndex:
-    """What the corpus at the base revision holds, for the duplicate and ownership checks and the summary."""
-
-    by_hash: dict[str, str] = field(default_factory=dict)  # sha256 of the bytes -> path
-    by_game_id: dict[str, str] = field(default_factory=dict)
-    by_play: dict[str, str] = field(default_factory=dict)  # play fingerprint -> path
-    paths: set[str] = field(default_factory=set)
-    agent_games: Counter[str] = field(default_factory=Counter)  # agent key -> games
-    agent_names: dict[str, Counter[str]] = field(default_factory=dict)  # agent key -> display names used
-    seats: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # path -> (key, agent)
-    judges: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # path -> (key, judge)
-    owners: ownership.Owners = field(default_factory=ownership.Owners)
-
-    def label(self, key: str) -> str | None:
-        """The agent's name on the leaderboard: its most used display name (ties: alphabetical)."""
-        names = self.agent_names.get(key)
-        return _most_used(names) if names else None
-
-
-def _most_used(names: Counter[str]) -> str:
-    return min(names, key=lambda name: (-names[name], name))
-
-
-def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseIndex:
-    """Index every replay of the base revision (and copy them to `copy_to` for scoring), and read
-    from its history who owns which tournament and agent."""
-    index = BaseIndex()
-    files = [f for f in repo.tree(commit, REPLAYS) if f.mode in _FILE_MODES]
-    index.paths = {f.path for f in files}
-    by_oid: dict[str, list[str]] = {}  # identical files share one blob
-    for f in files:
-        if f.path.endswith(".jsonl"):
-            by_oid.setdefault(f.oid, []).append(f.path)
-    for oid, raw in repo.blobs(list(by_oid)):
-        paths = by_oid[oid]
-        path = paths[0]
-        index.by_hash.setdefault(hashlib.sha256(raw).hexdigest(), path)
-        header = _header_of(raw)
-        game_id = header.get("game_id") if header else None
-        index.by_game_id.setdefault(game_id if isinstance(game_id, str) else Path(path).stem, path)
-        if header:
-            seats = [p.get("agent") for p in header.get("players") or [] if isinstance(p, dict)]
-            agents = [a for a in seats if isinstance(a, dict)]
-            for agent in agents:
-                index.agent_names.setdefault(agent_key(agent), Counter())[str(agent.get("name", ""))] += 1
-            index.agent_games.update({agent_key(a) for a in agents})
-            lines = _records_leniently(raw)
-            judged = _judges_of(lines)
-            for same in paths:
-                index.seats[same] = [(agent_key(a), a) for a in agents]
-                if judged:
-                    index.judges[same] = judged
-            index.by_play.setdefault(play_fingerprint(header, lines), path)
-        if copy_to is not None:
-            for same in paths:
-                _copy_replay(copy_to, same, raw, oid)
-    try:
-        index.owners = ownership.read(repo.path, commit, index.seats, index.judges)
-    except HistoryError as exc:
-        raise GitError(f"who owns what cannot be read: {exc} (fetch the whole history: `git fetch --unshallow`, "
-                       "or `fetch-depth: 0` in CI)") from None
-    return index
-
-
-def _judges_of(records: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-    """(key, description) of each judge whose lines a replay carries, once each, in order."""
-    found: dict[str, dict[str, Any]] = {}
-    for record in records:
-        judge = record.get("judge") if record.get("type") == "judge" else None
-        if isinstance(judge, dict):
-            found.setdefault(agent_key(judge), judge)
-    return list(found.items())
-
-
-def _copy_replay(folder: Path, path: str, raw: bytes, oid: str = "") -> None:
-    """Write a replay below `folder` under its repository path (or its object id if the path is odd)."""
-    safe = path if REPLAY_PATH.match(path) else f"replays/other/{oid}.jsonl"
-    target = folder / safe
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(raw)
-
-
-# -- checking the submission ------------------------------------------------------------------
 
 @dataclass
 class FileCheck:
@@ -524,7 +212,7 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
         check.refuse("deletes a replay: the corpus is append-only, because published ratings and links to "
                      "replays must stay reproducible (ask a maintainer if a replay is wrong)")
         return False
-    if change.status == "M" and PLAN_PATH.match(check.path) and check.path in index.paths and change.mode in _FILE_MODES:
+    if change.status == "M" and PLAN_PATH.match(check.path) and check.path in index.paths and change.mode in FILE_MODES:
         return True  # a suite row's plan grows by its next stages; _read_plan judges whether this one does
     if change.status != "A" or check.path in index.paths:
         check.refuse("changes a replay that is already in the corpus: replays are append-only, because "
@@ -535,10 +223,10 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
         check.refuse("main once held a file at this path and deleted it: a path names one game for good, so a "
                      "new game never takes an old one's place (or its source)")
         return False
-    if change.mode == _SYMLINK:
+    if change.mode == SYMLINK:
         check.refuse("is a symbolic link: submit the replay file itself")
         return False
-    if change.mode == _SUBMODULE or change.mode not in _FILE_MODES:
+    if change.mode == SUBMODULE or change.mode not in FILE_MODES:
         check.refuse("is not a regular file: submit replay files only")
         return False
     if not REPLAY_PATH.match(check.path) and not PLAN_PATH.match(check.path):
@@ -636,7 +324,7 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
     assert match is not None  # _path_allowed only lets layout-conforming paths through
     checked = check_bytes(check.path, raw, probes=plan.tournament.probes, planned=plan.games.get(match["game_id"]))
     check.problems.extend(checked.problems)
-    check.problems.extend(_secret_problems(check.path, raw))
+    check.problems.extend(secret_problems(check.path, raw))
     content_hash = hashlib.sha256(raw).hexdigest()
     if content_hash in index.by_hash:
         check.refuse(f"has the same bytes as {index.by_hash[content_hash]}, already in the corpus: "
@@ -770,94 +458,6 @@ def _check_caps(submission: Submission) -> None:
                                    f"played games on the board; one source may have at most {MAX_PLAYED_PER_SOURCE}")
 
 
-#: Credential findings reported per file (one is enough to refuse it).
-MAX_SECRET_PROBLEMS = 10
-
-
-def _secret_problems(path: str, raw: bytes) -> list[Problem]:
-    problems: list[Problem] = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        what = next((what for what, pattern in SECRET_PATTERNS.items() if _is_secret(pattern, line)), None)
-        if what:
-            problems.append(Problem(path, number, f"this line seems to hold {what}: remove it, and revoke "
-                                    "the credential, which is already public in your fork"))
-            if len(problems) == MAX_SECRET_PROBLEMS:
-                break
-    return problems
-
-
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
-def provenance_problems(path: str, header: Mapping[str, Any], records: Sequence[Record],
-                        today: date | None = None) -> list[Problem]:
-    """Who played and with what: a submission must say it completely for every language model."""
-    problems = []
-    provenance = header.get("provenance") if isinstance(header.get("provenance"), dict) else {}
-    for name in ("runner", "runner_version"):
-        if not _text(provenance.get(name)):
-            problems.append(Problem(path, 1, "the program and version that played the game are required",
-                                    f"provenance.{name}"))
-    problems.extend(_date_problems(path, provenance.get("created"), today or datetime.now(UTC).date()))
-    builtin = strategies()
-    players = header.get("players") if isinstance(header.get("players"), list) else []
-    for i, player in enumerate(players):
-        agent = player.get("agent") if isinstance(player, dict) else None
-        if not isinstance(agent, dict):
-            continue
-        where = f"players[{i}].agent"
-        if agent.get("kind") == "builtin" and agent.get("strategy") not in builtin:
-            problems.append(Problem(path, 1, f"{agent.get('strategy')!r} is not a built-in strategy of gamenight "
-                                    "(see `gamenight agents`); describe a language model as kind \"llm\"",
-                                    f"{where}.strategy"))
-        elif agent.get("kind") == "llm":
-            own = [r.data for r in records if r.data.get("seat") == i and r.data.get("type") in ("event", "probe")]
-            acted = any(r.get("type") == "event" and r.get("kind") == "action" for r in own)
-            problems.extend(_model_problems(path, 1, where, agent, own, answered=acted))
-    for record in records:
-        judge = record.data.get("judge") if record.data.get("type") == "judge" else None
-        if isinstance(judge, dict):
-            problems.extend(_model_problems(path, record.line, "judge", judge, [record.data], answered=True))
-    return problems
-
-
-def _model_problems(path: str, line: int, where: str, agent: Mapping[str, Any],
-                    records: Sequence[Mapping[str, Any]], *, answered: bool) -> list[Problem]:
-    """A model's provider, model and the model id its API reported (consistent with its calls)."""
-    problems = []
-    for name, why in (("provider", "the API provider (openai, anthropic, openai_compatible, ...)"),
-                      ("model", "the model that was asked")):
-        if not _text(agent.get(name)):
-            problems.append(Problem(path, line, f"missing: {why} is required for every language model",
-                                    f"{where}.{name}"))
-    reported = {call.get("model_reported") for r in records
-                for call in ((r.get("evidence") or {}).get("calls") or []) if isinstance(call, dict)}
-    reported = {m for m in reported if isinstance(m, str) and m}
-    claimed = _text(agent.get("model_reported"))
-    if not claimed and (answered or reported):
-        problems.append(Problem(path, line, "missing: the model id the API reported in its replies is required "
-                                "for every language model that played (gamenight run records it)",
-                                f"{where}.model_reported"))
-    elif claimed and reported and claimed not in reported:
-        problems.append(Problem(path, line, f"says {claimed!r} but the recorded calls report "
-                                f"{', '.join(sorted(map(repr, reported)))}", f"{where}.model_reported"))
-    return problems
-
-
-def _date_problems(path: str, created: Any, today: date) -> list[Problem]:
-    if not isinstance(created, str):
-        return []  # the schema reports a missing or mistyped date
-    try:
-        day = date.fromisoformat(created[:10])
-    except ValueError:
-        return [Problem(path, 1, f"{created[:10]!r} is not a calendar date", "provenance.created")]
-    if day > today + timedelta(days=1):
-        return [Problem(path, 1, f"the game cannot have been played on {day.isoformat()}, after today",
-                        "provenance.created")]
-    return []
-
-
 # -- what the submission adds -----------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -892,116 +492,7 @@ def submitted_agents(submission: Submission) -> list[AgentSummary]:
             descriptions.setdefault(key, {k: v for k, v in agent.items() if k != "name"})
         games.update(keys)
     base = submission.base_index
-    summaries = [AgentSummary(key, base.label(key) or _most_used(labels[key]), descriptions[key],
+    summaries = [AgentSummary(key, base.label(key) or most_used(labels[key]), descriptions[key],
                               base.agent_games.get(key, 0), added)
                  for key, added in games.items()]
     return sorted(summaries, key=lambda a: (a.games_before > 0, a.label, a.key))
-
-
-# -- the effect on the leaderboard ------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Standing:
-    """An agent's row in one rating table."""
-
-    games: int
-    rating: float  # the rating the table is sorted by (Elo scale)
-    place: int
-    of: int
-    interval: tuple[float, float] | None = None  # its 95% bootstrap interval (before the submission)
-
-
-@dataclass(frozen=True)
-class EffectRow:
-    """One agent in one rating table, before and after the submission (None: not in the table)."""
-
-    board: str  # "overall" or a game name
-    key: str
-    label: str
-    before: Standing | None
-    after: Standing | None
-    mine: bool = True  # the submitter's row (any other row shown is one that changed)
-
-    @property
-    def beyond_interval(self) -> bool:
-        """Whether the submission moves an agent already rated beyond its interval: a reviewer's flag."""
-        if self.before is None or self.after is None or self.before.interval is None:
-            return False
-        low, high = self.before.interval
-        return not low <= self.after.rating <= high
-
-
-@dataclass
-class Effect:
-    """How the rating tables change when the accepted files join the base corpus: the submitter's
-    rows, and every other row that changes (the board is built so that none does)."""
-
-    rows: list[EffectRow]
-    games_before: int
-    games_after: int
-    resimulated: int  # replays re-simulated by the rules engines
-    cached: int  # replays answered by the scorer's cache
-    seconds: float
-    compared: int = 0  # rows of others in the rating tables, compared before and after
-    others_changed: int = 0  # of those, the rows whose games, rating, interval or place changed
-
-
-#: The seed of the site's bootstrap (site_builder.build), so the intervals are those the board shows.
-INTERVAL_SEED = 2026
-
-
-def standings(table: Mapping[str, Any]) -> dict[str, Standing]:
-    """Each rated agent's games, rating, interval and place in one table of the board
-    (`scoring.board.rating_board`): a place among the maintainers' rows, the place a contributor's
-    row would take among them (as the site ranks them)."""
-    rows = table.get("agents", [])
-    ours = [r for r in rows if not r.get("owner")]  # sorted best first, as every table is
-    place_of = {r["agent"]: place for place, r in enumerate(ours, start=1)}
-    descending = sorted(-r["rating"] for r in ours)
-    out: dict[str, Standing] = {}
-    for row in rows:
-        place = place_of.get(row["agent"]) or 1 + bisect.bisect_left(descending, -row["rating"])
-        out[row["agent"]] = Standing(row["games"], row["rating"], place, len(ours),
-                                     tuple(row["rating_ci"]) if row.get("rating_ci") else None)
-    return out
-
-
-def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
-    """Score the base corpus and base + accepted files as the site does (scoring/board.py): the
-    submitter's rows, and every other row of the rating tables compared before and after."""
-    started = time.perf_counter()
-    for check in submission.accepted:
-        assert check.raw is not None
-        _copy_replay(new_dir, check.path, check.raw)
-    submitter = submission.submitter
-    base_owners = {str(base_dir / path): Owner(source.owner, source.owner_label, source.date or "")
-                   for path, source in submission.base_index.owners.files.items()}
-    new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
-                  for check in submission.accepted}
-    tables = []
-    corpora = []
-    for folders, owner_of in (([base_dir], base_owners), ([base_dir, new_dir], {**base_owners, **new_owners})):
-        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
-        corpus = owners.separate(corpus, owner_of)
-        corpora.append(corpus)
-        tables.append(board.rating_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=INTERVAL_SEED))
-    before, after = corpora
-    mine = {a["key"] for a in tables[1]["agents"] if (a.get("owner") or {}).get("id") == submitter.owner}
-    labels = {a["key"]: a["label"] for t in tables for a in t["agents"]}
-    rows: list[EffectRow] = []
-    compared = changed = 0
-    for name in ["overall", *sorted(added_games(submission))]:
-        old, new = (standings(t["ratings"]["overall"] if name == "overall" else t["ratings"]["by_game"].get(name, {}))
-                    for t in tables)
-        for key in sorted(set(old) | set(new), key=lambda k: (new[k].place if k in new else 0, k)):
-            row = EffectRow(name, key, labels.get(key, key), old.get(key), new.get(key), key in mine)
-            if key in mine:
-                rows.append(row)
-                continue
-            compared += 1
-            if old.get(key) != new.get(key):
-                changed += 1
-                rows.append(row)
-    resimulated = before.resimulated + after.resimulated
-    return Effect(rows, len(before.games), len(after.games), resimulated,
-                  before.files + after.files - resimulated, time.perf_counter() - started, compared, changed)

@@ -12,7 +12,7 @@ import pytest
 from runner import games
 from runner.agents.builtin import make
 from runner.agents.llm import make_llm_agent
-from runner.replay.identity import expected_ids, id_difference, play_fingerprint
+from runner.rerun.identity import expected_ids, id_difference, play_fingerprint
 from runner.seeds import rng_for
 from runner.tournament import from_dict
 
@@ -114,7 +114,7 @@ def test_many_agents_with_defaults_left_out_are_found_at_once():
 
 
 def test_with_its_plan_a_header_is_checked_against_the_planned_game():
-    from runner.replay.identity import planned_difference
+    from runner.rerun.identity import planned_difference
 
     table = {"name": "t", "seed": 3, "agents": {"a": {"builtin": "chameleon/associative", "specificity": 0.9}},
              "matchups": [{"game": "chameleon", "games": 1, "roles": {"chameleon": "a", "non_chameleon": "random"}}]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import tomli_w
 
-from runner.replay.plans import people_seats_dealt, read_plan
+from runner.rerun.plans import people_seats_dealt, read_plan
 from runner.table import Person, deal
 
 AGENTS = {"Ann": {"human": True}, "Bob": {"human": True}}

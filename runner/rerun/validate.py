@@ -11,16 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from runner import games
 from runner.games.base import GameError, IllegalAction, SetupError, State
-from runner.replay.derive import Derivation
-from runner.replay.format import (MAX_PROBLEMS, Problem, Record, field_key, limit_problems, parse_lines,
+from runner.plan import PlannedGame
+from runner.replay.compare import first_difference
+from runner.replay.format import (MAX_PROBLEMS, Problem, Record, agent_kind, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
                                   version_6_uses)
-from runner.tournament import PlannedGame
+from runner.rerun.derive import Derivation
 
 #: Fields of event records that the runner adds and the rules do not produce.
 RUNNER_FIELDS = ("type", "n", "attempts", "evidence", "took_ms")
@@ -69,10 +68,10 @@ def check_bytes(path: str, raw: bytes, *, derive: bool = True, probes: bool | No
 
     With `derive` (always, but for hand-dealt test games), the deal, every chance draw and every
     move and belief of a built-in agent must also be what the seed gives, and every prompt, move
-    and belief of a model seat what its agent makes of the recorded replies (runner/replay/derive.py).
+    and belief of a model seat what its agent makes of the recorded replies (runner/rerun/derive.py).
     `probes` says whether the tournament asked belief probes (its plan knows); None: a run either
     asked every probe or none, whichever the file shows. `planned` is the game of the file's id in
-    its folder's plan (runner/replay/plans.py): the header must be that game.
+    its folder's plan (runner/rerun/plans.py): the header must be that game.
     """
     records, problems = parse_lines(path, raw)
     return _check(path, records, problems, derive, probes, planned)
@@ -344,7 +343,7 @@ def _resimulate(path: str, records: Sequence[Record], problems: list[Problem], c
     return state
 
 
-#: Which optional fields each judge dimension fills (004's EWAVM, and the suspicions of version 4);
+#: Which optional fields each judge dimension fills (the Werewolf paper's EWAVM, and the suspicions of version 4);
 #: the others must be null.
 JUDGE_FIELDS = {"engagement": "score", "wonder": "score", "attraction": "score",
                 "variation": "mentions", "memorability": "highlights", "suspicion": "suspects"}
@@ -430,7 +429,7 @@ def _batch_after(state: State, data: Mapping[str, Any], batch: set[int]) -> set[
 def _human_fields(path: str, records: Sequence[Record]) -> list[Problem]:
     """A person's time is recorded on their own decisions only, and nothing of a model's evidence is."""
     players = records[0].data["players"]
-    humans = {p["seat"] for p in players if p["agent"]["kind"] == "human"}
+    humans = {p["seat"] for p in players if agent_kind(p["agent"]) == "human"}
     problems = []
     for record in records[1:]:
         data = record.data
@@ -550,63 +549,4 @@ def _check_probe(path: str, record: Record, state: State, produced: int,
     if question in answered:
         return Problem(path, record.line, f"seat {seat} already answered this {kind!r} probe here", "probe")
     answered.add(question)
-    return None
-
-
-def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, Any, Any] | None:
-    """The first place where two JSON values differ: (path, expected, actual), or None.
-
-    Numbers compare by value but booleans never equal numbers, as in JSON.
-    """
-    if _same_json(expected, actual):
-        return None
-    diff = _difference(expected, actual)
-    if diff is None:
-        return None
-    steps, left, right = diff
-    return (where + "".join(reversed(steps)), left, right)
-
-
-def _same_json(expected: Any, actual: Any) -> bool:
-    """A quick yes for the common case (the rules made exactly the recorded event): the same JSON
-    text (so no bool is taken for a number, nor an int for a float), and where the text holds a
-    null, which NaN and infinities also become, equal values; otherwise the full comparison decides."""
-    try:
-        text = orjson.dumps(expected)
-        return text == orjson.dumps(actual) and (b"null" not in text or expected == actual)
-    except TypeError:  # not JSON (a key that is not a string): compare in full
-        return False
-
-
-def _difference(expected: Any, actual: Any) -> tuple[list[str], Any, Any] | None:
-    """`first_difference` with the path as steps from the leaf up (only built for a difference)."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        same_kind = isinstance(expected, bool) and isinstance(actual, bool)
-        return None if same_kind and expected == actual else ([], expected, actual)
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        for key in expected:
-            if key not in actual:
-                return ([field_key(key)], expected[key], "(missing)")
-            diff = _difference(expected[key], actual[key])
-            if diff:
-                diff[0].append(field_key(key))
-                return diff
-        for key in actual:
-            if key not in expected:
-                return ([field_key(key)], "(no such field)", actual[key])
-        return None
-    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        if len(expected) != len(actual):
-            return ([], list(expected), list(actual))
-        for i, (a, b) in enumerate(zip(expected, actual)):
-            diff = _difference(a, b)
-            if diff:
-                diff[0].append(f"[{i}]")
-                return diff
-        return None
-    numbers = (int, float)
-    if isinstance(expected, numbers) and isinstance(actual, numbers):
-        return None if expected == actual else ([], expected, actual)
-    if type(expected) is not type(actual) or expected != actual:
-        return ([], expected, actual)
     return None

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
 
 BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 #: One shipped replay of each game (the first by name), the seeds of the fuzzing.

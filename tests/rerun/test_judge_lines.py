@@ -9,9 +9,10 @@ import pytest
 
 from runner import games
 from runner.agents.builtin import make
-from runner.play import Seating, play, rng_for
+from runner.play import Seating, rng_for
 from runner.replay.format import encode
-from runner.replay.validate import check_bytes
+from runner.rerun.validate import check_bytes
+from tests.helpers import play_alone
 
 JUDGE = {"name": "j", "kind": "llm", "provider": "openai", "model": "judge-model"}
 
@@ -23,8 +24,8 @@ def werewolf_records() -> list[dict]:
     setup = game.deal(params, rng_for(7, "deal"))
     agents = [make("werewolf/strategic", {}, rng_for(7, f"agent-{s}"), "w", "werewolf") for s in range(8)]
     roles = [game.role_of(params, setup, s) for s in range(8)]
-    return asyncio.run(play(game, params, setup, Seating(agents, game.seat_names(params, setup), roles),
-                            seed=7, tournament="t", created="2026-11-21"))
+    return asyncio.run(play_alone(game, params, setup, Seating(agents, game.seat_names(params, setup), roles),
+                                  seed=7, tournament="t", created="2026-11-21"))
 
 
 def judge(dimension, **fields):
@@ -86,7 +87,7 @@ def test_the_scorer_reads_judgements(werewolf_records, tmp_path):
 
     path = tmp_path / "judged-1.jsonl"
     path.write_bytes(encode([*werewolf_records, judge("engagement", score=7)]))
-    from runner.replay.validate import check_bytes
+    from runner.rerun.validate import check_bytes
     from site_builder.scoring.corpus import scored_game
 
     raw = encode([*werewolf_records, judge("engagement", score=7)])

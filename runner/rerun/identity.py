@@ -1,6 +1,6 @@
 """What makes a game itself: its id, derived again, and the fingerprint of what was played.
 
-The runner names a game after its tournament, matchup and seed (runner/tournament.py), so an id
+The runner names a game after its tournament, matchup and seed (runner/plan.py), so an id
 cannot be reused for another deal, nor one game copied under fresh ids. The header records all
 three, but not quite as the tournament file wrote them: a built-in agent's parameters are
 recorded with the strategy's defaults filled in, a design's with what it filled in or drew. The
@@ -19,9 +19,9 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from runner.replay.format import show
+from runner.plan import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
+from runner.replay.format import AgentDescription, Header, agent_kind, show
 from runner.seeds import rng_for
-from runner.tournament import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
 
 #: Most ways of writing a matchup tried before giving up (each is one SHA-256; the likeliest come
 #: first, so an honest game is found at once; a folder with its plan is checked against it instead).
@@ -36,7 +36,7 @@ class Unreadable(ValueError):
     """A header whose matchup cannot be read back as the runner writes it."""
 
 
-def id_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
+def id_difference(header: Header) -> tuple[str, str] | None:
     """Where a header's game id does not follow from its tournament, matchup and seed."""
     first, tried = None, 0
     try:
@@ -54,7 +54,7 @@ def id_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
                        f"{show(first)}")
 
 
-def planned_difference(header: Mapping[str, Any], planned: PlannedGame) -> tuple[str, str] | None:
+def planned_difference(header: Header, planned: PlannedGame) -> tuple[str, str] | None:
     """Where a header differs from the game of the same id its folder's plan holds: its seed,
     matchup, rules and the agent of every seat as the plan describes it (no search needed)."""
     matchup = planned.matchup
@@ -73,7 +73,7 @@ def planned_difference(header: Mapping[str, Any], planned: PlannedGame) -> tuple
     return None
 
 
-def suite_difference(header: Mapping[str, Any]) -> tuple[str, str] | None:
+def suite_difference(header: Header) -> tuple[str, str] | None:
     """Where a header that says it is a deal of a ranked suite (without its folder's plan) is not
     that deal of the shipped suite: its tournament, seed, variant, the candidate's seat and stage,
     and every opponent as the suite describes it."""
@@ -127,7 +127,7 @@ def _description(spec: AgentSpec, game: str, seat: int, seed: int) -> dict[str, 
                                name=spec.name).description)
 
 
-def expected_ids(header: Mapping[str, Any]) -> Iterator[str]:
+def expected_ids(header: Header) -> Iterator[str]:
     """Every id the runner could have given this game (one per way of writing its agents)."""
     roles, lineup, seats = _matchup_names(header["matchup"])
     described: dict[str, Mapping[str, Any]] = {}
@@ -162,18 +162,18 @@ def _matchup_names(label: Any) -> tuple[dict[str, str], list[str], str | None]:
     return roles, [], None
 
 
-def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _specs(agent: AgentDescription) -> list[dict[str, Any]]:
     """The specs a tournament file could have given for an agent described like this."""
-    if agent.get("kind") == "builtin":
+    if agent_kind(agent) == "builtin":
         from runner.agents.builtin import strategies
 
         known = strategies().get(agent.get("strategy"))
         defaults = known.defaults if known is not None else {}
         return [{"builtin": agent.get("strategy"), "params": params}
                 for params in _written(agent.get("params") or {}, defaults)]
-    if agent.get("kind") == "human":
+    if agent_kind(agent) == "human":
         return [{"human": True}]  # a person is known by the name they chose, nothing else
-    if agent.get("kind") != "llm":
+    if agent_kind(agent) != "llm":
         return []
     from runner.agents.llm.designs import DESIGNS
 
@@ -184,7 +184,7 @@ def _specs(agent: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{**spec, "design_params": params} for params in _written(spec["design_params"], design.defaults)]
 
 
-def model_spec(agent: Mapping[str, Any]) -> dict[str, Any]:
+def model_spec(agent: AgentDescription) -> dict[str, Any]:
     """The played settings of a language-model agent as a tournament file gives them (the spec
     `make_llm_agent` takes), from its description in a header: the description less what the runner
     adds, the design's parameters as given (without what the design drew, as `Design.given` says)."""
@@ -225,7 +225,7 @@ def _same(a: Any, b: Any) -> bool:
                                                and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
-def play_fingerprint(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+def play_fingerprint(header: Header, records: Sequence[Mapping[str, Any]]) -> str:
     """A hash of what was played: rules, seed, deal, every input with its refused tries, and every
     belief as read; labels, ids, evidence and raw replies are left out."""
     plays: list[Any] = []

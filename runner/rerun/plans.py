@@ -1,6 +1,6 @@
 """A tournament's folder against its plan: exactly the games the plan holds, as it planned them.
 
-`gamenight run` writes the tournament's plan (runner.tournament.Tournament.plan_file) beside the
+`gamenight run` writes the tournament's plan (runner.plan.Tournament.plan_file) beside the
 replays as `tournament.toml`. `gamenight validate` and the pull-request check plan the tournament
 again from it: every planned game must be in the folder and nothing else, so nobody can play many
 seeds and keep the games that flatter a model (the check requires this of every submission).
@@ -16,9 +16,10 @@ from typing import Any
 
 from runner import games, tomlfile
 from runner.games.base import SetupError
+from runner.plan import AgentSpec, PlannedGame, Tournament
 from runner.replay.format import Problem
 from runner.seeds import rng_for
-from runner.tournament import AgentSpec, PlanError, PlannedGame, Tournament, from_dict
+from runner.tournament import PlanError, from_dict
 
 PLAN_FILE = "tournament.toml"
 #: Largest plan file read (a plan of many matchups and agents stays far below).

@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from runner.agents.base import Decision, ProbeRequest, ProviderError, Request
+from runner.agents.base import Decision, ProbeRequest, Request
+from runner.errors import ProviderError
 from runner.games.base import Game, IllegalAction, Pending, State
 from runner.play import _check_without_applying, _jsonable, probe_record
-from runner.replay.format import show
-from runner.replay.identity import model_spec
+from runner.replay.compare import first_difference
+from runner.replay.format import AgentDescription, Event, show
+from runner.rerun.identity import model_spec
 from runner.seeds import rng_for
 
 if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a replay has a model seat
@@ -133,7 +135,7 @@ def finished(coroutine: Coroutine[Any, Any, Any]) -> Any:
 class ModelSeat:
     """One language-model seat of a replay, played again from its recorded replies."""
 
-    def __init__(self, game: Game, seat: int, description: Mapping[str, Any], seed: int):
+    def __init__(self, game: Game, seat: int, description: AgentDescription, seed: int):
         # The prompts, parsers and designs: loaded only when a replay has a model seat.
         from runner.agents.llm import make_llm_agent
 
@@ -155,15 +157,13 @@ class ModelSeat:
             raise Replayed(field, f"this agent cannot be made again: {exc}") from None
         made = {k: v for k, v in self.agent.description.items() if k != "model_reported"}
         told = {k: v for k, v in description.items() if k != "model_reported"}
-        from runner.replay.validate import first_difference
-
         difference = first_difference(made, told)
         if difference:
             where, expected, found = difference
             raise Replayed(where.lstrip("."), f"gamenight describes this agent with {show(expected)} here, the "
                                               f"replay says {show(found)}")
 
-    def move(self, game: Game, state: State, pending: Pending, event: Mapping[str, Any], names: tuple[str, ...],
+    def move(self, game: Game, state: State, pending: Pending, event: Event, names: tuple[str, ...],
              max_attempts: int) -> Difference | None:
         """Where the seat's recorded decision (its tries, move and evidence) differs from what the
         agent makes of the recorded replies here."""
@@ -192,8 +192,8 @@ class ModelSeat:
                 if error is None:
                     return (f"attempts[{i}]", f"the recorded reply gives the legal move {show(decision.action)}, "
                                               "which the runner takes; the replay records it as refused")
-                difference = _first({"action": _jsonable(decision.action), "raw": decision.raw, "error": error},
-                                    attempts[i])
+                tried = {"action": _jsonable(decision.action), "raw": decision.raw, "error": error}
+                difference = first_difference(tried, attempts[i])
                 if difference:
                     where, expected, found = difference
                     return (f"attempts[{i}]{where}", f"the agent's try here is {show(expected)}, the replay says "
@@ -227,7 +227,7 @@ class ModelSeat:
         leftover = self.model.leftover()
         if leftover:
             return leftover
-        difference = _first(made, dict(record))
+        difference = first_difference(made, dict(record))
         if difference:
             where, expected, found = difference
             return (where.lstrip("."), f"the agent's belief here is {show(expected)}, the replay says {show(found)}")
@@ -252,14 +252,8 @@ class ModelSeat:
 def _evidence_difference(calls: list[Any], notes: Any, recorded: Any) -> Difference | None:
     """Where a decision's recorded evidence differs from the agent's (its calls, then its notes)."""
     made = None if not calls else ({"calls": calls, "notes": notes} if notes is not None else {"calls": calls})
-    difference = _first(made, recorded)
+    difference = first_difference(made, recorded)
     if difference is None:
         return None
     where, expected, found = difference
     return (f"evidence{where}", f"the agent's evidence here is {show(expected)}, the replay says {show(found)}")
-
-
-def _first(expected: Any, actual: Any) -> tuple[str, Any, Any] | None:
-    from runner.replay.validate import first_difference
-
-    return first_difference(expected, actual)

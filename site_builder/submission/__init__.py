@@ -1,0 +1,8 @@
+"""Checking a pull request that submits replays: what it adds and how the leaderboard would change.
+
+Only git objects are read (`site_builder/git.py`: `git diff-tree`, `git ls-tree`, `git cat-file`):
+nothing from the pull request is checked out, imported or executed. The installed (base branch)
+code decides. `check` checks the pull request file by file and as a whole, against what the base
+branch holds (`base_index`); `layout` and `secret_scan` say what a file may be and hold, and
+`provenance` who played; `effect` scores the board before and after.
+"""
