@@ -13,8 +13,8 @@ from typing import Any
 
 from runner import __version__ as runner_version
 from runner import games as registry
-from site_builder.scoring import (SCORER_VERSION, chameleon, judges, leaderboards, magic, people, ratings, theory,
-                                  werewolf)
+from site_builder.scoring import (SCORER_VERSION, chameleon, head_to_head, judges, leaderboards, magic, people,
+                                  ratings, theory, werewolf)
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo
 from site_builder.scoring.sections import Sections
@@ -24,7 +24,8 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 9  # 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
+RESULTS_VERSION = 10  # 10: "head_to_head", per competitive game how often each agent beat each other one
+# 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
 # 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
 #   copy the answer form; null for agents without such moves)
 # 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
@@ -113,6 +114,10 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed,
                                                                       keep=store.section))
                              for name in registry.GAME_MODULES if by_game.get(name)},
+            # Per competitive game (every seat of a cooperative one wins or loses with the others).
+            "head_to_head": {name: section(f"head_to_head/{name}", by_game[name],
+                                           lambda: head_to_head.head_to_head(by_game[name]))
+                             for name in registry.GAME_MODULES if by_game.get(name) and not ratings.cooperative(name)},
             "people": {
                 "played": people.played(games, agents),
                 "boards": {name: row for name in registry.GAME_MODULES if by_game.get(name)
