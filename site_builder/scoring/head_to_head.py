@@ -1,12 +1,12 @@
 """Head to head: how often each agent beats each other agent in one game (docs/metrics.md).
 
-A game decides between two different agents A and B that both sat in it when one of them won it
-and the other lost it: A beats B when every seat of A is among the winners and no seat of B is.
-A game both won or both lost (team-mates, a shared win, a third agent winning, nobody winning)
-decides nothing between them, nor does one where either held seats on both sides. A game an agent
-forfeited is a loss of that agent to every other agent in it, and decides nothing between the
-others (the leaderboards leave it out of their rates). Self-play (one agent in every seat) pairs
-no one.
+A game decides between two different agents A and B that both sat in it when a larger share of
+A's seats than of B's is among the winners: A beats B. With a seat each, A won and B lost; an
+agent holding several seats (a built-in agent filling the table) counts by the share of its seats
+that won. Equal shares decide nothing: team-mates, a shared win, both losing to a third agent, a
+game nobody won. A game an agent forfeited is a loss of that agent to every other agent in it,
+and decides nothing between the others (the leaderboards leave it out of their rates). Self-play
+(one agent in every seat) pairs no one.
 """
 
 from __future__ import annotations
@@ -18,25 +18,26 @@ from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.stats import rate
 
 
-def sides(game: ScoredGame) -> dict[str, bool | None]:
-    """Each agent of a game and whether it won (True), lost (False) or held seats on both sides
-    (None). A forfeited game: the forfeiter lost, every other agent is None (it beat only the
-    forfeiter); a forfeit whose seat is unknown gives every agent None."""
+def shares(game: ScoredGame) -> dict[str, float | None]:
+    """Each agent of a game and the share of its seats among the winners. A forfeited game: the
+    forfeiter 0.0, every other agent None (it beat only the forfeiter); a forfeit whose seat is
+    unknown gives every agent None."""
     if not game.valid:
         loser = game.forfeiter
-        return {s.agent: (False if s.agent == loser else None) for s in game.seats}
-    out: dict[str, bool | None] = {}
+        return {s.agent: (0.0 if s.agent == loser else None) for s in game.seats}
+    seats: dict[str, list[int]] = {}
     for seat in game.seats:
-        before = out.get(seat.agent, seat.won)
-        out[seat.agent] = seat.won if before == seat.won else None
-    return out
+        won = seats.setdefault(seat.agent, [0, 0])
+        won[0] += seat.won
+        won[1] += 1
+    return {agent: won / total for agent, (won, total) in seats.items()}
 
 
 def tally(games: Iterable[ScoredGame]) -> dict[tuple[str, str], list[int]]:
     """Per pair of agents (a < b by key): [games both played, games a beat b, games b beat a]."""
     counts: dict[tuple[str, str], list[int]] = {}
     for game in games:
-        outcome = sides(game)
+        outcome = shares(game)
         loser = game.forfeiter
         agents = sorted(outcome)
         for i, a in enumerate(agents):
@@ -47,7 +48,7 @@ def tally(games: Iterable[ScoredGame]) -> dict[tuple[str, str], list[int]]:
                     c[1] += b == loser
                     c[2] += a == loser
                 elif outcome[a] is not None and outcome[b] is not None and outcome[a] != outcome[b]:
-                    c[1 if outcome[a] else 2] += 1
+                    c[1 if outcome[a] > outcome[b] else 2] += 1
     return counts
 
 

@@ -28,8 +28,12 @@ SCENARIOS = [
     ("a third agent won: both lost", [("a", False), ("b", False), ("c", True)], ("a", "b"), [1, 0, 0]),
     ("nobody won (a tied vote)", [("a", False), ("b", False)], ("a", "b"), [1, 0, 0]),
     ("a shared win (a tie for the most points)", [("a", True), ("b", True)], ("a", "b"), [1, 0, 0]),
-    ("a on both sides decides nothing", [("a", True), ("a", False), ("b", False)], ("a", "b"), [1, 0, 0]),
     ("b's two seats both won", [("a", False), ("b", True), ("b", True)], ("a", "b"), [1, 0, 1]),
+    ("half of a's seats won, b lost", [("a", True), ("a", False), ("b", False)], ("a", "b"), [1, 1, 0]),
+    ("half of a's seats won, b won", [("a", True), ("a", False), ("b", True)], ("a", "b"), [1, 0, 1]),
+    ("half of each one's seats won", [("a", True), ("a", False), ("b", False), ("b", True)], ("a", "b"), [1, 0, 0]),
+    ("a third of a's seats against half of b's",
+     [("a", True), ("a", False), ("a", False), ("b", True), ("b", False)], ("a", "b"), [1, 0, 1]),
 ]
 
 
