@@ -60,7 +60,7 @@ def page_kinds(site: Path) -> dict[str, str]:
     agent = next(a["key"] for a in results["agents"] if a["label"] == "random")
     werewolf_game = sorted(i for i in replays.packed_ids(site) if "werewolf" in i)[0]
     kinds = {
-        "home": "/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
+        "home": "/", "exhibition": "/exhibition/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",

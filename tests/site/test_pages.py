@@ -873,7 +873,7 @@ def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
         if len(drawn["agents"]) < 2:
             continue
         assert drawn["agents"] == [k for k in order if k in drawn["agents"]]  # the board's order
-        assert "<caption>Head to head in" in section and "A game decides between two agents" in section
+        assert "Head to head in" in section and "A game decides between two agents" in section
         head, body = section.split("<tbody>")
         assert head.count('<th scope="col">') == len(drawn["agents"])
         rows = re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", body)
