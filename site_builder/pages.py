@@ -29,7 +29,7 @@ from runner import games as registry
 from runner.replay.format import agent_kind
 from site_builder import cost_views, history_pages, magic_views
 from site_builder.magic_views import READING_NAMES, READING_TITLES
-from site_builder.scoring import judges, ratings
+from site_builder.scoring import head_to_head, judges, ratings
 from site_builder.scoring.corpus import REFERENCE
 from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
 
@@ -242,6 +242,9 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                                          "their games; in brackets, the range of places the 95% intervals allow. "
                                          "Any other agent has no rank here (it says why): its games' tables "
                                          "rank it."),
+    "tier": ("Tier", "Rows the deal-by-deal comparisons of the ranked suite cannot yet tell apart share a tier: a "
+                     "new tier starts below a row only where the next row is surely worse (its paired difference's "
+                     "95% interval leaves out zero)."),
     "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
                          "(Bradley-Terry, with an advantage per role taken out): 400 points more means 10-to-1 "
                          "odds of ranking higher, and an agent about which nothing is known sits at 1000. The "
@@ -414,8 +417,8 @@ def self_play_only(row: Mapping[str, Any]) -> bool:
 
 def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], games: Mapping[str, str]
                   ) -> list[dict[str, Any]]:
-    """The home page's per-game tables: each played game's agents ranked within that game by the
-    game's own rating, then the unrated ones."""
+    """Each played game's agents ranked within that game by the game's own rating, then the
+    unrated ones (the home page's line per game says who leads)."""
     out = []
     for name, title in games.items():
         board = results["leaderboards"].get(name)
@@ -480,22 +483,94 @@ def row_order(row: Mapping[str, Any]) -> tuple:
     return (1, 0, -rating["rating"], row["ref"].display)
 
 
+def game_summaries(per_game: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The home page's line per game (from `game_rankings`): who leads its board, and how sure
+    that is in words: the range of places the leader's interval allows among the ranked rows."""
+    out = []
+    for g in per_game:
+        ranked = [r for r in g["rows"] if r["rank"]]
+        leader = ranked[0] if ranked else None
+        if leader is None:
+            sure = ""
+        elif len(ranked) == 1:
+            sure = "the only agent ranked so far"
+        elif leader["rank"][2] == 1:
+            sure = f"surely first of {len(ranked)}: its interval is above every other's"
+        else:
+            sure = f"could be anywhere from 1st to {ordinal(leader['rank'][2])} of {len(ranked)}"
+        out.append({**g, "leader": leader, "sure": sure, "ranked": len(ranked)})
+    return out
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    """The home page: the ranked board's headline (its reading and compact table) first, then a
+    line per game; the boards themselves are on the game pages and the exhibition page."""
     results, refs = ctx["results"], ctx["refs"]
-    rows = ctx["overall_rows"]
-    providers = sorted({r["provider"] for r in rows})
-    designs = sorted({r["design"] for r in rows})
-    played = [g for g in ctx["games"] if g in results["corpus"]["by_game"]]
+    ranked = ranked_rows(results, refs)
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
-        **ctx, page="index.md", rows=rows, providers=providers, designs=designs, played=played,
-        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
-        per_game=game_rankings(results, refs, ctx["games"]), people_played=results.get("people", {}).get("played"),
-        ranked=(ranked := ranked_rows(results, refs)), ranked_reading=ranked_reading(ranked),
+        **ctx, page="index.md", people_played=results.get("people", {}).get("played"),
+        summaries=game_summaries(game_rankings(results, refs, ctx["games"])),
+        ranked=ranked, ranked_reading=ranked_reading(ranked),
         ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
                               default=0),
         ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)],
-        ranked_cost=any(cost_views.priced(r.get("cost")) for r in ranked),
+        ranked_cost=any(cost_views.priced(r.get("cost")) for r in ranked))
+
+
+def _exhibition(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
+    """The overall board of every tournament played (the exhibition), filterable and sortable."""
+    results = ctx["results"]
+    rows = ctx["overall_rows"]
+    pages.markdown["exhibition.md"] = env.get_template("exhibition.md.j2").render(
+        **ctx, page="exhibition.md", rows=rows, providers=sorted({r["provider"] for r in rows}),
+        designs=sorted({r["design"] for r in rows}),
+        played=[g for g in ctx["games"] if g in results["corpus"]["by_game"]],
+        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
         overall_cost=cost_views.any_priced(results, [r["ref"].key for r in rows]))
+
+
+#: The head-to-head matrix of a game page shows at most this many agents a side, the first of the
+#: game's board: its cells grow with the square of the agents, and past a dozen columns a phone
+#: reads it one screen at a time. Every pair is in results.json (`head_to_head`).
+MAX_MATRIX_AGENTS = 12
+
+
+def matrix(results: Mapping[str, Any], name: str, order: Sequence[str]) -> dict[str, Any] | None:
+    """A game page's head-to-head matrix: the first MAX_MATRIX_AGENTS agents of its board's
+    `order` that met another agent, and per (row, column) how often the row's agent beat the
+    column's (`head_to_head.beats`, None where no game decided between them) and the games both
+    played (0: they never met). None for a game without head-to-head results (cooperative)."""
+    table = (results.get("head_to_head") or {}).get(name)
+    if table is None:
+        return None
+    pairs = {(p["a"], p["b"]): p for p in table["pairs"]}
+    met = {k for pair in pairs for k in pair}
+    agents = [k for k in order if k in met]
+    shown = agents[:MAX_MATRIX_AGENTS]
+
+    def cell(row: str, column: str) -> dict[str, Any]:
+        pair = pairs.get((row, column)) or pairs.get((column, row))
+        if pair is None:
+            return {"met": 0, "beats": None}
+        return {"met": pair["met"], "beats": head_to_head.beats(pair, row)}
+
+    return {"agents": shown, "total": len(agents),
+            "cells": [[None if r == c else cell(r, c) for c in shown] for r in shown]}
+
+
+def board_order(results: Mapping[str, Any], name: str, refs: Mapping[str, AgentRef]) -> list[Mapping[str, Any]]:
+    """A game's leaderboard rows in its page's order: by rank, then the unranked, each by name."""
+    board = results["leaderboards"].get(name) or {}
+    ranks = game_ranks(results, name) if board else {}
+    return sorted(board.get("agents", []), key=lambda r: (
+        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
+        refs[r["agent"]].display if r["agent"] in refs else r["label"]))
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -505,12 +580,11 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
     rated = {r["agent"]: r for r in (rating or {}).get("agents", [])}
     path = f"games/{name}.md"
     ranks = game_ranks(results, name) if board else {}
-    ordered = sorted((board or {}).get("agents", []), key=lambda r: (
-        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
-        ctx["refs"][r["agent"]].display if r["agent"] in ctx["refs"] else r["label"]))
+    ordered = board_order(results, name, ctx["refs"])
     pages.markdown[path] = env.get_template("game.md.j2").render(
         **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=rated,
         ranks=ranks, ordered=ordered, ranked_by=ranked_by(name), cooperative=ratings.cooperative(name),
+        winning=registry.facts_of(name).winning, matrix=matrix(results, name, [r["agent"] for r in ordered]),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
         roles=board["roles"] if board else list(registry.get(name).roles),
         game_cost=cost_views.any_priced(results, [r["agent"] for r in ordered], name),
@@ -864,7 +938,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
            "judge_labels": judge_labels(results["werewolf"]["ewavm"], results["werewolf"].get("judgement_variation_llm"))}
     ctx["readings"] = magic_views.readings(results)  # every page with MAgIC numbers names its reading
     ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
-    ctx["overall_rows"] = leaderboard_rows(results, refs)  # the home table, and each agent's place in it
+    ctx["overall_rows"] = leaderboard_rows(results, refs)  # the exhibition table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
     ctx["agent_rows"] = AgentRows.of(results)
     ctx["cost_prices"] = (results.get("cost") or {}).get("prices") or {}
@@ -872,6 +946,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     ctx["cost_data"] = cost_views.chart_data(results, refs, ranked_rows(results, refs), list(ctx["games"]))
     pages = SitePages()
     _home(ctx, env, pages)
+    _exhibition(ctx, env, pages)
     for name in ctx["games"]:
         _game_page(name, ctx, env, pages)
     _agents_index(ctx, env, pages)
@@ -903,6 +978,7 @@ def navigation(games: Mapping[str, str], has_replays: bool, methodology: Sequenc
     are reached from the agents' index (searchable) and the tables (AGENT_PAGES_NOT_IN_NAV)."""
     nav: list[Any] = [
         {"Leaderboard": "index.md"},
+        {"Exhibition board": "exhibition.md"},
         {"Games": [{title: f"games/{name}.md"} for name, title in games.items()]},
         {"Agents": [{"All agents": "agents/index.md"}]},
         {"MAgIC metrics": [{magic_views.TITLES[name]: magic_views.page(name)} for name in magic_views.METRICS]},

@@ -201,6 +201,9 @@ class Rows:
 
     path: tuple[str, ...]  # keys from the top; "*" for every key of a dict
     fields: tuple[str, ...] = ()  # empty: a dict keyed by agent
+    #: A row naming two agents is an owner's if either is theirs (a head-to-head pair with a
+    #: contributor's agent is made of its games alone), else only if every one is.
+    either: bool = False
 
     def places(self, results: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
         """(concrete path, the dict or list there) for every place this pattern names."""
@@ -216,7 +219,7 @@ class Rows:
         yield from walk(results, self.path, ())
 
     def owns(self, row: Mapping[str, Any], owned: frozenset[str] | set[str]) -> bool:
-        return all(row.get(f) in owned for f in self.fields)
+        return (any if self.either else all)(row.get(f) in owned for f in self.fields)
 
 
 #: Every place of the results that holds rows per agent (results.assemble). Everything else (the
@@ -232,6 +235,7 @@ ROWS = (
     Rows(("werewolf", "*", "agents")),
     Rows(("usage",)),
     Rows(("cost", "agents")),
+    Rows(("head_to_head", "*", "pairs"), ("a", "b"), either=True),
 )
 
 
@@ -281,6 +285,7 @@ def _rank_against(added: list[dict[str, Any]], reference: Sequence[Mapping[str, 
 _ORDER: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "ratings": lambda r: (-r["rating"], r["agent"]),
     "leaderboards": lambda r: (-(r["win_rate"]["value"] if r["win_rate"] else -1), r["label"]),
+    "head_to_head": lambda r: (r["a"], r["b"]),
 }
 
 

@@ -15,8 +15,8 @@ from runner import __version__ as runner_version
 from runner import games as registry
 from runner.prices import PriceTable
 from runner.prices import load as load_prices
-from site_builder.scoring import (SCORER_VERSION, chameleon, cost, judges, leaderboards, magic, people, ratings,
-                                  theory, werewolf)
+from site_builder.scoring import (SCORER_VERSION, chameleon, cost, head_to_head, judges, leaderboards, magic, people,
+                                  ratings, theory, werewolf)
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo
 from site_builder.scoring.sections import Sections
@@ -26,7 +26,8 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 11  # 11: "history" (the board over time: each ranked row's score and each agent's rating at each
+RESULTS_VERSION = 12  # 12: "head_to_head", per competitive game how often each agent beat each other one
+# 11: "history" (the board over time: each ranked row's score and each agent's rating at each
 #   merge; scoring/history.py) and "releases" (the board at each release tag), both written by `gamenight build`
 # 10: "cost" (per language-model agent: cost per game at the price table's list prices,
 #   overall and by game, or why none; the table's entries) and each ranked row's "cost" (scoring/cost.py)
@@ -124,6 +125,10 @@ def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "
                                            lambda: leaderboards.board(name, by_game[name], agents, seed=seed,
                                                                       keep=store.section))
                              for name in registry.GAME_MODULES if by_game.get(name)},
+            # Per competitive game (every seat of a cooperative one wins or loses with the others).
+            "head_to_head": {name: section(f"head_to_head/{name}", by_game[name],
+                                           lambda: head_to_head.head_to_head(by_game[name]))
+                             for name in registry.GAME_MODULES if by_game.get(name) and not ratings.cooperative(name)},
             "people": {
                 "played": people.played(games, agents),
                 "boards": {name: row for name in registry.GAME_MODULES if by_game.get(name)

@@ -141,6 +141,16 @@ def test_mallorys_rows_are_on_the_board_as_hers(boards):
     assert rated and all(r["owner"]["id"] == MALLORY.id for r in rated)
 
 
+def test_her_head_to_head_pairs_come_from_her_games_and_are_hers(boards):
+    before, after = boards
+    hers = {a["key"] for a in after["agents"] if a["owner"]["id"] == MALLORY.id}
+    pairs = after["head_to_head"]["prisoners_dilemma"]["pairs"]
+    added = [p for p in pairs if p["a"] in hers or p["b"] in hers]
+    assert added and all(p["owner"]["id"] == MALLORY.id for p in added)
+    assert [p for p in pairs if p not in added] == before["head_to_head"]["prisoners_dilemma"]["pairs"]
+    assert pairs == sorted(pairs, key=lambda p: (p["a"], p["b"]))
+
+
 def test_judge_lines_of_a_contributor_never_join_the_maintainers_judge(boards):
     before, after = boards
     assert after["werewolf"]["ewavm"]["all"] == before["werewolf"]["ewavm"]["all"]

@@ -71,7 +71,8 @@ def page_kinds(site: Path) -> dict[str, str]:
     agent = next(a["key"] for a in results["agents"] if a["label"] == "random")
     werewolf_game = sorted(i for i in packed_ids(site) if "werewolf" in i)[0]
     kinds = {
-        "home": "/", "game": "/games/werewolf/", "agent": f"/agents/{pages.agent_slug(agent)}/",
+        "home": "/", "exhibition": "/exhibition/", "game": "/games/werewolf/",
+        "game with shaded head-to-head cells": "/games/chameleon/", "agent": f"/agents/{pages.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
@@ -114,6 +115,8 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
                 tab.evaluate(DRAW_CHARTS)
             tab.wait_for_timeout(200)  # charts draw after their data arrives
             assert scheme_of(tab) == SCHEMES[scheme], (kind, "the palette of the browser's preference")
+            if kind == "game with shaded head-to-head cells":  # their intervals sit on a tint
+                assert tab.locator(".gn-h2h-ahead .gn-ci, .gn-h2h-behind .gn-ci").count() > 0
             found[kind] = violations(tab, axe_script)
     finally:
         context.close()

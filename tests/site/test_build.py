@@ -287,11 +287,11 @@ READING_LABELS = {"paper": "paper reading (MAgIC&#39;s formulas)",
 
 
 def magic_pages_of(site: Path) -> list[Path]:
-    """The built pages that show MAgIC numbers: the home page, each metric's page, and the page of
-    every agent the MAgIC games scored."""
+    """The built pages that show MAgIC numbers: the exhibition board, each metric's page, and the
+    page of every agent the MAgIC games scored."""
     results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
     agents = [site / "agents" / pages.agent_slug(key) / "index.html" for key in results["magic"]["agents"]]
-    return [site / "index.html", *sorted((site / "magic").glob("*/index.html")), *agents]
+    return [site / "exhibition" / "index.html", *sorted((site / "magic").glob("*/index.html")), *agents]
 
 
 def assert_headline(site: Path, reading: str) -> None:

@@ -97,7 +97,7 @@ def test_every_win_rate_shown_is_the_results_files_value(rendered):
                     interval = cell["text"][len(cell["text"].split("[")[0]):].strip()
                     assert interval == pages.fmt_ci(entry), (page, source, interval)
                     checked += 1
-    assert checked > 100  # the home page, every game page and every agent page show some
+    assert checked > 100  # the exhibition page, every game page and every agent page show some
 
 
 def test_a_wrong_number_would_be_caught(rendered):
@@ -108,6 +108,6 @@ def test_a_wrong_number_would_be_caught(rendered):
     source = f"seat|{game}|{row['agent']}|"
     entry = dict(expected_entry(results, source))
     entry["value"] = (entry["value"] + 0.5) % 1
-    cell = re.search(rf'data-gn-win="{re.escape(source.replace(chr(34), "&#34;"))}">([^<]*)', markdown["index.md"])
+    cell = re.search(rf'data-gn-win="{re.escape(source.replace(chr(34), "&#34;"))}">([^<]*)', markdown[f"games/{game}.md"])
     assert cell is not None
     assert cell.group(1).strip() != pages.fmt_pct(entry["value"])

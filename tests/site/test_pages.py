@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from runner.cli import main as gamenight
 from site_builder import magic_views, pages
-from site_builder.scoring import magic_reference
+from site_builder.scoring import head_to_head, magic_reference, stats
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
@@ -243,10 +243,30 @@ def test_the_home_page_ranks_within_each_game_first(results):
         assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
         assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
         assert board["winning"]
-    home = pages.render(results).markdown["index.md"]
-    assert home.index("## Leaderboards by game") < home.index("## Overall leaderboard")
+    site = pages.render(results).markdown
+    home = site["index.md"]
+    # The home page keeps a line per game, at the old anchor of its board (links to /#board-<game> still
+    # land there), naming the leader and linking the game's page; the boards are on the game pages.
+    assert "gn-game-table" not in home and 'id="gn-overall"' not in home
     for board in boards:
-        assert f'id="board-{board["name"]}"' in home
+        line = home.split(f'<li id="board-{board["name"]}">')[1].split("</li>")[0]
+        assert f'href="games/{board["name"]}/"' in line
+        leader = next(r for r in board["rows"] if r["rank"])
+        assert f'{markupsafe.escape(leader["ref"].display)}</a>' in line and " leads" in line
+        game = site[f"games/{board['name']}.md"]
+        assert f"Winning: {markupsafe.escape(board['winning'])}. {markupsafe.escape(board['ranked_by'])}." in game
+    assert 'href="exhibition/"' in home and 'id="gn-overall"' in site["exhibition.md"]
+
+
+def test_the_line_per_game_says_how_sure_the_lead_is():
+    row = lambda rank: {"rank": rank, "ref": None}
+    summary = lambda *ranks: pages.game_summaries([{"rows": [row(r) for r in ranks]}])[0]["sure"]
+    assert summary((1, 1, 1), (2, 2, 2)) == "surely first of 2: its interval is above every other's"
+    assert summary((1, 1, 3), (2, 1, 3), (3, 1, 3)) == "could be anywhere from 1st to 3rd of 3"
+    assert summary((1, 1, 1)) == "the only agent ranked so far"
+    assert pages.game_summaries([{"rows": [row(None)]}])[0]["leader"] is None
+    assert [pages.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
 
 
 # -- rendered pages --------------------------------------------------------------------------
@@ -254,16 +274,16 @@ def test_the_home_page_ranks_within_each_game_first(results):
 def test_page_set_depends_on_agents_and_games_only(results):
     site = pages.render(results)
     refs = pages.agent_refs(results)
-    expected = {"index.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md", "downloads.md",
-                "glossary.md", "cost.md", "history.md", "releases/index.md",  # no release: `score` has none
+    expected = {"index.md", "exhibition.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md",
+                "downloads.md", "glossary.md", "cost.md", "history.md", "releases/index.md",  # no release: `score` has none
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
                 *(magic_views.page(m) for m in magic_views.METRICS)}
     assert set(site.markdown) == expected
     assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json", "data/cost.json"}
 
 
-def test_every_cell_of_the_home_table_has_a_sort_key(results):
-    home = pages.render(results).markdown["index.md"]
+def test_every_cell_of_the_exhibition_table_has_a_sort_key(results):
+    home = pages.render(results).markdown["exhibition.md"]
     body = home.split('id="gn-overall"')[1].split("<tbody>")[1].split("</tbody>")[0]
     for row in re.findall(r"<tr.*?</tr>", body):
         numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
@@ -276,7 +296,7 @@ def test_a_label_full_of_markup_is_escaped_on_every_page_type(results):
     site = pages.render(hostile, has_replays=True, recent={})
     key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
     ref = pages.agent_refs(hostile)[key]
-    shown_on = {"index.md", "agents/index.md", ref.page, "games/chameleon.md", "games/werewolf.md",
+    shown_on = {"exhibition.md", "agents/index.md", ref.page, "games/chameleon.md", "games/werewolf.md",
                 "studies/chameleon.md", "studies/werewolf.md", "magic/judgement.md", "magic/win-rate.md"}
     for path, text in site.markdown.items():
         for bad in DANGEROUS:
@@ -657,8 +677,9 @@ def test_self_play_rows_are_marked_and_not_ranked(results):
             assert row["self_play"] == (entry["self_play_games"] == entry["games"] > 0)
     assert marked, "the fixture should hold a self-play-only row"
     assert all(row["rank"] is None for _, row in marked)
-    index = pages.render(results).markdown["index.md"]
-    assert index.count('<span class="gn-tag">self-play') == len(marked)
+    site = pages.render(results).markdown
+    for name, b in boards.items():  # each game's page marks its own
+        assert site[f"games/{name}.md"].count('<span class="gn-tag">self-play') == sum(r["self_play"] for r in b["rows"])
 
 
 def test_the_game_chart_reads_the_leaderboards_entries(results):
@@ -754,9 +775,9 @@ def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_
                     continue
                 row = agent_row(part, refs[key].display)
                 assert f'data-sort="{pages.sort_value(entry)}"' in row and pages.fmt_pct(pages.headline(entry)) in row
-    # The nav lists them; the home page names the reading its Win Rate is in.
+    # The nav lists them; the exhibition page names the reading its Win Rate is in.
     assert {"MAgIC metrics": [{magic_views.TITLES[m]: magic_views.page(m)} for m in magic_views.METRICS]} in site.nav
-    assert f"MAgIC numbers on this site are in the <strong>{headline}</strong>" in site.markdown["index.md"]
+    assert f"MAgIC numbers on this site are in the <strong>{headline}</strong>" in site.markdown["exhibition.md"]
     assert pages.radar_data(results, refs)["readings"]["headline"] == magic_views.READING_NAMES[
         results["magic"]["reading"]]
 
@@ -841,3 +862,60 @@ def test_the_references_are_a_methodology_page():
     assert "#the-chameleon-paper" in markdown["methodology/metrics/chameleon.md"]  # a citation links its entry
     assert "arxiv.org/abs/2311.08562" in markdown["methodology/references.md"]
     assert {"References": "methodology/references.md"} in nav
+
+
+def matrix_section(page: str) -> str:
+    return page.split("## Head to head", 1)[1].split("\n## ", 1)[0]
+
+
+def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
+    site = pages.render(results).markdown
+    refs = pages.agent_refs(results)
+    assert "## Head to head" not in site["games/cost_sharing.md"]  # cooperative: every seat wins or loses together
+    checked = 0
+    for name in results["head_to_head"]:
+        order = [r["agent"] for r in pages.board_order(results, name, pages.agent_refs(results))]
+        drawn = pages.matrix(results, name, order)
+        section = matrix_section(site[f"games/{name}.md"])
+        if len(drawn["agents"]) < 2:
+            continue
+        assert drawn["agents"] == [k for k in order if k in drawn["agents"]]  # the board's order
+        assert "Head to head in" in section and "A game decides between two agents" in section
+        head, body = section.split("<tbody>")
+        assert head.count('<th scope="col">') == len(drawn["agents"])
+        rows = re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", body)
+        assert len(rows) == len(drawn["agents"])
+        pairs = {(p["a"], p["b"]): p for p in results["head_to_head"][name]["pairs"]}
+        for i, row in enumerate(rows):
+            assert row.startswith(f'<a href="../../agents/{refs[drawn["agents"][i]].slug}/">')  # its agent, linked
+            cells = re.findall(r"<td[^>]*>.*?</td>", row)
+            assert len(cells) == len(drawn["agents"])
+            for j, cell in enumerate(cells):
+                a, b = drawn["agents"][i], drawn["agents"][j]
+                pair = pairs.get((a, b)) or pairs.get((b, a))
+                if i == j:
+                    assert "itself" in cell
+                elif pair is None:
+                    assert "never met" in cell
+                elif pair["beats"] is None:
+                    assert "none decided" in cell
+                else:
+                    entry = head_to_head.beats(pair, a)
+                    assert f">{round(entry['value'] * 100)}% " in cell and f"of {entry['n']}</span>" in cell
+                    checked += 1
+    assert checked, "the fixture should hold decided pairs"
+
+
+def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
+    name = "prisoners_dilemma"
+    order = [r["agent"] for r in pages.board_order(results, name, pages.agent_refs(results))]
+    few = pages.matrix(results, name, order)
+    assert few["agents"] and few["total"] == len(few["agents"]) <= pages.MAX_MATRIX_AGENTS
+    many = {**results, "head_to_head": {name: {"pairs": [
+        {"a": f"x{i:02}", "b": f"x{i + 1:02}", "met": 1, "a_won": 1, "b_won": 0, "beats": stats.rate(1, 1)}
+        for i in range(20)]}}}
+    drawn = pages.matrix(many, name, [f"x{i:02}" for i in range(21)])
+    assert drawn["agents"] == [f"x{i:02}" for i in range(pages.MAX_MATRIX_AGENTS)] and drawn["total"] == 21
+    assert drawn["cells"][0][1]["beats"]["value"] == 1.0 and drawn["cells"][1][0]["beats"]["value"] == 0.0
+    assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None}
+    assert pages.matrix({**results, "head_to_head": {}}, name, order) is None

@@ -1,5 +1,5 @@
-"""The home page leads with the ranked board: suite rows in rank order, what they mean, and the
-exhibition tables after it."""
+"""The home page leads with the ranked board: its reading, then suite rows in rank order with
+tier and score, what they mean; a line per game after it, and no exhibition table."""
 
 from __future__ import annotations
 
@@ -26,16 +26,20 @@ def results(tmp_path_factory):
 
 def test_the_home_page_leads_with_the_ranked_board(results):
     home = pages.render(results).markdown["index.md"]
-    ranked, exhibition = home.index("## Ranked board"), home.index("## Leaderboards by game (exhibition)")
-    assert ranked < exhibition and "## Overall leaderboard (exhibition)" in home
-    board = " ".join(home[ranked:exhibition].split())  # as read: line breaks are spaces
+    reading, table, games = home.index("Reading:"), home.index("gn-ranked-headline"), home.index("## Each game")
+    assert home.index("<h1>") < reading < table < games
+    assert 'id="gn-overall"' not in home and "gn-game-table" not in home  # on their own pages now
+    headline = home[table:home.index("</table>", table)]
+    assert headline.count("<th ") == 4 and "Tier" in headline and "Score [95%]" in headline
+    assert "A <strong>tier</strong> holds the rows" in home[table:games]  # tiers said in a sentence
+    board = " ".join(home[:games].split())  # as read: line breaks are spaces
     rows = results["ranked"]["rows"]
     assert [r["row"] for r in rows] == sorted((r["row"] for r in rows),
                                               key=lambda name: -next(r for r in rows if r["row"] == name)["score"]["value"])
     first, second = rows
     assert board.index(first["label"] if len(set(first["agents"].values())) > 1 else ">random<") < \
         board.index(second["label"] if len(set(second["agents"].values())) > 1 else ">random<")
-    assert "Reading:" in board and f"of {sum(results['ranked']['stage_deals']['ranked-1'].values())} games" in board
+    assert f"of {sum(results['ranked']['stage_deals']['ranked-1'].values())} games" in board  # stages wanted
     score = f"{first['score']['value'] * 100:.1f}%"
     assert score in board
 

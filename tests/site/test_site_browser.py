@@ -18,7 +18,8 @@ TIMEOUT = 45_000  # ms: Plotly is 4.6 MB and a shared CI machine may be busy (20
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, serve) -> tuple[Path, str]:
-    """A site built from the built-in tournament with two games per matchup, and its URL.
+    """A site built from the built-in tournament with two games per matchup and a stage of the ranked
+    suite, and its URL.
 
     The server starts first: Material's instant navigation needs the site built for its own URL.
     """
@@ -27,6 +28,10 @@ def served(tmp_path_factory, serve) -> tuple[Path, str]:
     played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
                             capture_output=True, text=True, check=False)
     assert played.returncode == 0, played.stderr
+    # one stage of the ranked suite, so the home page has its headline table
+    suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
+                            "--out", str(root / "replays" / "ranked")], capture_output=True, text=True, check=False)
+    assert suite.returncode == 0, suite.stderr
     site = root / "site"
     site.mkdir()
     base = serve(site)
@@ -67,7 +72,7 @@ def column(tab, index: int) -> list[str]:
 
 
 def test_leaderboard_sorts_on_click(tab, base):
-    tab.goto(base + "/")
+    tab.goto(base + "/exhibition/")
     tab.wait_for_selector("#gn-overall th.gn-sortable")
     before = column(tab, 3)
     games_header = tab.locator("#gn-overall thead th").nth(3)
@@ -94,7 +99,7 @@ def test_leaderboard_sorts_on_click(tab, base):
 
 
 def test_leaderboard_filters_by_game_and_keeps_the_filter_in_the_address(tab, base):
-    tab.goto(base + "/")
+    tab.goto(base + "/exhibition/")
     tab.wait_for_selector("[data-gn-count]:not(:empty)")
     total = len(column(tab, 1))
     tab.select_option("select[data-gn-filter=game]", "werewolf")
@@ -103,8 +108,9 @@ def test_leaderboard_filters_by_game_and_keeps_the_filter_in_the_address(tab, ba
     assert all("werewolf" in games.split() for games in shown)
     assert "game=werewolf" in tab.url
     assert tab.text_content("[data-gn-count]") == f"{len(shown)} of {total} agents"
-    tab.goto(base + "/?game=chameleon")
+    tab.goto(base + "/?game=chameleon")  # the table's old address goes on to its page, filter and all
     tab.wait_for_selector("[data-gn-count]:not(:empty)")
+    assert tab.url == base + "/exhibition/?game=chameleon"
     assert tab.input_value("select[data-gn-filter=game]") == "chameleon"
     assert all("chameleon" in g.split() for g in tab.eval_on_selector_all(
         "#gn-overall tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.game)"))
@@ -215,7 +221,7 @@ def test_chameleon_heatmaps_render(tab, base):
 
 
 def test_instant_navigation_initialises_the_next_page(tab, base, site):
-    tab.goto(base + "/")
+    tab.goto(base + "/exhibition/")
     tab.wait_for_selector("#gn-overall th.gn-sortable")
     tab.evaluate("() => { window.gnSamePage = true; }")
     tab.click("#gn-overall a:text-is('random')")
@@ -273,7 +279,7 @@ def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(br
     context = browser.new_context(viewport={"width": width, "height": 844})
     try:
         tab = context.new_page()
-        tab.goto(base + "/")
+        tab.goto(base + "/exhibition/")
         tab.wait_for_selector("#gn-overall th.gn-sortable")
         header = tab.locator("#gn-overall thead th").nth(2)
         help_button = header.locator(".gn-help")
@@ -328,7 +334,9 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
         assert tab.evaluate(WIDER_THAN_BOX) == [], path
         assert tab.evaluate(UNREACHABLE_SCROLLS) == [], path
         stacked += tab.locator("table.gn-stacked").count()
-        scrolled += tab.locator("[data-gn-scrolls]").count()
+        # a head-to-head matrix (data-gn-grid) reads only as a grid: it scrolls in its box at any width
+        scrolled += tab.locator("[data-gn-scrolls]:not(:has(> table[data-gn-grid]))").count()
+        assert tab.locator("table[data-gn-grid].gn-stacked").count() == 0, path
         # Opening every section fits what it holds too.
         tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
         tab.wait_for_timeout(50)
@@ -366,7 +374,7 @@ BROKEN_WORDS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("path", ["/", "/games/werewolf/", "/agents/"])
+@pytest.mark.parametrize("path", ["/exhibition/", "/games/werewolf/", "/agents/"])
 def test_no_name_in_a_table_breaks_inside_a_word_on_a_phone(tab, base, path):
     """Game and agent names wrap between words, or after a slash, hyphen or underscore, never mid-word
     ("Und/erc/ove/r"), in tight tables and stacked ones alike."""
@@ -377,16 +385,43 @@ def test_no_name_in_a_table_breaks_inside_a_word_on_a_phone(tab, base, path):
     assert tab.evaluate(BROKEN_WORDS) == []
 
 
-def test_the_home_page_says_which_columns_a_phone_leaves_out(tab, base):
-    tab.goto(base + "/")
-    board = tab.locator(".gn-game-board").first
-    note = board.locator(".gn-narrow-note")
-    tab.set_viewport_size({"width": 390, "height": 844})
-    hidden = [th.inner_text() for th in board.locator("thead th").all() if not th.is_visible()]
-    assert [h.split()[0] for h in hidden] == ["Games", "Forfeit"] and note.is_visible()
-    assert "Games and Forfeit rate" in note.inner_text()
-    tab.set_viewport_size({"width": 1366, "height": 900})
-    assert all(th.is_visible() for th in board.locator("thead th").all()) and not note.is_visible()
+@pytest.mark.parametrize("width, height", [(390, 844), (1366, 768)])
+def test_the_home_pages_headline_fits_the_first_screen(browser, base, width, height):
+    """The reading of the ranked board and its whole compact table, with the sentence on tiers, are
+    on the first screen at a phone's and a laptop's size; an old link to a game's board lands on
+    that game's line."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        tab = context.new_page()
+        tab.goto(base + "/")
+        tab.wait_for_selector(".gn-ranked-headline[data-gn-labelled]")
+        for part in (".gn-reading", ".gn-ranked-headline", ".gn-tiers"):
+            bottom = tab.evaluate(f"() => document.querySelector('{part}').getBoundingClientRect().bottom")
+            assert 0 < bottom <= height, (part, bottom)
+        assert not tab.evaluate("() => document.querySelector('.gn-ranked-headline').classList.contains('gn-stacked')")
+        tab.goto(base + "/#board-werewolf")
+        line = tab.locator("#board-werewolf")
+        assert line.is_visible() and line.locator("a[href$='games/werewolf/']").count() == 1
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_head_to_head_matrix_scrolls_in_its_box_on_a_phone_too(browser, base, width):
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    try:
+        tab = context.new_page()
+        tab.goto(base + "/games/werewolf/")
+        tab.wait_for_selector("table.gn-matrix[data-gn-labelled]")
+        matrix = tab.locator("table.gn-matrix")
+        assert not matrix.evaluate("t => t.classList.contains('gn-stacked')")
+        box = tab.locator(".gn-matrix-box")
+        page_width = tab.evaluate("() => document.documentElement.scrollWidth")
+        assert page_width <= width  # the page itself never scrolls sideways
+        if matrix.evaluate("t => t.scrollWidth > t.parentElement.clientWidth + 1"):
+            assert box.get_attribute("tabindex") == "0" and "scrolls sideways" in box.get_attribute("aria-label")
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1366])

@@ -192,7 +192,7 @@ def pages_showing_payloads(site_dir: Path) -> list[str]:
 
 def test_other_pages_that_show_payloads_stay_clean(page, site):
     shown = pages_showing_payloads(site[0])
-    assert "" in shown and "agents/" in shown  # the leaderboard and the agents' list
+    assert "exhibition/" in shown and "agents/" in shown  # the exhibition board and the agents' list
     # Every kind of page once: agent pages all look alike, so only a payload agent's own page.
     own = next(p for p in shown if p.startswith("agents/") and p != "agents/"
                and "onerror" in (site[0] / p / "index.html").read_text(encoding="utf-8").split("<h1", 1)[1][:300])

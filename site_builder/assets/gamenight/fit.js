@@ -4,8 +4,8 @@
  * If it still does not fit: on a desktop screen it scrolls sideways inside its box (a keyboard
  * can focus the box and scroll it), so a row still reads across and columns line up; on a phone
  * (Material's breakpoint) it is stacked, one block per row, each cell on its own line after its
- * column's name, because a phone would show two or three columns of it at a time. Nothing is cut
- * (fit.css).
+ * column's name, because a phone would show two or three columns of it at a time; a table marked
+ * data-gn-grid (a matrix) scrolls on a phone as well. Nothing is cut (fit.css).
  */
 (function () {
   "use strict";
@@ -45,7 +45,9 @@
     if (table.scrollWidth <= box.clientWidth + 1) return;
     table.classList.add("gn-tight");
     if (table.scrollWidth <= box.clientWidth + 1) return;
-    if (!window.matchMedia(PHONE).matches && scrolls(box)) {
+    // data-gn-grid (a head-to-head matrix): its rows and columns are both agents, so it reads
+    // only as a grid and scrolls on a phone too, its first column held in place (site.css).
+    if ((table.hasAttribute("data-gn-grid") || !window.matchMedia(PHONE).matches) && scrolls(box)) {
       table.classList.add("gn-scrolled");  // it scrolls anyway: values need not wrap
       scrolling(box, table, true);
       return;

@@ -626,7 +626,20 @@
     if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "Search");
   }
 
+  /* The exhibition table and its filters were on the home page: an old address of them (/?game=chameleon,
+     /#gn-overall) goes on to their own page. (An old /#board-<game> lands on that game's line.) */
+  function followMoved() {
+    var moved = document.querySelector("[data-gn-moved]");
+    if (!moved) return;
+    var params = new URLSearchParams(location.search);
+    var filtered = ["game", "provider", "design"].some(function (name) { return params.has(name); });
+    if (filtered || location.hash === "#gn-overall") {
+      location.replace(moved.getAttribute("data-gn-moved") + location.search + location.hash);
+    }
+  }
+
   function init() {
+    followMoved();
     nameSearchDialog();
     openLinkedDisclosure(window.location.hash);
     hideHelp();
