@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from runner.suite_score import LEVEL, interval, resampled_means, rng, score
+from runner.suite_score import interval, resampled_means, rng, score
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.stats import RESAMPLES
 

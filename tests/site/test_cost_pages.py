@@ -94,8 +94,8 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
     game = site.markdown["games/prisoners_dilemma.md"]
     assert "Cost / game" in game and 'data-gn-chart="cost"' in game and ">local</td>" in game
     assert "$0.102" in game  # GPT-4: five calls of 600 input and 40 output tokens at 30/60
-    home = site.markdown["index.md"]
-    assert home.count("Cost / game") >= 1 and ">no calls</td>" in home
+    overall = site.markdown["exhibition.md"]  # the overall (exhibition) table
+    assert overall.count("Cost / game") >= 1 and ">no calls</td>" in overall
     cost_page = site.markdown["cost.md"]
     assert "https://example.org/claude" in cost_page and "not listed" in cost_page
     assert "No cost chart: no ranked row" in cost_page and 'data-where="overall"' in cost_page
@@ -114,7 +114,7 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
     plain = pages.render(bare)
     assert "Cost / game" not in plain.markdown["games/prisoners_dilemma.md"]
     assert "No cost chart: no agent of this game" in plain.markdown["games/prisoners_dilemma.md"]
-    assert "Cost / game</th>" not in plain.markdown["index.md"].split("## Games")[0].split("Overall leaderboard")[1]
+    assert "Cost / game</th>" not in plain.markdown["exhibition.md"]
 
 
 def test_the_ranked_table_has_a_cost_column_when_a_row_is_priced(results):
@@ -127,7 +127,7 @@ def test_the_ranked_table_has_a_cost_column_when_a_row_is_priced(results):
     ranked["ranked"] = {"rows": [row, {**row, "row": "ranked-1-b", "label": "b", "cost": None}],
                         "stage_deals": {"ranked-1": {"prisoners_dilemma": 23}}}
     site = pages.render(ranked)
-    board = site.markdown["index.md"].split("## Ranked board")[1].split("## Leaderboards by game")[0]
+    board = site.markdown["index.md"].split("## Each game")[0]  # the ranked board's headline and full table
     assert "Cost / game" in board and "$0.100" in board and ">no calls</td>" in board
     assert site.data["data/cost.json"]["ranked"]["points"][0]["value"] == 0.5
 
