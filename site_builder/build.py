@@ -26,7 +26,7 @@ import yaml
 
 from runner.prices import PriceTable
 from runner.replay.format import iter_replay_files
-from site_builder import history_pages, hosting, pages, releases, sources
+from site_builder import history_pages, hosting, methodology, pages, releases, sources
 from site_builder.viewer import pages as viewer_pages
 from site_builder.viewer import write as viewer_write
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR
@@ -204,7 +204,7 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     docs.mkdir(parents=True)
     (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
     tables = csv_tables(results)
-    method_pages, method_nav = pages.methodology_pages(docs_folder())
+    method_pages, method_nav = methodology.methodology_pages(docs_folder())
     site = pages.render(results, recent=recent_games(corpus), featured=featured_games(corpus, results), has_replays=True,
                         methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
     markdown = {**site.markdown, **method_pages}

@@ -110,12 +110,12 @@ def rules_page(game: str, title: str) -> str | None:
     import markdown
 
     from site_builder.build import docs_folder
-    from site_builder.pages import _unlink_missing
+    from site_builder.methodology import unlink_missing
 
     source = docs_folder() / RULES_DOCS.format(game=game)
     if not source.is_file():
         return None
-    body = markdown.markdown(_unlink_missing(source.read_text(encoding="utf-8"), source.name, set()),
+    body = markdown.markdown(unlink_missing(source.read_text(encoding="utf-8"), source.name, set()),
                              extensions=["tables", "fenced_code"])
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates" / "play"), autoescape=True)
     return env.get_template("rules.html.j2").render(title=title, body=markupsafe.Markup(body))

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import magic_views, pages
+from site_builder import magic_views, methodology, pages
 from site_builder.scoring import head_to_head, magic_reference, stats
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
@@ -556,7 +556,7 @@ REPO_DOCS = Path(pages.__file__).resolve().parents[1] / "docs"
 
 
 def test_methodology_copies_the_formula_docs_with_mathml():
-    markdown, nav = pages.methodology_pages(REPO_DOCS)
+    markdown, nav = methodology.methodology_pages(REPO_DOCS)
     assert "methodology/metrics/chameleon.md" in markdown
     text = markdown["methodology/metrics/chameleon.md"]
     assert "<math" in text and "$$" not in text
@@ -573,7 +573,7 @@ def test_methodology_copies_the_formula_docs_with_mathml():
     ("$$\\frac{a}{b}$$", 'display="block"'),
 ])
 def test_render_math(source, expected_fragment):
-    html = pages.render_math(source)
+    html = methodology.render_math(source)
     assert expected_fragment in html
     if "<math" in html:  # nothing left that a Markdown table or emphasis would act on
         assert not set(re.sub(r"<[^>]*>", "", html)) & set("|*_`[]")
@@ -583,7 +583,7 @@ def test_links_to_pages_outside_the_site_become_text(tmp_path):
     (tmp_path / "metrics.md").write_text("# M\nSee [magic](metrics/magic.md) and [gone](missing.md#x).\n")
     (tmp_path / "metrics").mkdir()
     (tmp_path / "metrics" / "magic.md").write_text("# Magic\nBack to [overview](../metrics.md).\n")
-    markdown, _ = pages.methodology_pages(tmp_path)
+    markdown, _ = methodology.methodology_pages(tmp_path)
     assert "[magic](metrics/magic.md)" in markdown["methodology/metrics.md"]
     assert "and gone." in markdown["methodology/metrics.md"]
     assert "[overview](../metrics.md)" in markdown["methodology/metrics/magic.md"]
@@ -591,8 +591,8 @@ def test_links_to_pages_outside_the_site_become_text(tmp_path):
 
 def test_no_sentence_runs_into_the_next_without_a_space(results):
     # A template line ending in a block tag loses its newline ("formula.The downloads").
-    for methodology in ([], [{"How numbers are computed": "methodology/metrics.md"}]):
-        for path, text in pages.render(results, methodology=methodology).markdown.items():
+    for nav in ([], [{"How numbers are computed": "methodology/metrics.md"}]):
+        for path, text in pages.render(results, methodology=nav).markdown.items():
             assert not re.search(r"[a-z)]\.(?:The|A|Each|Every|Games|Intervals|Ratings) ", text), path
 
 
@@ -858,7 +858,7 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
 
 
 def test_the_references_are_a_methodology_page():
-    markdown, nav = pages.methodology_pages(REPO_DOCS)
+    markdown, nav = methodology.methodology_pages(REPO_DOCS)
     assert "#the-chameleon-paper" in markdown["methodology/metrics/chameleon.md"]  # a citation links its entry
     assert "arxiv.org/abs/2311.08562" in markdown["methodology/references.md"]
     assert {"References": "methodology/references.md"} in nav
