@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.replay.format import Problem
+from runner.replay.format import Problem, agent_kind
 from runner.rerun.identity import play_fingerprint
 from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
                                  read_plan)
@@ -375,7 +375,7 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
 def has_non_bot_seat(header: Mapping[str, Any]) -> bool:
     """Whether a language model or a person played a seat of this game (what makes it a submission)."""
     return any(isinstance(p, Mapping) and isinstance(p.get("agent"), Mapping)
-               and p["agent"].get("kind") in NON_BOT_KINDS for p in header.get("players") or ())
+               and agent_kind(p["agent"]) in NON_BOT_KINDS for p in header.get("players") or ())
 
 
 #: New rows one pull request may bring (new model agents, people and judges): the board's build
@@ -428,15 +428,15 @@ def _check_caps(submission: Submission) -> None:
     base, submitter = submission.base_index, submission.submitter
     accepted = submission.accepted
     new_rows = {a.key for a in submitted_agents(submission)
-                if a.games_before == 0 and a.description.get("kind") in NON_BOT_KINDS}
+                if a.games_before == 0 and agent_kind(a.description) in NON_BOT_KINDS}
     new_judges = {key for check in accepted for key, _, _ in check.judges if key not in base.owners.judges}
     if len(new_rows) + len(new_judges) > MAX_NEW_ROWS:
         submission.problems.append(
             f"the pull request brings {len(new_rows) + len(new_judges):,} new rows ({len(new_rows):,} agents and people, "
             f"{len(new_judges):,} judges); one submission may bring at most {MAX_NEW_ROWS}: split it")
     people = {agent_key(p["agent"]) for check in accepted for p in check.header["players"]  # type: ignore[index]
-              if p["agent"].get("kind") == "human"}
-    played = [check for check in accepted if any(p["agent"].get("kind") == "human"
+              if agent_kind(p["agent"]) == "human"}
+    played = [check for check in accepted if any(agent_kind(p["agent"]) == "human"
                                                  for p in check.header["players"])]  # type: ignore[index]
     new_people = {key for key in people if key not in base.owners.agents}
     if len(new_people) > MAX_NEW_PEOPLE:
@@ -448,7 +448,7 @@ def _check_caps(submission: Submission) -> None:
     theirs = {key for key, row in base.owners.agents.items()
               if row.kind == "human" and row.owner is not None and submitter.owns(row.owner)}
     before = sum(1 for path, seats in base.seats.items()
-                 if any(d.get("kind") == "human" for _, d in seats)
+                 if any(agent_kind(d) == "human" for _, d in seats)
                  and (source := base.owners.files.get(path)) is not None and submitter.owns(source))
     if len(theirs | people) > MAX_PEOPLE_PER_SOURCE:
         submission.problems.append(f"with this pull request, {submitter.label} would have {len(theirs | people)} people "

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from runner.agents.builtin import strategies
-from runner.replay.format import Problem, Record
+from runner.replay.format import Problem, Record, agent_kind
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
@@ -30,11 +30,11 @@ def provenance_problems(path: str, header: Mapping[str, Any], records: Sequence[
         if not isinstance(agent, dict):
             continue
         where = f"players[{i}].agent"
-        if agent.get("kind") == "builtin" and agent.get("strategy") not in builtin:
+        if agent_kind(agent) == "builtin" and agent.get("strategy") not in builtin:
             problems.append(Problem(path, 1, f"{agent.get('strategy')!r} is not a built-in strategy of gamenight "
                                     "(see `gamenight agents`); describe a language model as kind \"llm\"",
                                     f"{where}.strategy"))
-        elif agent.get("kind") == "llm":
+        elif agent_kind(agent) == "llm":
             own = [r.data for r in records if r.data.get("seat") == i and r.data.get("type") in ("event", "probe")]
             acted = any(r.get("type") == "event" and r.get("kind") == "action" for r in own)
             problems.extend(_model_problems(path, 1, where, agent, own, answered=acted))

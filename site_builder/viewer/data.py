@@ -10,7 +10,7 @@ from typing import Any
 
 from runner import games as registry
 from runner.games.base import Game
-from runner.replay.format import parse_lines
+from runner.replay.format import agent_kind, parse_lines
 from site_builder.scoring.model import ScoredGame
 from site_builder.viewer.files import ReplayDataError
 
@@ -205,9 +205,9 @@ def _call(call: Mapping[str, Any], texts: _Texts) -> dict[str, Any]:
 def _player(player: Mapping[str, Any], key: str, labels: Mapping[str, str]) -> dict[str, Any]:
     """A seat: display name, role, agent label (as on the leaderboard) and what the agent is."""
     agent = player["agent"]
-    if agent.get("kind") == "human":
+    if agent_kind(agent) == "human":
         about = "a person"
-    elif agent.get("kind") == "llm":
+    elif agent_kind(agent) == "llm":
         about = f"{agent.get('provider', '')}/{agent.get('model', '')}".strip("/")
         if agent.get("design"):
             about += f" ({agent['design']})"
