@@ -73,14 +73,9 @@ class PriceTable:
 def load(path: str | os.PathLike[str] = PRICES_FILE) -> PriceTable:
     """Read and check a price table."""
     try:
-        with open(path, "rb") as handle:
-            data, size = handle.read(MAX_FILE_BYTES + 1), os.fstat(handle.fileno()).st_size
-    except OSError as exc:
-        raise PriceTableError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        raw = tomlfile.parse(data, MAX_FILE_BYTES, size)
-    except tomlfile.TomlError as exc:
-        raise PriceTableError(f"{path}:{exc.line}: {exc.message}" if exc.line else f"{path}: {exc.message}") from None
+        raw, _ = tomlfile.read_file(path, MAX_FILE_BYTES)
+    except tomlfile.FileProblem as exc:
+        raise PriceTableError(str(exc)) from None
     return PriceTable(from_dict(raw, str(path)), str(path))
 
 

@@ -149,14 +149,9 @@ def load(path: str | Path, shown: str | None = None) -> Suite:
     the field (and the line of the game's table, where the problem is in one)."""
     where = shown or str(path)
     try:
-        with open(path, "rb") as handle:
-            data, size = handle.read(MAX_FILE_BYTES + 1), os.fstat(handle.fileno()).st_size
-    except OSError as exc:
-        raise SuiteError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        raw = tomlfile.parse(data, MAX_FILE_BYTES, size)
-    except tomlfile.TomlError as exc:
-        raise SuiteError(f"{where}:{exc.line}: {exc.message}" if exc.line else f"{where}: {exc.message}") from None
+        raw, data = tomlfile.read_file(path, MAX_FILE_BYTES, where)
+    except tomlfile.FileProblem as exc:
+        raise SuiteError(str(exc)) from None
     try:
         return from_dict(raw, where, data.decode("utf-8"))
     except PlanError as exc:

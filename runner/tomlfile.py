@@ -10,6 +10,7 @@ canonical JSON of game ids) can recurse out of the stack either.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tomllib
@@ -31,6 +32,25 @@ class TomlError(ValueError):
         super().__init__(message)
         self.line = line
         self.message = message
+
+
+class FileProblem(ValueError):
+    """A TOML file that cannot be read or parsed; the message names the file (and the line)."""
+
+
+def read_file(path: str | os.PathLike[str], limit: int, where: str | None = None) -> tuple[dict[str, Any], bytes]:
+    """The tables of the TOML file at `path` (at most `limit` bytes read, even if it grows meanwhile)
+    and its bytes; FileProblem, its message starting with `where` (default: the path), otherwise."""
+    where = str(path) if where is None else where
+    try:
+        with open(path, "rb") as handle:
+            data, size = handle.read(limit + 1), os.fstat(handle.fileno()).st_size
+    except OSError as exc:
+        raise FileProblem(f"{where}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return parse(data, limit, size), data
+    except TomlError as exc:
+        raise FileProblem(f"{where}:{exc.line}: {exc.message}" if exc.line else f"{where}: {exc.message}") from None
 
 
 def one_line(text: str, limit: int = MAX_MESSAGE) -> str:

@@ -8,7 +8,6 @@ from command-line flags; either way every value is checked here, and anything wr
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,14 +66,9 @@ def load(path: str | Path, *, matchups_required: bool = True) -> Tournament:
     """Read and check a tournament TOML file (one holding only agents, e.g. a judge's, if allowed);
     anything wrong, however hostile the file, is a PlanError of one line naming the file."""
     try:
-        with open(path, "rb") as handle:
-            data, size = handle.read(MAX_FILE_BYTES + 1), os.fstat(handle.fileno()).st_size
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        raw = tomlfile.parse(data, MAX_FILE_BYTES, size)
-    except tomlfile.TomlError as exc:
-        raise PlanError(f"{path}:{exc.line}: {exc.message}" if exc.line else f"{path}: {exc.message}") from None
+        raw, _ = tomlfile.read_file(path, MAX_FILE_BYTES)
+    except tomlfile.FileProblem as exc:
+        raise PlanError(str(exc)) from None
     try:
         return from_dict(raw, str(path), matchups_required=matchups_required)
     except PlanError as exc:
