@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import random
 
+#: The seed of the scorer's bootstrap intervals unless told otherwise (`gamenight build --seed`):
+#: the runner's `--until-width` reads a ranked row's interval at it, as the board shows it.
+SCORING_SEED = 2026
+
 
 def rng_for(seed: int, purpose: str) -> random.Random:
     """An independent generator for one purpose ("deal", "chance", "agent-3"...) of one game.

@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from runner.seeds import SCORING_SEED
+
 #: The interval's level.
 LEVEL = 0.95
 #: Bootstrap resamples (as the scorer's other intervals).
 RESAMPLES = 1000
 #: The seed the site is built with unless told otherwise (`gamenight build --seed`).
-DEFAULT_SEED = 2026
+DEFAULT_SEED = SCORING_SEED
 
 
 def rng(seed: int, *names: str) -> np.random.Generator:

@@ -33,7 +33,7 @@ from site_builder.viewer.files import CALLS_DIR, DATA_DIR
 from site_builder.scoring import board, digest, history, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
-from site_builder.scoring.results import csv_tables, dumps
+from site_builder.scoring.results import DEFAULT_SEED, csv_tables, dumps
 from site_builder.scoring.sections import beside
 
 PACKAGE = Path(__file__).resolve().parent
@@ -272,7 +272,7 @@ def check_repo_url(url: str | None) -> str | None:
 
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
-               seed: int = 2026, site_url: str | None = None, derive: bool = True,
+               seed: int = DEFAULT_SEED, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
                magic_reading: str = "paper", prices: PriceTable | None = None) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.

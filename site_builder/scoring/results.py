@@ -14,6 +14,7 @@ from typing import Any
 from runner import __version__ as runner_version
 from runner import games as registry
 from runner.prices import PriceTable
+from runner.suite_score import DEFAULT_SEED  # one default seed: the runner's --until-width reads the board's intervals
 from runner.prices import load as load_prices
 from site_builder.scoring import (SCORER_VERSION, chameleon, cost, head_to_head, judges, leaderboards, magic, people,
                                   ratings, theory, werewolf)
@@ -44,7 +45,6 @@ RESULTS_VERSION = 12  # 12: "head_to_head", per competitive game how often each 
 # 4: people (how many played; each game's pooled "people" row)
 # 3: magic has both readings (reading, agents, alternative)
 # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
-DEFAULT_SEED = 2026
 
 
 def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper",
