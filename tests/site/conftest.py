@@ -8,6 +8,8 @@ import http.server
 import io
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,22 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
         pass
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory) -> Path:
+    """The built-in tournament with two games per matchup (replays/) and one stage of the ranked
+    suite for builtin:scripted (replays/ranked/), played once per session: the browser and axe
+    sites copy it rather than play it again. A separate process: Playwright's sync API keeps an
+    event loop running in this thread."""
+    root = tmp_path_factory.mktemp("small-corpus") / "replays"
+    played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root)],
+                            capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
+                            "--out", str(root / "ranked")], capture_output=True, text=True, check=False)
+    assert suite.returncode == 0, suite.stderr
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,7 @@ runs the same engine over every page of a built site, by hand.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,17 +38,11 @@ def axe_script() -> str:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, serve) -> tuple[Path, str]:
-    """The built-in tournament, two games per matchup, and a stage of the ranked suite, built into a
-    site served locally."""
+def served(tmp_path_factory, serve, small_corpus) -> tuple[Path, str]:
+    """The built-in tournament, two games per matchup, and a stage of the ranked suite (the
+    session's `small_corpus`), built into a site served locally."""
     root = tmp_path_factory.mktemp("axe-site")
-    played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
-                            capture_output=True, text=True, check=False)
-    assert played.returncode == 0, played.stderr
-    # one stage of the ranked suite, so the home page's ranked board has rows to check
-    suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
-                            "--out", str(root / "replays" / "ranked")], capture_output=True, text=True, check=False)
-    assert suite.returncode == 0, suite.stderr
+    shutil.copytree(small_corpus, root / "replays")
     # in git, so the board over time has points to draw and a release has its page
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "replays")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,14 @@ TIMEOUT = 45_000  # ms: Plotly is 4.6 MB and a shared CI machine may be busy (20
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, serve) -> tuple[Path, str]:
+def served(tmp_path_factory, serve, small_corpus) -> tuple[Path, str]:
     """A site built from the built-in tournament with two games per matchup and a stage of the ranked
-    suite, and its URL.
+    suite (the session's `small_corpus`), and its URL.
 
     The server starts first: Material's instant navigation needs the site built for its own URL.
     """
     root = tmp_path_factory.mktemp("browser-site")
-    # A separate process: Playwright's sync API keeps an event loop running in this thread.
-    played = subprocess.run([sys.executable, "-m", "runner", "run", "--games", "2", "--out", str(root / "replays")],
-                            capture_output=True, text=True, check=False)
-    assert played.returncode == 0, played.stderr
-    # one stage of the ranked suite, so the home page has its headline table
-    suite = subprocess.run([sys.executable, "-m", "runner", "run", "--suite", "ranked", "--model", "builtin:scripted",
-                            "--out", str(root / "replays" / "ranked")], capture_output=True, text=True, check=False)
-    assert suite.returncode == 0, suite.stderr
+    shutil.copytree(small_corpus, root / "replays")
     site = root / "site"
     site.mkdir()
     base = serve(site)
