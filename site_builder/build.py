@@ -26,7 +26,7 @@ import yaml
 
 from runner.prices import PriceTable
 from runner.replay.format import iter_replay_files
-from site_builder import history_pages, hosting, methodology, pages, releases, sources
+from site_builder import history_pages, hosting, labels, methodology, pages, releases, sources
 from site_builder.viewer import pages as viewer_pages
 from site_builder.viewer import write as viewer_write
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR
@@ -139,7 +139,7 @@ def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[di
 
 def viewer_context(results: dict[str, Any]) -> dict[str, Any]:
     """What the replay pages get: site name, games with titles and counts, agents with labels and pages."""
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     counts = results["corpus"]["by_game"]
     return {
         "site_name": SITE_NAME,
@@ -147,7 +147,7 @@ def viewer_context(results: dict[str, Any]) -> dict[str, Any]:
         "games": [{"name": name, "title": title, "games": counts.get(name, 0)}
                   for name, title in pages.game_titles().items()],
         "agents": {key: {"label": ref.label, "display": ref.display, "slug": ref.slug,
-                         "page": pages.page_url(ref.page)} for key, ref in refs.items()},
+                         "page": labels.page_url(ref.page)} for key, ref in refs.items()},
     }
 
 

@@ -104,7 +104,7 @@ def overall_chart(results: Mapping[str, Any], refs: Mapping[str, Any]) -> dict[s
 
 
 def ranked_chart(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Each ranked row's cost per suite game against its ranked score (pages.ranked_rows)."""
+    """Each ranked row's cost per suite game against its ranked score (boards.ranked_rows)."""
     points = [{"label": r["ref"].display if r.get("ref") else r["label"], "cost": r["cost"]["usd_per_game"],
                "value": r["score"]["value"], "ci": r["score"]["ci"], "games": r["cost"]["games"]}
               for r in rows if r.get("score") and priced(r.get("cost"))]

@@ -4,187 +4,37 @@ Everything here is a pure function of the results dict (`site_builder.scoring.re
 and a little corpus data, so the set of pages depends on the agents and games, never on how many
 replays there are. Strings from replays only ever reach Markdown through autoescaped HTML
 blocks; headings and titles that Markdown or the theme would interpret hold trusted text only.
+How agents are named and numbers written is `labels`; which rows rank where, `boards`; the chart
+files, `charts`.
 """
 
 from __future__ import annotations
 
-
-import bisect
-import hashlib
 import json
-import math
-import posixpath
-import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import jinja2
-import markupsafe
 
 from runner import games as registry
-from runner.replay.format import agent_kind
 from site_builder import cost_views, history_pages, magic_views
-from site_builder.magic_views import READING_NAMES, READING_TITLES
-from site_builder.scoring import head_to_head, judges, ratings
-from site_builder.scoring.corpus import REFERENCE
-from site_builder.scoring.results import CSV_WHAT, HEADLINE_KEYS
+from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, game_rankings, game_ranks,
+                                 game_summaries, leaderboard_rows, matrix, people_row, rated_games, ranked_by,
+                                 ranked_reading, ranked_rows, self_play_only)
+from site_builder.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
+                                 game_chart_data, measured_axes, radar_data, variant_title)
+from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_num, fmt_pct, headline,
+                                 href, sort_value, yaml_string)
+from site_builder.magic_views import READING_TITLES
+from site_builder.scoring import judges, ratings
+from site_builder.scoring.results import CSV_WHAT
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
-MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
-              "rationality")
-AXIS_TITLES = {"win_rate": "Win Rate", "judgement": "Judgement", "reasoning": "Reasoning",
-               "deception": "Deception", "self_awareness": "Self-awareness", "cooperation": "Cooperation",
-               "coordination": "Coordination", "rationality": "Rationality"}
-MATCHUP_METRICS = {"valid_ratio": "Valid-game ratio", "identification": "Identification rate",
-                   "non_chameleon_win": "Non-chameleon win rate", "second_chance": "Second-chance guess accuracy"}
 EWAVM_DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability")
 RECENT_REPLAYS = 10
-MAX_TITLE = 60
 
-
-# -- names, slugs and URLs -------------------------------------------------------------------
-
-#: The readable part of an agent's slug is at most this long.
-MAX_SLUG_NAME = 40
-
-
-def agent_slug(key: str) -> str:
-    """A file-name-safe, stable, readable slug for an agent, from its key (never its label, which
-    changes with the names replays give it): what it is (a built-in's strategy, a model and its
-    design) in lower-case ASCII, then a hash of the whole key, e.g. "gemma3-270m-pgm-1a2b3c4d"."""
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
-    try:
-        description = json.loads(key)
-    except ValueError:
-        description = None
-    parts: list[Any] = []
-    if isinstance(description, dict):
-        parts = [description.get("strategy")] if agent_kind(description) == "builtin" else \
-            [description.get("model"), description.get("design")]
-    words = re.findall(r"[a-z0-9]+", " ".join(p for p in parts if isinstance(p, str) and p != "vanilla").casefold())
-    name = "-".join(words)[:MAX_SLUG_NAME].strip("-")
-    return f"{name}-{digest}" if name else f"a-{digest}"
-
-
-def safe_title(text: str) -> str:
-    """Text safe where MkDocs and the theme insert it unescaped (nav, <title>): a conservative whitelist."""
-    cleaned = re.sub(r"\s+", " ", text).strip()
-    cleaned = re.sub(r"[^\w .:/+()#-]", "_", cleaned, flags=re.UNICODE)
-    return cleaned[:MAX_TITLE] or "agent"
-
-
-def submitted(agent: Mapping[str, Any]) -> bool:
-    """Whether an agent's row is a contributor's (scoring/board.py), not the maintainers'."""
-    return (agent.get("owner") or {}).get("id", REFERENCE) != REFERENCE
-
-
-def display_labels(agents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """Labels by agent key, made unique. The maintainers' rows are told apart among themselves (a
-    label shared by several gets its slug's tail); a contributor's row whose label another row has
-    gets its owner, then the tail: what a submission calls its agents never renames another row."""
-    ours = [a for a in agents if not submitted(a)]
-    counts = Counter(a["label"] for a in ours)
-    shown = {a["key"]: a["label"] if counts[a["label"]] == 1 else f"{a['label']} ({agent_slug(a['key'])[-6:]})"
-             for a in ours}
-    taken = set(shown.values()) | set(counts)
-    theirs = [a for a in agents if submitted(a)]
-    labelled = Counter(a["label"] for a in theirs)
-    for a in theirs:
-        label = a["label"]
-        if label in taken or labelled[label] > 1:
-            label = f"{label} ({a['owner']['label']})"
-        shown[a["key"]] = label
-    again = Counter(shown[a["key"]] for a in theirs)
-    for a in theirs:
-        if again[shown[a["key"]]] > 1 or shown[a["key"]] in taken:
-            shown[a["key"]] += f" ({agent_slug(a['key'])[-6:]})"
-    return shown
-
-
-def page_url(md_path: str) -> str:
-    """The URL (relative to the site root) of a Markdown page under use_directory_urls."""
-    if md_path == "index.md":
-        return ""
-    if md_path.endswith("/index.md"):
-        return md_path[: -len("index.md")]
-    return md_path[: -len(".md")] + "/"
-
-
-def href(from_page: str, target: str, query: Mapping[str, str] | None = None, fragment: str = "") -> str:
-    """A relative link from one page to a page (`*.md`) or a site file, with an encoded query."""
-    here = page_url(from_page) or "."
-    there = page_url(target) if target.endswith(".md") else target
-    rel = posixpath.relpath(there or ".", here)
-    if target.endswith(".md"):
-        rel = "./" if rel == "." else rel + "/"
-    if query:
-        rel += "?" + urlencode(query)
-    if fragment:
-        rel += "#" + fragment
-    return rel
-
-
-# -- number formatting (used by the templates) -----------------------------------------------
-
-def headline(entry: Mapping[str, Any] | None) -> float | None:
-    """The number a metric entry stands for: a composite's scaled value, else its value or rating."""
-    if not entry:
-        return None
-    for key in HEADLINE_KEYS:
-        if key in entry and isinstance(entry[key], (int, float)):
-            return float(entry[key])
-    return None
-
-
-def fmt_num(value: float | None, digits: int = 2) -> str:
-    """A plain number, or an em dash for an absent one."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "\u2014"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return f"{value:,.{digits}f}"
-
-
-def fmt_pct(value: float | None, digits: int = 1) -> str:
-    """A rate as a percentage, or an em dash."""
-    return "\u2014" if value is None else f"{100 * value:.{digits}f}%"
-
-
-#: Below this many observations an interval says little: it is shown as the count instead.
-MIN_INTERVAL_N = 5
-
-
-def fmt_ci(entry: Mapping[str, Any] | None, percent: bool = True, digits: int = 1, key: str = "ci") -> str:
-    """The interval of a metric entry as "[lo, hi]" (empty when there is none). An interval of a
-    point ("[100.0, 100.0]": every resample alike) reads "[no spread, n = k]", and one behind fewer
-    than MIN_INTERVAL_N observations "[n = k]": never a certainty the data do not give."""
-    ci = (entry or {}).get(key)
-    if not ci or ci[0] is None or ci[1] is None:
-        return ""
-    n = (entry or {}).get("n")
-    if isinstance(n, int) and n < MIN_INTERVAL_N:
-        return f"[n = {n}]"
-    if ci[0] == ci[1]:
-        return f"[no spread, n = {n}]" if isinstance(n, int) else "[no spread]"
-    if percent:
-        return f"[{100 * ci[0]:.{digits}f}, {100 * ci[1]:.{digits}f}]"
-    return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]"
-
-
-def sort_value(value: Any) -> str:
-    """The data-sort attribute of a table cell: a number as text, or empty (always sorted last)."""
-    if isinstance(value, Mapping):
-        value = headline(value)
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return ""
-    return repr(float(value)) if math.isfinite(value) else ""
-
-
-# -- page model ------------------------------------------------------------------------------
 
 @dataclass
 class SitePages:
@@ -193,41 +43,6 @@ class SitePages:
     markdown: dict[str, str] = field(default_factory=dict)   # docs-relative path -> Markdown text
     data: dict[str, Any] = field(default_factory=dict)       # docs-relative path -> JSON-able object
     nav: list[Any] = field(default_factory=list)             # the mkdocs.yml `nav`
-
-
-@dataclass(frozen=True)
-class AgentRef:
-    """How pages name and link one agent."""
-
-    key: str
-    label: str      # as in the replays (escaped where shown)
-    display: str    # unique among agents
-    slug: str
-    page: str       # docs-relative Markdown path
-    owner: str = ""  # a contributor's "@login" (escaped where shown); "" for the maintainers' rows
-    person: bool = False  # a person's row: self-reported, as no check can tell a person from a script
-
-    @property
-    def submitted(self) -> bool:
-        return bool(self.owner)
-
-    @property
-    def title(self) -> str:
-        return safe_title(self.display)
-
-
-def agent_refs(results: Mapping[str, Any]) -> dict[str, AgentRef]:
-    """Every agent of the results, by key."""
-    shown = display_labels(results["agents"])
-    return {a["key"]: AgentRef(a["key"], a["label"], shown[a["key"]], agent_slug(a["key"]),
-                               f"agents/{agent_slug(a['key'])}.md",
-                               a["owner"]["label"] if submitted(a) else "", agent_kind(a) == "human")
-            for a in results["agents"]}
-
-
-def yaml_string(text: str) -> markupsafe.Markup:
-    """A trusted or whitelisted title as a YAML (JSON) string for front matter, left unescaped."""
-    return markupsafe.Markup(json.dumps(text, ensure_ascii=False))
 
 
 #: Every term a table header or metric name uses, explained in a line: the "?" buttons show these
@@ -292,14 +107,6 @@ GLOSSARY: dict[str, tuple[str, str]] = {
 }
 
 
-def breakable(name: str) -> markupsafe.Markup:
-    """A name (escaped) that may wrap after each slash or underscore, never inside a word:
-    `prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat`."""
-    return markupsafe.Markup("").join(
-        markupsafe.escape(part) + (markupsafe.Markup("<wbr>") if part[-1:] in "/_" and part else "")
-        for part in re.split(r"(?<=[/_])", name))
-
-
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of the page templates: autoescape always on, undefined is an error."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
@@ -312,200 +119,9 @@ def environment() -> jinja2.Environment:
     return env
 
 
-# -- the pages -------------------------------------------------------------------------------
-
 def game_titles() -> dict[str, str]:
     """Every game of the registry with its title, in display order."""
     return {name: registry.get(name).title for name in registry.available()}
-
-
-#: An agent that forfeited more than this share of its games is never ranked across games: it
-#: mostly did not play, and must not sit above agents that did.
-MAX_FORFEIT_RANKED = 0.5
-
-
-def rated_games(results: Mapping[str, Any]) -> list[str]:
-    """The games the overall table rates: every competitive game of the board (cooperative ones,
-    ranked by their deal rate, are not rated)."""
-    return sorted(results["ratings"].get("by_game", {}))
-
-
-def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, games: Sequence[str]) -> str | None:
-    """Why an agent has no rank across games (None: it is ranked): the overall table ranks only
-    agents that played every rated game, and that played more than they forfeited."""
-    covered = [g for g in games if g in agent["by_game"]]
-    if rated is None or not rated.get("rating_ci"):
-        return "not rated: no game against another agent"
-    if len(covered) < len(games):
-        return f"played {len(covered)} of the {len(games)} rated games"
-    forfeits = (agent.get("forfeit_rate") or {}).get("value") or 0.0
-    if forfeits > MAX_FORFEIT_RANKED:
-        return f"forfeited {forfeits:.0%} of its games"
-    return None
-
-
-def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
-    """Rows of the overall leaderboard, best first: the agents ranked across games (every rated
-    game played, most games not forfeited) by their place, then every other agent, by rating,
-    with the reason it has no rank."""
-    rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
-    games = rated_games(results)
-    why = {a["key"]: why_unranked(a, rated.get(a["key"]), games) for a in results["agents"]}
-    ranges = rank_ranges([rated[a["key"]] for a in results["agents"] if why[a["key"]] is None])
-    magic = results["magic"]["agents"]
-    rows = []
-    for agent in results["agents"]:
-        key = agent["key"]
-        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "unranked": why[key],
-                     "games": agent["games"], "win_rate": (magic.get(key) or {}).get("win_rate"),
-                     "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
-                     "provider": agent["provider"], "design": agent["design"],
-                     "played": sorted(agent["by_game"]), "covered": sum(1 for g in games if g in agent["by_game"])})
-    return sorted(rows, key=row_order)
-
-
-def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, int, int]]:
-    """Each agent's rank in one game's table, as every board and the game's page show it: by the
-    game's rating, or for a cooperative game (whose every comparison is a draw) by its seat win
-    rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
-    if ratings.cooperative(name):
-        board = results["leaderboards"].get(name) or {}
-        rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
-                 "owner": r.get("owner")} for r in board.get("agents", []) if r.get("win_rate")]
-        return rank_ranges(rows)
-    return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
-
-
-def ranked_by(name: str) -> str:
-    """What a game's table is ranked by, in a sentence."""
-    if ratings.cooperative(name):
-        return ("Ranked by seat win rate: the seats of a table win or lose together, so a rating would compare "
-                "only draws; here the win rate is the share of an agent's games whose airlines agreed on a split")
-    return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
-
-
-def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
-    """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
-    allows against the others' (1 + how many are surely better; the count of those not surely worse).
-
-    Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
-    scoring/board.py) gets the place it would take among them, and never moves theirs or another
-    contributor's. Counted by bisection in sorted bounds, so a table of N agents costs N log N,
-    not N squared."""
-    rated = [r for r in rows if r.get("rating_ci")]
-    ours = [r for r in rated if not r.get("owner")]
-    order = sorted(ours, key=lambda r: -r["rating"])
-    places = {id(r): place for place, r in enumerate(order, start=1)}
-    descending = sorted(-r["rating"] for r in ours)
-    lows = sorted(r["rating_ci"][0] for r in ours)
-    highs = sorted(r["rating_ci"][1] for r in ours)
-    out: dict[str, tuple[int, int, int]] = {}
-    for row in rated:
-        low, high = row["rating_ci"]
-        mine = id(row) in places
-        place = places[id(row)] if mine else 1 + bisect.bisect_left(descending, -row["rating"])
-        better = len(lows) - bisect.bisect_right(lows, high)  # others' low above this high (never itself)
-        not_worse = len(highs) - bisect.bisect_left(highs, low) - mine  # others' high at or above this low
-        out[row["agent"]] = (place, 1 + better, 1 + not_worse)
-    return out
-
-
-def self_play_only(row: Mapping[str, Any]) -> bool:
-    """Whether an agent's row of a game rests on self-play alone (it held every seat of every game)."""
-    return bool(row.get("games")) and row.get("self_play_games") == row["games"]
-
-
-def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], games: Mapping[str, str]
-                  ) -> list[dict[str, Any]]:
-    """Each played game's agents ranked within that game by the game's own rating, then the
-    unrated ones (the home page's line per game says who leads)."""
-    out = []
-    for name, title in games.items():
-        board = results["leaderboards"].get(name)
-        if not board:
-            continue
-        rated = results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
-        by_agent = {r["agent"]: r for r in rated}
-        ranges = game_ranks(results, name)
-        rows = []
-        for row in board["agents"]:
-            key = row["agent"]
-            rows.append({"ref": refs[key], "rating": by_agent.get(key), "rank": ranges.get(key),
-                         "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
-                         "self_play": self_play_only(row)})
-        rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
-        out.append({"name": name, "title": title, "winning": registry.facts_of(name).winning, "rows": rows,
-                    "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
-    return out
-
-
-def ranked_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
-    """The ranked board's rows as the home page shows them: a row named by its agent when one agent
-    holds the candidate's seat in every game (linked to its page), else by its label."""
-    out = []
-    for row in (results.get("ranked") or {}).get("rows", []):
-        agents = set(row["agents"].values())
-        ref = refs.get(next(iter(agents))) if len(agents) == 1 else None
-        out.append({"score": None, "unranked": None, "tier": None, "wanted": None, **row, "ref": ref,
-                    "owner_label": (row.get("owner") or {}).get("label", "")})
-    return out
-
-
-def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
-    """One sentence on what the ranked board says of its first two rows (plain text)."""
-    ranked = [r for r in rows if r.get("score") and not r.get("owner")]
-    if not ranked:
-        return ""
-    first = ranked[0]
-    name = first["ref"].display if first["ref"] else first["label"]
-    said = f"{name} leads with {first['score']['value'] * 100:.1f}% of its seats won"
-    if len(ranked) == 1:
-        return said + "; no other row has played a whole stage yet."
-    second = ranked[1]
-    other = second["ref"].display if second["ref"] else second["label"]
-    pair = first["compared"].get(second["row"])
-    if pair and pair["separated"]:
-        return (f"{said}, surely ahead of {other}: {pair['difference'] * 100:+.1f} points on the "
-                f"{pair['deals']:,} deals both played [{pair['ci'][0] * 100:+.1f}, {pair['ci'][1] * 100:+.1f}].")
-    wanted = first.get("wanted")
-    more = f" about {wanted['stages']} more stage{'s' if wanted['stages'] != 1 else ''} would tell" if wanted else ""
-    return f"{said}, but the deals played cannot yet tell it from {other};{more or ' no difference is seen'}."
-
-
-def row_order(row: Mapping[str, Any]) -> tuple:
-    """Default leaderboard order: ranked across games by place, then the other rated agents by
-    higher rating, then the unrated, each by label."""
-    rating = row["rating"]
-    if row.get("rank"):
-        return (0, row["rank"][0], 0.0, row["ref"].display)
-    if rating is None:
-        return (2, 0, 0.0, row["ref"].display)
-    return (1, 0, -rating["rating"], row["ref"].display)
-
-
-def game_summaries(per_game: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The home page's line per game (from `game_rankings`): who leads its board, and how sure
-    that is in words: the range of places the leader's interval allows among the ranked rows."""
-    out = []
-    for g in per_game:
-        ranked = [r for r in g["rows"] if r["rank"]]
-        leader = ranked[0] if ranked else None
-        if leader is None:
-            sure = ""
-        elif len(ranked) == 1:
-            sure = "the only agent ranked so far"
-        elif leader["rank"][2] == 1:
-            sure = f"surely first of {len(ranked)}: its interval is above every other's"
-        else:
-            sure = f"could be anywhere from 1st to {ordinal(leader['rank'][2])} of {len(ranked)}"
-        out.append({**g, "leader": leader, "sure": sure, "ranked": len(ranked)})
-    return out
-
-
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 21st..."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -533,44 +149,6 @@ def _exhibition(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) 
         played=[g for g in ctx["games"] if g in results["corpus"]["by_game"]],
         rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
         overall_cost=cost_views.any_priced(results, [r["ref"].key for r in rows]))
-
-
-#: The head-to-head matrix of a game page shows at most this many agents a side, the first of the
-#: game's board: its cells grow with the square of the agents, and past a dozen columns a phone
-#: reads it one screen at a time. Every pair is in results.json (`head_to_head`).
-MAX_MATRIX_AGENTS = 12
-
-
-def matrix(results: Mapping[str, Any], name: str, order: Sequence[str]) -> dict[str, Any] | None:
-    """A game page's head-to-head matrix: the first MAX_MATRIX_AGENTS agents of its board's
-    `order` that met another agent, and per (row, column) how often the row's agent beat the
-    column's (`head_to_head.beats`, None where no game decided between them) and the games both
-    played (0: they never met). None for a game without head-to-head results (cooperative)."""
-    table = (results.get("head_to_head") or {}).get(name)
-    if table is None:
-        return None
-    pairs = {(p["a"], p["b"]): p for p in table["pairs"]}
-    met = {k for pair in pairs for k in pair}
-    agents = [k for k in order if k in met]
-    shown = agents[:MAX_MATRIX_AGENTS]
-
-    def cell(row: str, column: str) -> dict[str, Any]:
-        pair = pairs.get((row, column)) or pairs.get((column, row))
-        if pair is None:
-            return {"met": 0, "beats": None}
-        return {"met": pair["met"], "beats": head_to_head.beats(pair, row)}
-
-    return {"agents": shown, "total": len(agents),
-            "cells": [[None if r == c else cell(r, c) for c in shown] for r in shown]}
-
-
-def board_order(results: Mapping[str, Any], name: str, refs: Mapping[str, AgentRef]) -> list[Mapping[str, Any]]:
-    """A game's leaderboard rows in its page's order: by rank, then the unranked, each by name."""
-    board = results["leaderboards"].get(name) or {}
-    ranks = game_ranks(results, name) if board else {}
-    return sorted(board.get("agents", []), key=lambda r: (
-        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
-        refs[r["agent"]].display if r["agent"] in refs else r["label"]))
 
 
 def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:
@@ -694,19 +272,6 @@ def _metric_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages:
         other_table=magic_views.table(rows(other, False), "other-note"))
 
 
-#: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
-MIN_RADAR_AXES = 3
-
-
-def measured_axes(entry: Mapping[str, Any] | None) -> int:
-    """How many of the seven MAgIC abilities an agent has been measured on."""
-    return sum(1 for v in ((entry or {}).get("radar") or {}).get("values", []) if v is not None)
-
-
-def drawable(entry: Mapping[str, Any] | None) -> bool:
-    return measured_axes(entry) >= MIN_RADAR_AXES
-
-
 def _default_comparison(key: str, comparisons: Sequence[Mapping[str, Any]], magic: Mapping[str, Any],
                         refs: Mapping[str, AgentRef]) -> AgentRef | None:
     """The agent drawn beside this one at first: its vanilla/enhanced counterpart (`comparisons`:
@@ -767,149 +332,6 @@ def _downloads(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages, c
     pages.markdown["downloads.md"] = env.get_template("downloads.md.j2").render(
         **ctx, page="downloads.md", csv_names=list(csv_names), csv_what=CSV_WHAT)
 
-
-# -- chart data ------------------------------------------------------------------------------
-
-def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """Each game page's chart: every agent's seat win rate with its 95% interval, in the order of the
-    game's table (its rank), then the unranked (the leaderboards' own entries, so the chart and the
-    tables cannot disagree)."""
-    out = {}
-    for name, board in results["leaderboards"].items():
-        rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
-        ranks = game_ranks(results, name)  # the bars in the order of the game's table
-        rows.sort(key=lambda r: (r["agent"] not in ranks, ranks.get(r["agent"], (0,))[0], -r["win_rate"]["value"],
-                                 refs[r["agent"]].display))
-        bars = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
-                 "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
-        pooled = people_row(results, name)
-        if pooled and pooled["win_rate"]:
-            bars.append({"label": PEOPLE_LABEL, "value": pooled["win_rate"]["value"], "ci": pooled["win_rate"]["ci"],
-                         "n": pooled["win_rate"]["n"], "self_play": False})  # last: the pooled row has no rank
-        out[name] = bars
-    return out
-
-
-#: How the pages name the pooled row of all human seats (docs/metrics.md, "People").
-PEOPLE_LABEL = "People (pooled)"
-
-
-def people_row(results: Mapping[str, Any], game: str) -> Mapping[str, Any] | None:
-    """The pooled "people" row of a game's board, if anyone played it."""
-    return results.get("people", {}).get("boards", {}).get(game)
-
-
-def radar_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """The radar file: the seven scaled MAgIC values of every agent the MAgIC games scored, in
-    the headline reading and (`other`, drawn on request) in the other reading."""
-    agents = {}
-    others = results["magic"]["alternative"]["agents"]
-    for key, entry in results["magic"]["agents"].items():
-        if key not in refs or not drawable(entry):
-            continue
-        radar = entry["radar"]
-        agents[refs[key].slug] = {"label": refs[key].display, "values": radar["values"],
-                                  "area": headline(radar["area"]), "relative_area": headline(radar["relative_area"])}
-        if others.get(key):
-            agents[refs[key].slug]["other"] = {"values": others[key]["radar"]["values"]}
-    return {"axes": [AXIS_TITLES[a] for a in MAGIC_AXES], "agents": agents,
-            "readings": {"headline": READING_NAMES[results["magic"]["reading"]],
-                         "other": READING_NAMES[results["magic"]["alternative"]["reading"]]}}
-
-
-def _label_of(key: str, labels: Mapping[str, str], refs: Mapping[str, AgentRef]) -> str:
-    if key in refs:
-        return refs[key].display
-    return "mixed" if key == "mixed" else labels.get(key, key)
-
-
-def _cell_text(entry: Mapping[str, Any] | None, games: int) -> str:
-    if entry is None:
-        return f"no data ({games} games)"
-    return f"{fmt_pct(entry['value'])} {fmt_ci(entry)}, n = {entry['n']}"
-
-
-def chameleon_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> dict[str, Any]:
-    """Heatmaps per variant, posterior curves and theory-beside-practice series of the Chameleon page."""
-    cham = results["chameleon"]
-    labels = cham["matchups"]["labels"]
-    name = lambda key: _label_of(key, labels, refs)
-    variants = []
-    by_variant: dict[str, list[Mapping[str, Any]]] = {}
-    for c in cham["matchups"]["cells"]:
-        by_variant.setdefault(c["key"], []).append(c)
-    for v in cham["matchups"]["variants"]:
-        cells = {(c["chameleon"], c["non_chameleon"]): c for c in by_variant.get(v["key"], [])}
-        rows = most_played(v["chameleon_agents"], cells.values(), "chameleon", name)
-        cols = most_played(v["non_chameleon_agents"], cells.values(), "non_chameleon", name)
-        metrics = {}
-        for metric, title in MATCHUP_METRICS.items():
-            z = [[headline(cells[(r, c)][metric]) if (r, c) in cells else None for c in cols] for r in rows]
-            text = [[_cell_text(cells[(r, c)][metric], cells[(r, c)]["games"]) if (r, c) in cells else "not played"
-                     for c in cols] for r in rows]
-            metrics[metric] = {"title": title, "z": z, "text": text}
-        variants.append({"key": v["key"], "title": variant_title(v["variant"]), "games": v["games"],
-                         "chameleon": [name(k) for k in rows], "non_chameleon": [name(k) for k in cols],
-                         "chameleon_total": len(v["chameleon_agents"]),
-                         "non_chameleon_total": len(v["non_chameleon_agents"]), "metrics": metrics})
-    posterior = []
-    for curve in cham["posterior"]["curves"]:
-        points = curve["points"]
-        posterior.append({
-            "key": curve["key"], "title": variant_title(curve["variant"]), "non_chameleon": name(curve["non_chameleon"]),
-            "games": curve["games"], "prior_bits": curve["prior_bits"], "estimator": curve["estimator"]["name"],
-            "m": [p["m"] for p in points],
-            "entropy": [headline(p["entropy"]) for p in points],
-            "entropy_ci": [p["entropy"]["ci"] if p["entropy"] else None for p in points],
-            "top_k": [{"m": p["m"], "k": [t["k"] for t in p["top_k"]], "value": [t["value"] for t in p["top_k"]]}
-                      for p in points]})
-    theory = []
-    for t in cham["theory"]:
-        prop3 = t["prop3"]
-        theory.append({
-            "players": t["players"], "words": t["words"], "title": f"N = {t['players']}, K = {t['words']}",
-            "trivial": t["trivial"]["win"], "revealing": t["revealing"]["win"],
-            "prop1": {"alpha": [p["alpha"] for p in t["prop1"]], "value": [p["value"] for p in t["prop1"]]},
-            "prop2": {"alpha": [p["alpha"] for p in t["prop2"]], "value": [p["value"] for p in t["prop2"]],
-                      "proof_value": [p["proof_value"] for p in t["prop2"]]},
-            "prop3": None if prop3 is None else {"l": prop3["l"], "bound": prop3["bound"],
-                                                 "ambiguity_win": prop3["ambiguity_win"]},
-            "measured": [{"label": f"{name(m['chameleon'])} vs {name(m['non_chameleon'])}",
-                          "variant": variant_title(m["variant"]),
-                          "value": headline(m["non_chameleon_win"]),
-                          "ci": (m["non_chameleon_win"] or {}).get("ci"), "games": m["games"]}
-                         for m in t["measured"]]})
-    return {"variants": variants, "posterior": posterior, "theory": theory}
-
-
-#: A heatmap draws at most this many agents a side: one of every agent against every agent would
-#: grow with the square of the agents (1,000 agents made a 73 MB chart file), and past a few dozen
-#: rows no square can be read. The table under the heatmaps lists every matchup.
-MAX_HEATMAP_AGENTS = 30
-
-
-def most_played(agents: Sequence[str], cells: Iterable[Mapping[str, Any]], side: str,
-                name: Callable[[str], str]) -> list[str]:
-    """The agents of one side of a heatmap (in their order), cut to the MAX_HEATMAP_AGENTS that
-    played the most games on that side (ties: by name)."""
-    if len(agents) <= MAX_HEATMAP_AGENTS:
-        return list(agents)
-    games = Counter()
-    for cell in cells:
-        games[cell[side]] += cell["games"]
-    kept = set(sorted(agents, key=lambda k: (-games[k], name(k), k))[:MAX_HEATMAP_AGENTS])
-    return [k for k in agents if k in kept]
-
-
-def variant_title(variant: Mapping[str, Any]) -> str:
-    """A Chameleon variant in words, e.g. "4 players, 16 words, word clues, random ties"."""
-    word = lambda v: re.sub(r"[^a-z_]", "", str(v))
-    return (f"{int(variant['players'])} players, {int(variant['words'])} words, {word(variant['clue'])} clues, "
-            f"{word(variant['ties'])} ties")
-
-
-# -- entry point -----------------------------------------------------------------------------
-
 #: The rules behind each game page's featured games (build.featured_games), as the page says them.
 FEATURED_RULES = {
     "longest": "the longest game: the most moves (the first by id on a tie)",
@@ -966,7 +388,6 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     pages.data["data/cost.json"] = ctx["cost_data"]
     pages.nav = navigation(ctx["games"], has_replays, methodology)
     return pages
-
 
 #: The agents' own pages, left out of the nav on purpose (mkdocs.yml `not_in_nav`, gitignore
 #: patterns): a nav entry per agent would put every agent on every page, N pages of N links.

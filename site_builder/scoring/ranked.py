@@ -10,7 +10,7 @@ played: the mean of their paired differences, with an interval that resamples th
 Containment holds by construction: a row's numbers come from its own games alone (its bootstrap
 is seeded by the row's name), and places, ranges and tiers are counted among the maintainers'
 rows only; a contributor's row is given the place it would take among them (as
-pages.rank_ranges does for the ratings).
+boards.rank_ranges does for the ratings).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder import labels, pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
@@ -61,7 +61,7 @@ def test_every_chart_is_a_named_figure_never_an_image(results):
 @pytest.mark.parametrize("has_replays", [True, False])
 def test_agent_tables_say_why_a_value_is_missing(results, has_replays):
     site = pages.render(results, has_replays=has_replays, recent={})
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     seen = {"no score in this game": 0, "not counted here": 0, "no judged game": 0, "not published": 0}
     for ref in refs.values():
         page = site.markdown[ref.page]
@@ -85,7 +85,7 @@ def test_missing_werewolf_talk_values_are_explained(results):
     ww["ewavm"]["agents"][key] = {"judges": {"judge-1": {
         "engagement": score, "wonder": score, "attraction": None, "variation": None, "memorability": None,
         "games": 2, "failed": {}}}, "unjudged": 0, "games": 2}
-    ref = pages.agent_refs(changed)[key]
+    ref = labels.agent_refs(changed)[key]
     talk = section(pages.render(changed).markdown[ref.page], "Werewolf talk")
     shown = cells(talk)
     assert not [c for c in shown if c in BARE]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from runner.table import Person, deal
-from site_builder import pages
+from site_builder import labels
 from site_builder.build import build_site
 from site_builder.viewer.shards import packed_ids
 from tests.site.play_helpers import playing
@@ -65,7 +65,7 @@ def page_kinds(site: Path) -> dict[str, str]:
     werewolf_game = sorted(i for i in packed_ids(site) if "werewolf" in i)[0]
     kinds = {
         "home": "/", "exhibition": "/exhibition/", "game": "/games/werewolf/",
-        "game with shaded head-to-head cells": "/games/chameleon/", "agent": f"/agents/{pages.agent_slug(agent)}/",
+        "game with shaded head-to-head cells": "/games/chameleon/", "agent": f"/agents/{labels.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",

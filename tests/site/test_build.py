@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import cli, pages
+from site_builder import cli, labels
 from site_builder.build import BuildError, build_site
 from site_builder.scoring import magic
 from tests.helpers import relabelled
@@ -196,7 +196,7 @@ def test_a_hostile_agent_label_is_text_everywhere(built):
         assert ">49<" not in text
         seen += "&lt;img src=x onerror=alert(1)&gt;" in text
     assert seen >= 5  # home, agents list, its page, game pages, studies
-    slug = pages.agent_slug(next(a["key"] for a in json.loads(report.results.read_text())["agents"]
+    slug = labels.agent_slug(next(a["key"] for a in json.loads(report.results.read_text())["agents"]
                                  if a["label"] == HOSTILE))
     assert (site / "agents" / slug / "index.html").is_file()
 
@@ -290,7 +290,7 @@ def magic_pages_of(site: Path) -> list[Path]:
     """The built pages that show MAgIC numbers: the exhibition board, each metric's page, and the
     page of every agent the MAgIC games scored."""
     results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
-    agents = [site / "agents" / pages.agent_slug(key) / "index.html" for key in results["magic"]["agents"]]
+    agents = [site / "agents" / labels.agent_slug(key) / "index.html" for key in results["magic"]["agents"]]
     return [site / "exhibition" / "index.html", *sorted((site / "magic").glob("*/index.html")), *agents]
 
 

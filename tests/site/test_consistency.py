@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder import labels, pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
@@ -93,9 +93,9 @@ def test_every_win_rate_shown_is_the_results_files_value(rendered):
                     assert source, f"{page}: a win rate without its source: {cell['text']!r} in {table['head']}"
                     entry = expected_entry(results, source)
                     shown = cell["text"].split("[")[0].strip()
-                    assert shown == pages.fmt_pct(entry["value"] if "value" in entry else entry["scaled"]), (page, source)
+                    assert shown == labels.fmt_pct(entry["value"] if "value" in entry else entry["scaled"]), (page, source)
                     interval = cell["text"][len(cell["text"].split("[")[0]):].strip()
-                    assert interval == pages.fmt_ci(entry), (page, source, interval)
+                    assert interval == labels.fmt_ci(entry), (page, source, interval)
                     checked += 1
     assert checked > 100  # the exhibition page, every game page and every agent page show some
 
@@ -110,4 +110,4 @@ def test_a_wrong_number_would_be_caught(rendered):
     entry["value"] = (entry["value"] + 0.5) % 1
     cell = re.search(rf'data-gn-win="{re.escape(source.replace(chr(34), "&#34;"))}">([^<]*)', markdown[f"games/{game}.md"])
     assert cell is not None
-    assert cell.group(1).strip() != pages.fmt_pct(entry["value"])
+    assert cell.group(1).strip() != labels.fmt_pct(entry["value"])

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from runner.prices import PriceTable, from_dict
-from site_builder import cost_views, pages
+from site_builder import boards, cost_views, labels, pages
 from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
@@ -71,8 +71,8 @@ def test_each_row_costs_its_tokens_at_the_tables_prices(results):
 
 
 def test_the_chart_data_marks_the_frontier_and_says_why_there_is_no_chart(results):
-    refs = pages.agent_refs(results)
-    data = cost_views.chart_data(results, refs, pages.ranked_rows(results, refs), list(pages.game_titles()))
+    refs = labels.agent_refs(results)
+    data = cost_views.chart_data(results, refs, boards.ranked_rows(results, refs), list(pages.game_titles()))
     overall = data["overall"]
     assert overall["why"] is None and len(overall["points"]) == 3  # the local row has no price: no point
     ratings = {r["agent"]: r["rating"] for r in results["ratings"]["overall"]["agents"]}
@@ -100,7 +100,7 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
     assert "https://example.org/claude" in cost_page and "not listed" in cost_page
     assert "No cost chart: no ranked row" in cost_page and 'data-where="overall"' in cost_page
     assert site.data["data/cost.json"]["overall"]["points"]
-    agents = {ref.display: ref for ref in pages.agent_refs(results).values()}
+    agents = {ref.display: ref for ref in labels.agent_refs(results).values()}
     local = site.markdown[agents["gemma-local"].page]
     assert "Local: no token price." in local and "7.5 model-seconds per game" in local
     priced = site.markdown[agents["sonnet"].page]

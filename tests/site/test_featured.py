@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder import labels, pages
 from site_builder.build import featured_games
 from site_builder.scoring import digest
 from site_builder.scoring.corpus import load
@@ -73,7 +73,7 @@ def test_an_agents_recent_games_say_whom_it_played_and_how_it_went(corpus_and_re
                 assert g["result"] == ("won" if all(s.won for s in seats) else "lost" if not any(s.won for s in seats)
                                        else f"won {sum(s.won for s in seats)} of {len(seats)} seats")
             assert g["moves"] == digest.moves(game)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     key = next(iter(recent))
     page = pages.render(results, recent=recent, has_replays=True).markdown[refs[key].page]
     assert all(f"?id={g['id']}" in page for g in recent[key]) and f"{recent[key][0]['result']} as" in page

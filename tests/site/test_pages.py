@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import magic_views, methodology, pages
+from site_builder import boards, charts, labels, magic_views, methodology, pages
 from site_builder.scoring import head_to_head, magic_reference, stats
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
@@ -72,9 +72,9 @@ def relabel(results: dict, old: str, new: str) -> dict:
 @pytest.mark.parametrize("key", ['{"kind":"builtin","params":{},"strategy":"random"}', PAYLOAD, "", "../../etc/passwd",
                                  "a" * 10_000, "\u00e9\u4e2d\U0001f600"])
 def test_agent_slug_is_file_safe_and_stable(key):
-    slug = pages.agent_slug(key)
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{8}", slug) and len(slug) <= pages.MAX_SLUG_NAME + 9
-    assert slug == pages.agent_slug(key)
+    slug = labels.agent_slug(key)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{8}", slug) and len(slug) <= labels.MAX_SLUG_NAME + 9
+    assert slug == labels.agent_slug(key)
 
 
 @pytest.mark.parametrize("description, readable", [
@@ -86,12 +86,12 @@ def test_agent_slug_is_file_safe_and_stable(key):
 ])
 def test_agent_slug_says_what_the_agent_is(description, readable):
     key = json.dumps(description)
-    assert pages.agent_slug(key).rsplit("-", 1)[0] == readable
+    assert labels.agent_slug(key).rsplit("-", 1)[0] == readable
 
 
 def test_agent_slugs_differ_between_keys():
     keys = [json.dumps({"strategy": "s", "params": {"x": i}}) for i in range(500)]
-    assert len({pages.agent_slug(k) for k in keys}) == len(keys)
+    assert len({labels.agent_slug(k) for k in keys}) == len(keys)
 
 
 @pytest.mark.parametrize("label, expected", [
@@ -104,18 +104,18 @@ def test_agent_slugs_differ_between_keys():
     ("<>", "__"),
 ])
 def test_safe_title(label, expected):
-    assert pages.safe_title(label) == expected
+    assert labels.safe_title(label) == expected
 
 
 def test_safe_title_never_holds_markup_or_markdown():
-    title = pages.safe_title(PAYLOAD * 3)
-    assert len(title) <= pages.MAX_TITLE
+    title = labels.safe_title(PAYLOAD * 3)
+    assert len(title) <= labels.MAX_TITLE
     assert not set(title) & set("<>&\"'`[]*{}%=!\\")
 
 
 def test_display_labels_are_unique():
     agents = [{"key": "k1", "label": "same"}, {"key": "k2", "label": "same"}, {"key": "k3", "label": "other"}]
-    shown = pages.display_labels(agents)
+    shown = labels.display_labels(agents)
     assert shown["k3"] == "other"
     assert shown["k1"] != shown["k2"] and shown["k1"].startswith("same (")
     assert len(set(shown.values())) == 3
@@ -135,7 +135,7 @@ def test_display_labels_are_unique():
     ("index.md", "downloads/results.json", None, "downloads/results.json"),
 ])
 def test_href(source, target, query, expected):
-    assert pages.href(source, target, query) == expected
+    assert labels.href(source, target, query) == expected
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -143,7 +143,7 @@ def test_href(source, target, query, expected):
     ({"value": 0.25, "ci": [0, 1], "n": 4}, "0.25"), ({"raw": 1.2, "scaled": 0.8}, "0.8"), ({"rating": 1030.0}, "1030.0"),
 ])
 def test_sort_value(value, expected):
-    assert pages.sort_value(value) == expected
+    assert labels.sort_value(value) == expected
 
 
 @pytest.mark.parametrize("entry, percent, expected", [
@@ -156,19 +156,19 @@ def test_sort_value(value, expected):
     ({"mu": 8.8, "ci": [6.7, 11.1]}, False, "[6.7, 11.1]"),                     # no count: as it is
 ])
 def test_interval_text(entry, percent, expected):
-    assert pages.fmt_ci(entry, percent) == expected
+    assert labels.fmt_ci(entry, percent) == expected
 
 
 def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_played(results):
-    rows = pages.leaderboard_rows(results, pages.agent_refs(results))
-    games = pages.rated_games(results)
+    rows = boards.leaderboard_rows(results, labels.agent_refs(results))
+    games = boards.rated_games(results)
     assert games and "cost_sharing" not in games  # a cooperative game is not rated
     ranked = [r for r in rows if r["rank"]]
     others = [r for r in rows if not r["rank"]]
     assert rows == ranked + others and ranked and others
     for r in ranked:
         assert set(games) <= set(r["played"]) and r["rating"] and r["unranked"] is None
-        assert r["forfeit_rate"]["value"] <= pages.MAX_FORFEIT_RANKED
+        assert r["forfeit_rate"]["value"] <= boards.MAX_FORFEIT_RANKED
     for r in others:  # each says why it has no rank
         assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"])
     assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
@@ -180,14 +180,14 @@ def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_
 def test_an_agent_of_mostly_forfeits_is_never_ranked_above_one_that_played():
     agent = {"by_game": {"chameleon": 3}, "forfeit_rate": {"value": 0.9}}
     rated = {"rating": 1200.0, "rating_ci": [1100.0, 1300.0]}
-    assert pages.why_unranked(agent, rated, ["chameleon"]) == "forfeited 90% of its games"
-    assert pages.why_unranked({**agent, "forfeit_rate": {"value": 0.1}}, rated, ["chameleon"]) is None
-    assert pages.why_unranked(agent, rated, ["chameleon", "werewolf"]) == "played 1 of the 2 rated games"
+    assert boards.why_unranked(agent, rated, ["chameleon"]) == "forfeited 90% of its games"
+    assert boards.why_unranked({**agent, "forfeit_rate": {"value": 0.1}}, rated, ["chameleon"]) is None
+    assert boards.why_unranked(agent, rated, ["chameleon", "werewolf"]) == "played 1 of the 2 rated games"
 
 
 def test_a_cooperative_game_is_ranked_by_its_seat_win_rate(results):
     board = results["leaderboards"]["cost_sharing"]
-    ranks = pages.game_ranks(results, "cost_sharing")
+    ranks = boards.game_ranks(results, "cost_sharing")
     by_rate = sorted((r for r in board["agents"] if r["win_rate"]), key=lambda r: -r["win_rate"]["value"])
     assert [ranks[r["agent"]][0] for r in by_rate] == sorted(ranks[r["agent"]][0] for r in by_rate)
     assert "cost_sharing" not in results["ratings"]["by_game"]
@@ -204,7 +204,7 @@ def test_a_cooperative_game_is_ranked_by_its_seat_win_rate(results):
 ])
 def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
     rows = [{"agent": k, "rating": mu, "rating_ci": ci} for k, (mu, ci) in intervals.items()]
-    assert pages.rank_ranges(rows) == expected
+    assert boards.rank_ranges(rows) == expected
 
 
 def test_rank_ranges_count_as_a_comparison_of_every_pair_would():
@@ -227,14 +227,14 @@ def test_rank_ranges_count_as_a_comparison_of_every_pair_would():
         place = order.index(r) + 1 if r in order else 1 + sum(1 for o in others if o["rating"] > r["rating"])
         expected[r["agent"]] = (place, 1 + sum(1 for o in others if o["rating_ci"][0] > r["rating_ci"][1]),
                                 1 + sum(1 for o in others if o["rating_ci"][1] >= r["rating_ci"][0]))
-    assert pages.rank_ranges(rows) == expected
+    assert boards.rank_ranges(rows) == expected
 
 
 def test_the_home_page_ranks_within_each_game_first(results):
-    refs = pages.agent_refs(results)
-    boards = pages.game_rankings(results, refs, pages.game_titles())
-    assert [b["name"] for b in boards] == [g for g in pages.game_titles() if g in results["leaderboards"]]
-    for board in boards:
+    refs = labels.agent_refs(results)
+    per_game = boards.game_rankings(results, refs, pages.game_titles())
+    assert [b["name"] for b in per_game] == [g for g in pages.game_titles() if g in results["leaderboards"]]
+    for board in per_game:
         ranked = [r for r in board["rows"] if r["rank"]]
         assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
         # by the game's rating, or a cooperative game's by the seat win rate (it has no rating)
@@ -248,7 +248,7 @@ def test_the_home_page_ranks_within_each_game_first(results):
     # The home page keeps a line per game, at the old anchor of its board (links to /#board-<game> still
     # land there), naming the leader and linking the game's page; the boards are on the game pages.
     assert "gn-game-table" not in home and 'id="gn-overall"' not in home
-    for board in boards:
+    for board in per_game:
         line = home.split(f'<li id="board-{board["name"]}">')[1].split("</li>")[0]
         assert f'href="games/{board["name"]}/"' in line
         leader = next(r for r in board["rows"] if r["rank"])
@@ -260,12 +260,12 @@ def test_the_home_page_ranks_within_each_game_first(results):
 
 def test_the_line_per_game_says_how_sure_the_lead_is():
     row = lambda rank: {"rank": rank, "ref": None}
-    summary = lambda *ranks: pages.game_summaries([{"rows": [row(r) for r in ranks]}])[0]["sure"]
+    summary = lambda *ranks: boards.game_summaries([{"rows": [row(r) for r in ranks]}])[0]["sure"]
     assert summary((1, 1, 1), (2, 2, 2)) == "surely first of 2: its interval is above every other's"
     assert summary((1, 1, 3), (2, 1, 3), (3, 1, 3)) == "could be anywhere from 1st to 3rd of 3"
     assert summary((1, 1, 1)) == "the only agent ranked so far"
-    assert pages.game_summaries([{"rows": [row(None)]}])[0]["leader"] is None
-    assert [pages.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
+    assert boards.game_summaries([{"rows": [row(None)]}])[0]["leader"] is None
+    assert [boards.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
 
 
@@ -273,7 +273,7 @@ def test_the_line_per_game_says_how_sure_the_lead_is():
 
 def test_page_set_depends_on_agents_and_games_only(results):
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     expected = {"index.md", "exhibition.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md",
                 "downloads.md", "glossary.md", "cost.md", "history.md", "releases/index.md",  # no release: `score` has none
                 *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
@@ -295,7 +295,7 @@ def test_a_label_full_of_markup_is_escaped_on_every_page_type(results):
     hostile = relabel(results, "random", PAYLOAD)
     site = pages.render(hostile, has_replays=True, recent={})
     key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
-    ref = pages.agent_refs(hostile)[key]
+    ref = labels.agent_refs(hostile)[key]
     shown_on = {"exhibition.md", "agents/index.md", ref.page, "games/chameleon.md", "games/werewolf.md",
                 "studies/chameleon.md", "studies/werewolf.md", "magic/judgement.md", "magic/win-rate.md"}
     for path, text in site.markdown.items():
@@ -467,7 +467,7 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
         assert sum(werewolf_cells(r).count('<a href="#why-ewavm">not judged</a>') for r in rows) == 5 + 4
     assert "0.750" in first and "0.250" not in first and "0.125" not in first
     assert "0.250" in second and "0.125" in second and "0.750" not in second
-    row = next(r for r in first.split("<tr>") if pages.agent_refs(judged)[agent].display in r)
+    row = next(r for r in first.split("<tr>") if labels.agent_refs(judged)[agent].display in r)
     assert werewolf_cells(row).count('<a href="#why-ewavm">not judged</a>') == 5
     assert "Wonder: 2 cut off." in first and "cut off" not in second  # each judge's own failures
     assert "No judge has evaluated\n1 of the 8 games yet." in part
@@ -475,7 +475,7 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
     # An agent page: one table, a column pair per judge that judged its self-play games.
     ew["agents"][agent] = {"judges": {old: ewavm_values(0.125, 2), new: ewavm_values(0.875, 1)},
                            "unjudged": 0, "games": 2}
-    page = pages.render(judged).markdown[pages.agent_refs(judged)[agent].page]
+    page = pages.render(judged).markdown[labels.agent_refs(judged)[agent].page]
     table = page.split("by LLM judge, over its 2 self-play games (the headline judge first)</caption>", 1)[1]
     table = table.split("</table>", 1)[0]
     heads = re.findall(r"<th>(.*?)</th>", table.split("</thead>", 1)[0])
@@ -496,7 +496,7 @@ def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(resu
     mixes = list(judged["werewolf"]["text_distance"]["by_mix"])
     jl["by_mix"] = {mixes[0]: jl["all"]}  # the other mixes were not read
     site = pages.render(judged).markdown
-    refs = pages.agent_refs(judged)
+    refs = labels.agent_refs(judged)
     read = site[refs[keys[0]].page]
     assert ("Judgement Variation J (scaled, LLM reading by tiny-judge (openai_compatible, prompts ewavm-3))"
             "</th><td class=\"gn-num\" data-sort=\"0.4\"") in read
@@ -515,34 +515,34 @@ def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(resu
 
 
 def test_radar_data_has_seven_axes_per_agent(results):
-    radar = pages.radar_data(results, pages.agent_refs(results))
+    radar = charts.radar_data(results, labels.agent_refs(results))
     assert len(radar["axes"]) == 7
     assert radar["agents"] and all(len(a["values"]) == 7 for a in radar["agents"].values())
 
 
 def test_chameleon_heatmaps_are_chameleon_by_non_chameleon(results):
-    data = pages.chameleon_data(results, pages.agent_refs(results))
+    data = charts.chameleon_data(results, labels.agent_refs(results))
     assert data["variants"]
     for variant in data["variants"]:
-        for metric in pages.MATCHUP_METRICS:
+        for metric in charts.MATCHUP_METRICS:
             z = variant["metrics"][metric]["z"]
             assert len(z) == len(variant["chameleon"])
             assert all(len(row) == len(variant["non_chameleon"]) for row in z)
 
 
 def test_a_heatmap_draws_the_most_played_agents_when_there_are_too_many(results, monkeypatch):
-    refs = pages.agent_refs(results)
-    full = pages.chameleon_data(results, refs)
+    refs = labels.agent_refs(results)
+    full = charts.chameleon_data(results, refs)
     variant = max(full["variants"], key=lambda v: len(v["chameleon"]))
     assert len(variant["chameleon"]) > 2 and variant["chameleon_total"] == len(variant["chameleon"])
-    monkeypatch.setattr(pages, "MAX_HEATMAP_AGENTS", 2)
-    cut = next(v for v in pages.chameleon_data(results, refs)["variants"] if v["key"] == variant["key"])
+    monkeypatch.setattr(charts, "MAX_HEATMAP_AGENTS", 2)
+    cut = next(v for v in charts.chameleon_data(results, refs)["variants"] if v["key"] == variant["key"])
     assert len(cut["chameleon"]) == 2 and cut["chameleon_total"] == len(variant["chameleon"])
-    assert all(len(cut["metrics"][m]["z"]) == 2 for m in pages.MATCHUP_METRICS)
+    assert all(len(cut["metrics"][m]["z"]) == 2 for m in charts.MATCHUP_METRICS)
     games = {}
     for cell in results["chameleon"]["matchups"]["cells"]:
         if cell["key"] == variant["key"]:
-            label = pages._label_of(cell["chameleon"], results["chameleon"]["matchups"]["labels"], refs)
+            label = charts._label_of(cell["chameleon"], results["chameleon"]["matchups"]["labels"], refs)
             games[label] = games.get(label, 0) + cell["games"]
     assert min(games[k] for k in cut["chameleon"]) >= max(v for k, v in games.items() if k not in cut["chameleon"])
     assert cut["chameleon"] == [k for k in variant["chameleon"] if k in cut["chameleon"]]  # the order kept
@@ -609,26 +609,26 @@ def test_every_question_mark_explains_a_glossary_term_and_the_glossary_lists_the
 
 def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     drawn = site.data["data/radar.json"]["agents"]
     for key, ref in refs.items():
         entry = results["magic"]["agents"].get(key)
         page = site.markdown[ref.page]
-        if pages.drawable(entry):
+        if charts.drawable(entry):
             assert 'id="gn-radar-chart"' in page and ref.slug in drawn
         else:
             assert 'id="gn-radar-chart"' not in page and ref.slug not in drawn
             if entry:
-                assert f"measured on {pages.measured_axes(entry)} of the seven MAgIC abilities" in page
-    assert any(pages.drawable(results["magic"]["agents"].get(k)) for k in refs)
-    assert any(not pages.drawable(e) for e in results["magic"]["agents"].values())
+                assert f"measured on {charts.measured_axes(entry)} of the seven MAgIC abilities" in page
+    assert any(charts.drawable(results["magic"]["agents"].get(k)) for k in refs)
+    assert any(not charts.drawable(e) for e in results["magic"]["agents"].values())
 
 
 def test_no_page_lists_every_agent(results):
     """The nav holds no agent's page (MkDocs puts the nav on every page: N pages of N links), and
     an agent's radar names only its default comparison (the others come from data/radar.json)."""
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
 
     def targets(entries):
         for entry in entries:
@@ -639,7 +639,7 @@ def test_no_page_lists_every_agent(results):
     assert "agents/index.md" in in_nav and not in_nav & {r.page for r in refs.values()}
     assert {"Agents": [{"All agents": "agents/index.md"}]} in site.nav
     index = site.markdown["agents/index.md"]
-    assert all(pages.href("agents/index.md", r.page) in index for r in refs.values())
+    assert all(labels.href("agents/index.md", r.page) in index for r in refs.values())
     for ref in refs.values():
         page = site.markdown[ref.page]
         others = [r for r in refs.values() if r is not ref and f'value="{r.slug}"' in page]
@@ -649,10 +649,10 @@ def test_no_page_lists_every_agent(results):
 
 
 def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     key = next(iter(refs))
     pair = copy.deepcopy(results)
-    drawn = [k for k in refs if k != key and pages.drawable(results["magic"]["agents"].get(k))]
+    drawn = [k for k in refs if k != key and charts.drawable(results["magic"]["agents"].get(k))]
     pair["magic"]["comparisons"] = [{"vanilla": key, "enhanced": drawn[0], "design": "pgm", "metrics": {}}]
     rows = pages.AgentRows.of(pair)
     magic = pair["magic"]["agents"]
@@ -661,34 +661,34 @@ def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
         return pages._default_comparison(agent, rows.comparisons.get(agent, []), magic, refs)
 
     assert default(key) == refs[drawn[0]]
-    assert default(drawn[0]) == (refs[key] if pages.drawable(magic.get(key)) else None)
+    assert default(drawn[0]) == (refs[key] if charts.drawable(magic.get(key)) else None)
     assert default(drawn[1]) is None
 
 
 def test_self_play_rows_are_marked_and_not_ranked(results):
-    refs = pages.agent_refs(results)
-    boards = {b["name"]: b for b in pages.game_rankings(results, refs, pages.game_titles())}
-    marked = [(name, row) for name, b in boards.items() for row in b["rows"] if row["self_play"]]
+    refs = labels.agent_refs(results)
+    per_game = {b["name"]: b for b in boards.game_rankings(results, refs, pages.game_titles())}
+    marked = [(name, row) for name, b in per_game.items() for row in b["rows"] if row["self_play"]]
     # The built-in tournament seats some strategies only against themselves (e.g. Werewolf designs).
     source = {(name, r["agent"]): r for name, b in results["leaderboards"].items() for r in b["agents"]}
-    for name, b in boards.items():
+    for name, b in per_game.items():
         for row in b["rows"]:
             entry = source[(name, row["ref"].key)]
             assert row["self_play"] == (entry["self_play_games"] == entry["games"] > 0)
     assert marked, "the fixture should hold a self-play-only row"
     assert all(row["rank"] is None for _, row in marked)
     site = pages.render(results).markdown
-    for name, b in boards.items():  # each game's page marks its own
+    for name, b in per_game.items():  # each game's page marks its own
         assert site[f"games/{name}.md"].count('<span class="gn-tag">self-play') == sum(r["self_play"] for r in b["rows"])
 
 
 def test_the_game_chart_reads_the_leaderboards_entries(results):
-    refs = pages.agent_refs(results)
-    data = pages.game_chart_data(results, refs)
+    refs = labels.agent_refs(results)
+    data = charts.game_chart_data(results, refs)
     assert set(data) == set(results["leaderboards"])
     for name, bars in data.items():
         rows = {refs[r["agent"]].display: r for r in results["leaderboards"][name]["agents"] if r["win_rate"]}
-        ranks = {refs[k].display: place for k, (place, _, _) in pages.game_ranks(results, name).items()}
+        ranks = {refs[k].display: place for k, (place, _, _) in boards.game_ranks(results, name).items()}
         # in the order of the game's table: by rank, then the unranked by win rate
         assert [b["label"] for b in bars] == sorted(rows, key=lambda k: (k not in ranks, ranks.get(k, 0),
                                                                          -rows[k]["win_rate"]["value"], k))
@@ -700,7 +700,7 @@ def test_the_game_chart_reads_the_leaderboards_entries(results):
 
 def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(results):
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     shown = 0
     for key, ref in refs.items():
         page = site.markdown[ref.page]
@@ -726,7 +726,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
     assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
     assert "MAgIC abilities, paper reading (MAgIC&#39;s formulas)" in page
     # The radar file carries the other reading's values for the dashed trace drawn on request.
-    radar = pages.radar_data(results, refs)
+    radar = charts.radar_data(results, refs)
     assert radar["readings"] == {"headline": "paper reading", "other": "reference-code reading"}
     for key, ref in refs.items():
         if ref.slug in radar["agents"]:
@@ -756,7 +756,7 @@ def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_
                                                                                       other):
     results = request.getfixturevalue(fixture)
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     for name in magic_views.METRICS:
         text = site.markdown[magic_views.page(name)]
         title = magic_views.TITLES[name]
@@ -774,11 +774,11 @@ def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_
                 if entry is None or entry.get("empty_rows", {}).get("units") == entry.get("n"):
                     continue
                 row = agent_row(part, refs[key].display)
-                assert f'data-sort="{pages.sort_value(entry)}"' in row and pages.fmt_pct(pages.headline(entry)) in row
+                assert f'data-sort="{labels.sort_value(entry)}"' in row and labels.fmt_pct(labels.headline(entry)) in row
     # The nav lists them; the exhibition page names the reading its Win Rate is in.
     assert {"MAgIC metrics": [{magic_views.TITLES[m]: magic_views.page(m)} for m in magic_views.METRICS]} in site.nav
     assert f"MAgIC numbers on this site are in the <strong>{headline}</strong>" in site.markdown["exhibition.md"]
-    assert pages.radar_data(results, refs)["readings"]["headline"] == magic_views.READING_NAMES[
+    assert charts.radar_data(results, refs)["readings"]["headline"] == magic_views.READING_NAMES[
         results["magic"]["reading"]]
 
 
@@ -789,11 +789,11 @@ def test_the_two_headlines_differ_where_the_readings_do(results, reference_resul
     key = next(k for k, a in results["magic"]["agents"].items() if a["reasoning"]
                and reference_results["magic"]["agents"][k]["reasoning"]
                and a["reasoning"]["value"] != reference_results["magic"]["agents"][k]["reasoning"]["value"])
-    display = pages.agent_refs(results)[key].display
-    assert pages.fmt_pct(results["magic"]["agents"][key]["reasoning"]["value"]) in agent_row(paper, display)
+    display = labels.agent_refs(results)[key].display
+    assert labels.fmt_pct(results["magic"]["agents"][key]["reasoning"]["value"]) in agent_row(paper, display)
     entry = reference_results["magic"]["agents"][key]["reasoning"]
     if entry.get("empty_rows", {}).get("units") != entry["n"]:
-        assert pages.fmt_pct(entry["value"]) in agent_row(reference, display)
+        assert labels.fmt_pct(entry["value"]) in agent_row(reference, display)
 
 
 def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
@@ -801,7 +801,7 @@ def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
     (right only when the player sits first), the cell says so and links to the note that explains."""
     edited = copy.deepcopy(results)
     other = edited["magic"]["alternative"]["agents"]
-    refs = pages.agent_refs(edited)
+    refs = labels.agent_refs(edited)
     deceiver = next(k for k, a in other.items() if a["deception"] is not None)
     other[deceiver]["deception"] = None
     other[deceiver]["reasons"]["deception"] = magic_reference.UNDEFINED["deception_guesses"]
@@ -821,27 +821,27 @@ def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
 
     details = site.markdown["magic/reasoning.md"].split("<details")[1]
     row = agent_row(details, refs[reasoner].display)
-    assert ">artefact</a>" in row and pages.fmt_pct(whole["value"]) not in row
-    assert "an artefact of the script, not a measure: it gives " + pages.fmt_pct(whole["value"]) in details
+    assert ">artefact</a>" in row and labels.fmt_pct(whole["value"]) not in row
+    assert "an artefact of the script, not a measure: it gives " + labels.fmt_pct(whole["value"]) in details
     row = agent_row(details, refs[partly].display)
-    assert pages.fmt_pct(other[partly]["reasoning"]["value"]) in row and ">partly an artefact</a>" in row
+    assert labels.fmt_pct(other[partly]["reasoning"]["value"]) in row and ">partly an artefact</a>" in row
     # The agent page shows the same cells, from the same macros.
     page = site.markdown[refs[reasoner].page].split('id="other-reading"')[1]
     assert ">artefact</a>" in page
 
 
 def test_a_breakable_name_wraps_after_slashes_and_stays_escaped():
-    assert str(pages.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
-    assert str(pages.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
-    assert str(pages.breakable("plain")) == "plain"
-    assert str(pages.breakable("prisoners_dilemma/tit_for_tat")) == "prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat"
-    assert str(pages.breakable("a_/")) == "a_<wbr>/<wbr>"
+    assert str(labels.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
+    assert str(labels.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
+    assert str(labels.breakable("plain")) == "plain"
+    assert str(labels.breakable("prisoners_dilemma/tit_for_tat")) == "prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat"
+    assert str(labels.breakable("a_/")) == "a_<wbr>/<wbr>"
 
 
 def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results):
     hostile = relabel(results, "random", PAYLOAD)
     key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
-    ref = pages.agent_refs(hostile)[key]
+    ref = labels.agent_refs(hostile)[key]
     row = next(r for r in hostile["leaderboards"]["werewolf"]["agents"] if r["agent"] == key)
     row["placeholders"] = {"moves": 78, "copied": 78, "share": {"value": 1.0, "ci": [0.953, 1.0], "n": 78}}
     site = pages.render(hostile).markdown
@@ -870,12 +870,12 @@ def matrix_section(page: str) -> str:
 
 def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
     site = pages.render(results).markdown
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     assert "## Head to head" not in site["games/cost_sharing.md"]  # cooperative: every seat wins or loses together
     checked = 0
     for name in results["head_to_head"]:
-        order = [r["agent"] for r in pages.board_order(results, name, pages.agent_refs(results))]
-        drawn = pages.matrix(results, name, order)
+        order = [r["agent"] for r in boards.board_order(results, name, labels.agent_refs(results))]
+        drawn = boards.matrix(results, name, order)
         section = matrix_section(site[f"games/{name}.md"])
         if len(drawn["agents"]) < 2:
             continue
@@ -908,14 +908,14 @@ def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
 
 def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
     name = "prisoners_dilemma"
-    order = [r["agent"] for r in pages.board_order(results, name, pages.agent_refs(results))]
-    few = pages.matrix(results, name, order)
-    assert few["agents"] and few["total"] == len(few["agents"]) <= pages.MAX_MATRIX_AGENTS
+    order = [r["agent"] for r in boards.board_order(results, name, labels.agent_refs(results))]
+    few = boards.matrix(results, name, order)
+    assert few["agents"] and few["total"] == len(few["agents"]) <= boards.MAX_MATRIX_AGENTS
     many = {**results, "head_to_head": {name: {"pairs": [
         {"a": f"x{i:02}", "b": f"x{i + 1:02}", "met": 1, "a_won": 1, "b_won": 0, "beats": stats.rate(1, 1)}
         for i in range(20)]}}}
-    drawn = pages.matrix(many, name, [f"x{i:02}" for i in range(21)])
-    assert drawn["agents"] == [f"x{i:02}" for i in range(pages.MAX_MATRIX_AGENTS)] and drawn["total"] == 21
+    drawn = boards.matrix(many, name, [f"x{i:02}" for i in range(21)])
+    assert drawn["agents"] == [f"x{i:02}" for i in range(boards.MAX_MATRIX_AGENTS)] and drawn["total"] == 21
     assert drawn["cells"][0][1]["beats"]["value"] == 1.0 and drawn["cells"][1][0]["beats"]["value"] == 0.0
     assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None}
-    assert pages.matrix({**results, "head_to_head": {}}, name, order) is None
+    assert boards.matrix({**results, "head_to_head": {}}, name, order) is None

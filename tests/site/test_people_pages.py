@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from runner.agents.human import Question
 from runner.cli import main as gamenight
 from runner.table import Person, deal, play_table, seat_agents, write_replay
-from site_builder import pages
+from site_builder import boards, charts, labels, pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 from tests.people import legal_answer
@@ -68,12 +68,12 @@ def test_the_game_page_shows_the_pooled_row_beside_the_agents_and_says_how_it_is
     pd = site.markdown["games/prisoners_dilemma.md"]
     row = next(line for line in pd.splitlines() if 'class="gn-pooled"' in line)
     assert "People (pooled)" in row and "2 people" in row
-    assert pages.fmt_pct(results["people"]["boards"]["prisoners_dilemma"]["win_rate"]["value"]) in row
+    assert labels.fmt_pct(results["people"]["boards"]["prisoners_dilemma"]["win_rate"]["value"]) in row
     assert "bootstrap over games" in pd
     assert "gn-pooled" not in site.markdown["games/chameleon.md"]  # nobody played it
-    chart = pages.game_chart_data(results, pages.agent_refs(results))
-    assert any(bar["label"] == pages.PEOPLE_LABEL for bar in chart["prisoners_dilemma"])
-    assert not any(bar["label"] == pages.PEOPLE_LABEL for bar in chart["chameleon"])
+    chart = charts.game_chart_data(results, labels.agent_refs(results))
+    assert any(bar["label"] == boards.PEOPLE_LABEL for bar in chart["prisoners_dilemma"])
+    assert not any(bar["label"] == boards.PEOPLE_LABEL for bar in chart["chameleon"])
 
 
 def test_the_home_page_says_how_many_people_played(results):
@@ -83,7 +83,7 @@ def test_the_home_page_says_how_many_people_played(results):
 
 def test_an_agent_page_shows_the_pooled_row_of_the_games_it_played(results):
     site = pages.render(results)
-    refs = pages.agent_refs(results)
+    refs = labels.agent_refs(results)
     bot = next(r for k, r in refs.items() if '"prisoners_dilemma/' in k)
     page = site.markdown[bot.page]
     assert "Prisoner&#39;s Dilemma: <strong>People (pooled)</strong>" in page or \

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import pages
+from site_builder import charts, labels
 from site_builder.build import build_site
 from site_builder.viewer.shards import packed_ids
 
@@ -55,7 +55,7 @@ def agent_page(site: Path, label: str) -> str:
     """The URL path of the page of the agent with this label."""
     results = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
     key = next(a["key"] for a in results["agents"] if a["label"] == label)
-    return f"/agents/{pages.agent_slug(key)}/"
+    return f"/agents/{labels.agent_slug(key)}/"
 
 
 def column(tab, index: int) -> list[str]:
@@ -205,7 +205,7 @@ def test_chameleon_heatmaps_render(tab, base):
     assert tab.locator("[data-gn-chart=heatmap][data-metric=valid_ratio] .heatmaplayer .hm image").count() >= 1
     titles = tab.eval_on_selector_all("[data-gn-chart=heatmap][data-gn-rendered] .gtitle",
                                       "nodes => nodes.map(n => n.textContent)")
-    assert titles[:4] == list(pages.MATCHUP_METRICS.values())
+    assert titles[:4] == list(charts.MATCHUP_METRICS.values())
     # The theory charts further down render too.
     measured = tab.locator("[data-gn-chart=measured]").first
     measured.scroll_into_view_if_needed()

@@ -1,0 +1,250 @@
+"""The rows of the leaderboards: who is ranked, in which place, with which range of places.
+
+Pure functions of the results dict: the overall (exhibition) table, each game's table and its
+head-to-head matrix, the ranked suite's rows and the home page's reading of them. The pages and
+the charts order their rows with these, so a table and its chart cannot disagree.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from runner import games as registry
+from site_builder.labels import AgentRef
+from site_builder.scoring import head_to_head, ratings
+
+
+#: An agent that forfeited more than this share of its games is never ranked across games: it
+#: mostly did not play, and must not sit above agents that did.
+MAX_FORFEIT_RANKED = 0.5
+
+
+def rated_games(results: Mapping[str, Any]) -> list[str]:
+    """The games the overall table rates: every competitive game of the board (cooperative ones,
+    ranked by their deal rate, are not rated)."""
+    return sorted(results["ratings"].get("by_game", {}))
+
+
+def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, games: Sequence[str]) -> str | None:
+    """Why an agent has no rank across games (None: it is ranked): the overall table ranks only
+    agents that played every rated game, and that played more than they forfeited."""
+    covered = [g for g in games if g in agent["by_game"]]
+    if rated is None or not rated.get("rating_ci"):
+        return "not rated: no game against another agent"
+    if len(covered) < len(games):
+        return f"played {len(covered)} of the {len(games)} rated games"
+    forfeits = (agent.get("forfeit_rate") or {}).get("value") or 0.0
+    if forfeits > MAX_FORFEIT_RANKED:
+        return f"forfeited {forfeits:.0%} of its games"
+    return None
+
+
+def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
+    """Rows of the overall leaderboard, best first: the agents ranked across games (every rated
+    game played, most games not forfeited) by their place, then every other agent, by rating,
+    with the reason it has no rank."""
+    rated = {r["agent"]: r for r in results["ratings"].get("overall", {}).get("agents", [])}
+    games = rated_games(results)
+    why = {a["key"]: why_unranked(a, rated.get(a["key"]), games) for a in results["agents"]}
+    ranges = rank_ranges([rated[a["key"]] for a in results["agents"] if why[a["key"]] is None])
+    magic = results["magic"]["agents"]
+    rows = []
+    for agent in results["agents"]:
+        key = agent["key"]
+        rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "unranked": why[key],
+                     "games": agent["games"], "win_rate": (magic.get(key) or {}).get("win_rate"),
+                     "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
+                     "provider": agent["provider"], "design": agent["design"],
+                     "played": sorted(agent["by_game"]), "covered": sum(1 for g in games if g in agent["by_game"])})
+    return sorted(rows, key=row_order)
+
+
+def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, int, int]]:
+    """Each agent's rank in one game's table, as every board and the game's page show it: by the
+    game's rating, or for a cooperative game (whose every comparison is a draw) by its seat win
+    rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
+    if ratings.cooperative(name):
+        board = results["leaderboards"].get(name) or {}
+        rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
+                 "owner": r.get("owner")} for r in board.get("agents", []) if r.get("win_rate")]
+        return rank_ranges(rows)
+    return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
+
+
+def ranked_by(name: str) -> str:
+    """What a game's table is ranked by, in a sentence."""
+    if ratings.cooperative(name):
+        return ("Ranked by seat win rate: the seats of a table win or lose together, so a rating would compare "
+                "only draws; here the win rate is the share of an agent's games whose airlines agreed on a split")
+    return "Ranked by this game's rating, which takes out the advantage of the roles each agent was dealt"
+
+
+def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
+    allows against the others' (1 + how many are surely better; the count of those not surely worse).
+
+    Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
+    scoring/board.py) gets the place it would take among them, and never moves theirs or another
+    contributor's. Counted by bisection in sorted bounds, so a table of N agents costs N log N,
+    not N squared."""
+    rated = [r for r in rows if r.get("rating_ci")]
+    ours = [r for r in rated if not r.get("owner")]
+    order = sorted(ours, key=lambda r: -r["rating"])
+    places = {id(r): place for place, r in enumerate(order, start=1)}
+    descending = sorted(-r["rating"] for r in ours)
+    lows = sorted(r["rating_ci"][0] for r in ours)
+    highs = sorted(r["rating_ci"][1] for r in ours)
+    out: dict[str, tuple[int, int, int]] = {}
+    for row in rated:
+        low, high = row["rating_ci"]
+        mine = id(row) in places
+        place = places[id(row)] if mine else 1 + bisect.bisect_left(descending, -row["rating"])
+        better = len(lows) - bisect.bisect_right(lows, high)  # others' low above this high (never itself)
+        not_worse = len(highs) - bisect.bisect_left(highs, low) - mine  # others' high at or above this low
+        out[row["agent"]] = (place, 1 + better, 1 + not_worse)
+    return out
+
+
+def self_play_only(row: Mapping[str, Any]) -> bool:
+    """Whether an agent's row of a game rests on self-play alone (it held every seat of every game)."""
+    return bool(row.get("games")) and row.get("self_play_games") == row["games"]
+
+
+def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], games: Mapping[str, str]
+                  ) -> list[dict[str, Any]]:
+    """Each played game's agents ranked within that game by the game's own rating, then the
+    unrated ones (the home page's line per game says who leads)."""
+    out = []
+    for name, title in games.items():
+        board = results["leaderboards"].get(name)
+        if not board:
+            continue
+        rated = results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
+        by_agent = {r["agent"]: r for r in rated}
+        ranges = game_ranks(results, name)
+        rows = []
+        for row in board["agents"]:
+            key = row["agent"]
+            rows.append({"ref": refs[key], "rating": by_agent.get(key), "rank": ranges.get(key),
+                         "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
+                         "self_play": self_play_only(row)})
+        rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
+        out.append({"name": name, "title": title, "winning": registry.facts_of(name).winning, "rows": rows,
+                    "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
+    return out
+
+
+def ranked_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
+    """The ranked board's rows as the home page shows them: a row named by its agent when one agent
+    holds the candidate's seat in every game (linked to its page), else by its label."""
+    out = []
+    for row in (results.get("ranked") or {}).get("rows", []):
+        agents = set(row["agents"].values())
+        ref = refs.get(next(iter(agents))) if len(agents) == 1 else None
+        out.append({"score": None, "unranked": None, "tier": None, "wanted": None, **row, "ref": ref,
+                    "owner_label": (row.get("owner") or {}).get("label", "")})
+    return out
+
+
+def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence on what the ranked board says of its first two rows (plain text)."""
+    ranked = [r for r in rows if r.get("score") and not r.get("owner")]
+    if not ranked:
+        return ""
+    first = ranked[0]
+    name = first["ref"].display if first["ref"] else first["label"]
+    said = f"{name} leads with {first['score']['value'] * 100:.1f}% of its seats won"
+    if len(ranked) == 1:
+        return said + "; no other row has played a whole stage yet."
+    second = ranked[1]
+    other = second["ref"].display if second["ref"] else second["label"]
+    pair = first["compared"].get(second["row"])
+    if pair and pair["separated"]:
+        return (f"{said}, surely ahead of {other}: {pair['difference'] * 100:+.1f} points on the "
+                f"{pair['deals']:,} deals both played [{pair['ci'][0] * 100:+.1f}, {pair['ci'][1] * 100:+.1f}].")
+    wanted = first.get("wanted")
+    more = f" about {wanted['stages']} more stage{'s' if wanted['stages'] != 1 else ''} would tell" if wanted else ""
+    return f"{said}, but the deals played cannot yet tell it from {other};{more or ' no difference is seen'}."
+
+
+def row_order(row: Mapping[str, Any]) -> tuple:
+    """Default leaderboard order: ranked across games by place, then the other rated agents by
+    higher rating, then the unrated, each by label."""
+    rating = row["rating"]
+    if row.get("rank"):
+        return (0, row["rank"][0], 0.0, row["ref"].display)
+    if rating is None:
+        return (2, 0, 0.0, row["ref"].display)
+    return (1, 0, -rating["rating"], row["ref"].display)
+
+
+def game_summaries(per_game: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The home page's line per game (from `game_rankings`): who leads its board, and how sure
+    that is in words: the range of places the leader's interval allows among the ranked rows."""
+    out = []
+    for g in per_game:
+        ranked = [r for r in g["rows"] if r["rank"]]
+        leader = ranked[0] if ranked else None
+        if leader is None:
+            sure = ""
+        elif len(ranked) == 1:
+            sure = "the only agent ranked so far"
+        elif leader["rank"][2] == 1:
+            sure = f"surely first of {len(ranked)}: its interval is above every other's"
+        else:
+            sure = f"could be anywhere from 1st to {ordinal(leader['rank'][2])} of {len(ranked)}"
+        out.append({**g, "leader": leader, "sure": sure, "ranked": len(ranked)})
+    return out
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+#: The head-to-head matrix of a game page shows at most this many agents a side, the first of the
+#: game's board: its cells grow with the square of the agents, and past a dozen columns a phone
+#: reads it one screen at a time. Every pair is in results.json (`head_to_head`).
+MAX_MATRIX_AGENTS = 12
+
+
+def matrix(results: Mapping[str, Any], name: str, order: Sequence[str]) -> dict[str, Any] | None:
+    """A game page's head-to-head matrix: the first MAX_MATRIX_AGENTS agents of its board's
+    `order` that met another agent, and per (row, column) how often the row's agent beat the
+    column's (`head_to_head.beats`, None where no game decided between them) and the games both
+    played (0: they never met). None for a game without head-to-head results (cooperative)."""
+    table = (results.get("head_to_head") or {}).get(name)
+    if table is None:
+        return None
+    pairs = {(p["a"], p["b"]): p for p in table["pairs"]}
+    met = {k for pair in pairs for k in pair}
+    agents = [k for k in order if k in met]
+    shown = agents[:MAX_MATRIX_AGENTS]
+
+    def cell(row: str, column: str) -> dict[str, Any]:
+        pair = pairs.get((row, column)) or pairs.get((column, row))
+        if pair is None:
+            return {"met": 0, "beats": None}
+        return {"met": pair["met"], "beats": head_to_head.beats(pair, row)}
+
+    return {"agents": shown, "total": len(agents),
+            "cells": [[None if r == c else cell(r, c) for c in shown] for r in shown]}
+
+
+def board_order(results: Mapping[str, Any], name: str, refs: Mapping[str, AgentRef]) -> list[Mapping[str, Any]]:
+    """A game's leaderboard rows in its page's order: by rank, then the unranked, each by name."""
+    board = results["leaderboards"].get(name) or {}
+    ranks = game_ranks(results, name) if board else {}
+    return sorted(board.get("agents", []), key=lambda r: (
+        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
+        refs[r["agent"]].display if r["agent"] in refs else r["label"]))
+
+#: How the pages name the pooled row of all human seats (docs/metrics.md, "People").
+PEOPLE_LABEL = "People (pooled)"
+
+
+def people_row(results: Mapping[str, Any], game: str) -> Mapping[str, Any] | None:
+    """The pooled "people" row of a game's board, if anyone played it."""
+    return results.get("people", {}).get("boards", {}).get(game)
