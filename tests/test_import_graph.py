@@ -1,9 +1,10 @@
-"""The runner's import graph stands on floors: no circle, and no import running back up.
+"""The import graphs of runner/ and site_builder/ stand on floors: no circle, no import running back up.
 
-Every import of the runner's own modules counts, those made inside a function too. A "room" is
-a top-level module of runner/ or one of its folders (runner/agents/, runner/replay/, ...); the
-rooms must form no circle either, so each stands on a floor above everything it imports.
-`python -m tests.test_import_graph` prints the floors, the five longest files and functions.
+Every import of a package's own modules counts, those made inside a function too. A "room" is
+a top-level module of the package or one of its folders (runner/agents/, site_builder/viewer/,
+...); the rooms must form no circle either, so each stands on a floor above everything it
+imports. `python -m tests.test_import_graph` prints, for each package, the floors and the five
+longest files and functions.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "runner"
+SITE_BUILDER = ROOT / "site_builder"
 #: Modules that play a game live or hold what it is made of: none of them may need the checker.
 LIVE = ("runner.play", "runner.run", "runner.plan", "runner.tournament", "runner.suite", "runner.errors",
         "runner.seeds", "runner.agents", "runner.games", "runner.llm", "runner.replay")
 
 
-def modules() -> dict[str, Path]:
-    """Every module of runner/ by dotted name (a package by its __init__.py)."""
+def modules(package: Path = RUNNER) -> dict[str, Path]:
+    """Every module of a package by dotted name (a package by its __init__.py)."""
     found = {}
-    for path in sorted(RUNNER.rglob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
@@ -51,18 +53,19 @@ def imported(name: str, path: Path, known: Iterable[str]) -> set[str]:
     return found
 
 
-def graph() -> dict[str, set[str]]:
-    """Module -> the runner modules it imports."""
-    found = modules()
+def graph(package: Path = RUNNER) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports."""
+    found = modules(package)
     return {name: imported(name, path, found) for name, path in found.items()}
 
 
 def room(name: str) -> str:
-    """The top-level module or folder of runner/ a module belongs to."""
+    """The top-level module or folder of its package a module belongs to."""
     parts = name.split(".")
-    if len(parts) > 2 or (len(parts) == 2 and (RUNNER / parts[1]).is_dir()):
-        return f"runner/{parts[1]}/"
-    return f"runner/{parts[1]}.py" if len(parts) == 2 else "runner/__init__.py"
+    top = parts[0]
+    if len(parts) > 2 or (len(parts) == 2 and (ROOT / top / parts[1]).is_dir()):
+        return f"{top}/{parts[1]}/"
+    return f"{top}/{parts[1]}.py" if len(parts) == 2 else f"{top}/__init__.py"
 
 
 def rooms(edges: Mapping[str, set[str]]) -> dict[str, set[str]]:
@@ -149,23 +152,31 @@ def test_the_runner_never_imports_the_site_builder():
         assert not [n for n in names if n.split(".")[0] == "site_builder"], path
 
 
+def test_no_module_or_folder_of_the_site_builder_imports_itself_through_others():
+    edges = graph(SITE_BUILDER)
+    assert circles(edges) == []
+    assert circles(rooms(edges)) == []
+
+
 def test_a_circle_is_found_where_there_is_one():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(edges) == [["a", "b", "c"]]
     assert floors({"a": {"b"}, "b": set(), "d": {"a", "b"}}) == {"a": 2, "b": 1, "d": 3}
 
 
-def main() -> None:
-    """Print the floors of the runner's rooms, the five longest files and the five longest functions."""
-    edges = graph()
+def describe(package: Path) -> None:
+    """Print a package's floors of rooms, its five longest files and its five longest functions."""
+    edges = graph(package)
     by_room = rooms(edges)
-    print(f"modules {len(edges)}, imports {sum(map(len, edges.values()))}, "
+    print(f"{package.name}/: modules {len(edges)}, imports {sum(map(len, edges.values()))}, "
           f"circles {len(circles(edges))}; rooms {len(by_room)}, circles {len(circles(by_room))}")
+    for circle in circles(by_room):
+        print("  circle of rooms: " + ", ".join(circle))
     if not circles(by_room):
         floor = floors(by_room)
         for top in range(max(floor.values()), 0, -1):
             print(f"floor {top:2}: " + ", ".join(sorted(r for r, f in floor.items() if f == top)))
-    paths = modules().values()
+    paths = modules(package).values()
     lengths = sorted(((len(p.read_text(encoding="utf-8").splitlines()), p.relative_to(ROOT)) for p in paths),
                      reverse=True)
     print("longest files: " + ", ".join(f"{p} {n}" for n, p in lengths[:5]))
@@ -174,6 +185,14 @@ def main() -> None:
                         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno),
                        reverse=True)
     print("longest functions: " + ", ".join(f"{name} {n}" for n, name in functions[:5]))
+    print(f"functions {len(functions)}, over 50 lines {sum(1 for n, _ in functions if n > 50)}")
+
+
+def main() -> None:
+    """Print both packages' floors, longest files and longest functions."""
+    describe(RUNNER)
+    print()
+    describe(SITE_BUILDER)
 
 
 if __name__ == "__main__":
