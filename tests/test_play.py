@@ -6,7 +6,7 @@ import asyncio
 
 from runner import games
 from runner.agents.base import Agent, Decision, Request
-from runner.play import Seating, rng_for
+from runner.play import Seating
 from runner.replay.format import encode
 from runner.rerun.validate import check_bytes
 from tests.helpers import play_alone

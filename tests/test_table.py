@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from runner import games
 from runner.agents.human import Question
 from runner.cli import main as gamenight
-from runner.replay.format import encode
 from runner.rerun.plans import PLAN_FILE, people_seats_dealt, read_plan
 from runner.rerun.validate import check_bytes
 from runner.table import Person, deal, play_table, seat_agents, write_played

@@ -1,4 +1,4 @@
-"""The strategies of 002 section 4, simulated with the engine, against their closed forms.
+"""The strategies of the Chameleon paper's section 4, simulated with the engine, against their closed forms.
 
 Each test plays a few thousand games between built-in strategies (directly through the rules
 engine, without the replay writer) and checks that the closed-form probability lies inside the

@@ -19,7 +19,7 @@ from runner.agents.llm.schemas import (action_schema, favor_schema, judgement_sc
 from runner.llm import Connections, Message, ModelSettings, ProviderLimits
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value, sequence
 from tests.llm.test_honest_numbers import run_plan
-from tests.llm.test_tournament_llm import (ENV, FAST_RETRIES, KEY, assert_all_valid, legal_reply, model_table,
+from tests.llm.test_tournament_llm import (KEY, assert_all_valid, legal_reply, model_table,
                                            replays, six_games)
 
 SCHEMA = {"type": "object", "properties": {"vote": {"type": "string", "enum": ["Ann", "Bob"]}},

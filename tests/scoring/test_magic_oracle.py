@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
-from site_builder.scoring.corpus import full_games, load
+from site_builder.scoring.corpus import load
 from site_builder.scoring.magic import magic
 
 ROOT = Path(__file__).resolve().parents[2]

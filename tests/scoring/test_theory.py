@@ -1,4 +1,4 @@
-"""The closed forms and bounds of 002 section 4 at hand-computed points, and theory vs practice."""
+"""The closed forms and bounds of the Chameleon paper's section 4 at hand-computed points, and theory vs practice."""
 
 from __future__ import annotations
 

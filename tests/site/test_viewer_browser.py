@@ -521,7 +521,7 @@ def test_a_strategy_plan_is_text_collapsed_and_seen_only_from_its_seat(browser, 
     game_id = SAMPLES["werewolf"]
     data = data_of(site, game_id)
     index, step = next((i, s) for i, s in enumerate(data["steps"]) if s["k"] == "action" and s["p"] == "day")
-    seat, other = step["s"], (step["s"] + 1) % len(data["players"])
+    other = (step["s"] + 1) % len(data["players"])
     plan = "Claim to be a villager <img src=x onerror=alert(1)> and watch who accuses me."
 
     def change(data):

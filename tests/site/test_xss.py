@@ -10,7 +10,6 @@ fixture fails the test on one), no flag set by a payload may exist, and no link 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from urllib.parse import quote, urlencode
