@@ -132,11 +132,26 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
     pages.markdown["index.md"] = env.get_template("index.md.j2").render(
         **ctx, page="index.md", people_played=results.get("people", {}).get("played"),
         summaries=game_summaries(game_rankings(results, refs, ctx["games"])),
-        ranked=ranked, ranked_reading=ranked_reading(ranked),
+        ranked=ranked, ranked_reading=ranked_reading(ranked), headline_rows=headline_rows(ranked),
+        contributed=sum(1 for r in ranked if r.get("owner")),
         ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
                               default=0),
         ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)],
         ranked_cost=any(cost_views.priced(r.get("cost")) for r in ranked))
+
+
+#: The home page's compact ranked table shows at most this many rows: with the reading and the
+#: sentence on tiers, five rows fit a phone's first screen (390 x 844). Every row is in the full
+#: table a tap below it.
+HEADLINE_ROWS = 5
+
+
+def headline_rows(ranked: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows of the home page's compact ranked table: the maintainers' first HEADLINE_ROWS, in
+    the board's order. A contributor's row is in the full table at its place, never here, so what
+    the headline shows is a function of the maintainers' games only (as its reading is): rows a
+    pull request adds can never push the maintainers' rows off the first screen."""
+    return [r for r in ranked if not r.get("owner")][:HEADLINE_ROWS]
 
 
 def _exhibition(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:

@@ -48,3 +48,45 @@ def test_without_suite_games_the_board_says_how_to_play_one(results):
     empty = {**results, "ranked": {"rows": [], "stage_deals": results["ranked"]["stage_deals"]}}
     home = pages.render(empty).markdown["index.md"]
     assert "No game of the ranked suite has been played yet" in home
+
+
+def _more_rows(results: dict, maintainers: int, contributed: int) -> dict:
+    """The results with the ranked board grown to `maintainers` rows of the maintainers' and
+    `contributed` rows of a contributor's, copies of its first row under other names, best first."""
+    first = results["ranked"]["rows"][0]
+    rows = []
+    for n in range(maintainers + contributed):
+        theirs = n % 2 == 1 and n // 2 < contributed  # contributors' rows interleaved near the top
+        row = {**first, "row": f"row-{n:02}", "label": f"Row {n:02}", "agents": {"x": f"agent-{n}"},
+               "score": {**first["score"], "value": 0.9 - n / 100}}
+        if theirs:
+            row["owner"] = {"id": "1", "label": "@someone"}
+        rows.append(row)
+    assert sum(1 for r in rows if r.get("owner")) == contributed
+    return {**results, "ranked": {**results["ranked"], "rows": rows}}
+
+
+def test_the_headline_shows_the_maintainers_first_rows_and_the_full_table_shows_every_row(results):
+    grown = _more_rows(results, 9, 3)
+    home = pages.render(grown).markdown["index.md"]
+    table = home.index("gn-ranked-headline")
+    headline = home[table:home.index("</table>", table)]
+    full = home[home.index("gn-ranked-more"):]
+    full = full[:full.index("</details>")]
+    shown = [f"Row {n:02}" for n in range(12) if f'data-sort="Row {n:02}"' in headline]
+    # Five rows, all the maintainers': rows a pull request adds never push theirs off the first screen.
+    assert shown == ["Row 00", "Row 02", "Row 04", "Row 06", "Row 07"] and len(shown) == pages.HEADLINE_ROWS
+    assert "@someone" not in headline
+    assert all(f'data-sort="Row {n:02}"' in full for n in range(12)) and full.count("@someone") == 3
+    said = " ".join(home[table:].split())
+    assert "Above: the first 5 of the maintainers' 9 rows; the full table below holds all 12, with 3 contributed " \
+           "rows at their places." in said
+    assert "<summary>All 12 rows, with each game's win rate" in said
+
+
+def test_a_board_that_fits_the_headline_shows_every_row_and_says_nothing_more(results):
+    home = pages.render(_more_rows(results, 5, 0)).markdown["index.md"]
+    table = home.index("gn-ranked-headline")
+    headline = home[table:home.index("</table>", table)]
+    assert all(f'data-sort="Row {n:02}"' in headline for n in range(5))
+    assert "Above:" not in home and "<summary>Each game's win rate" in home
