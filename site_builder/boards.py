@@ -8,7 +8,7 @@ the charts order their rows with these, so a table and its chart cannot disagree
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from runner import games as registry
@@ -181,11 +181,13 @@ def row_order(row: Mapping[str, Any]) -> tuple:
 
 
 def game_summaries(per_game: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The home page's line per game (from `game_rankings`): who leads its board, and how sure
-    that is in words: the range of places the leader's interval allows among the ranked rows."""
+    """The home page's line per game (from `game_rankings`): who leads the maintainers' rows of its
+    board, and how sure that is in words: the range of places the leader's interval allows among
+    them (as `rank_ranges` counts it). A contributor's row, placed among them on the game's page,
+    neither leads here nor counts in "of N": the home page says what the maintainers' games say."""
     out = []
     for g in per_game:
-        ranked = [r for r in g["rows"] if r["rank"]]
+        ranked = [r for r in g["rows"] if r["rank"] and not (r["ref"] is not None and r["ref"].submitted)]
         leader = ranked[0] if ranked else None
         if leader is None:
             sure = ""
@@ -210,18 +212,21 @@ def ordinal(n: int) -> str:
 MAX_MATRIX_AGENTS = 12
 
 
-def matrix(results: Mapping[str, Any], name: str, order: Sequence[str]) -> dict[str, Any] | None:
+def matrix(results: Mapping[str, Any], name: str, order: Sequence[str],
+           contributed: Collection[str] = frozenset()) -> dict[str, Any] | None:
     """A game page's head-to-head matrix: the first MAX_MATRIX_AGENTS agents of its board's
-    `order` that met another agent, and per (row, column) how often the row's agent beat the
-    column's (`head_to_head.beats`, None where no game decided between them) and the games both
-    played (0: they never met). None for a game without head-to-head results (cooperative)."""
+    `order` that met another agent, the maintainers' before the `contributed` ones (so rows a
+    pull request adds only fill free places, never take one of theirs), and per (row, column) how
+    often the row's agent beat the column's (`head_to_head.beats`, None where no game decided
+    between them) and the games both played (0: they never met). None for a game without
+    head-to-head results (cooperative)."""
     table = (results.get("head_to_head") or {}).get(name)
     if table is None:
         return None
     pairs = {(p["a"], p["b"]): p for p in table["pairs"]}
     met = {k for pair in pairs for k in pair}
     agents = [k for k in order if k in met]
-    shown = agents[:MAX_MATRIX_AGENTS]
+    shown = sorted(agents, key=lambda k: k in contributed)[:MAX_MATRIX_AGENTS]  # stable: board order kept
 
     def cell(row: str, column: str) -> dict[str, Any]:
         pair = pairs.get((row, column)) or pairs.get((column, row))

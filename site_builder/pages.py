@@ -177,7 +177,9 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
     pages.markdown[path] = env.get_template("game.md.j2").render(
         **ctx, page=path, name=name, title=ctx["games"][name], board=board, rating=rating, ratings=rated,
         ranks=ranks, ordered=ordered, ranked_by=ranked_by(name), cooperative=ratings.cooperative(name),
-        winning=registry.facts_of(name).winning, matrix=matrix(results, name, [r["agent"] for r in ordered]),
+        winning=registry.facts_of(name).winning,
+        matrix=matrix(results, name, [r["agent"] for r in ordered],
+                      {r["agent"] for r in ordered if r["agent"] in ctx["refs"] and ctx["refs"][r["agent"]].submitted}),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
         roles=board["roles"] if board else list(registry.get(name).roles),
         game_cost=cost_views.any_priced(results, [r["agent"] for r in ordered], name),

@@ -919,3 +919,9 @@ def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
     assert drawn["cells"][0][1]["beats"]["value"] == 1.0 and drawn["cells"][1][0]["beats"]["value"] == 0.0
     assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None}
     assert boards.matrix({**results, "head_to_head": {}}, name, order) is None
+    # Contributed agents first on the board only fill the places the maintainers' agents leave.
+    theirs = {f"x{i:02}" for i in range(5)}
+    placed = boards.matrix(many, name, [f"x{i:02}" for i in range(21)], theirs)
+    assert placed["agents"] == [f"x{i:02}" for i in range(5, 5 + boards.MAX_MATRIX_AGENTS)]
+    roomy = boards.matrix(many, name, [f"x{i:02}" for i in range(8)], {"x00"})
+    assert roomy["agents"] == [f"x{i:02}" for i in range(1, 8)] + ["x00"]
