@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from runner import games as registry
+from runner.replay.format import agent_kind
 from site_builder.labels import AgentRef
 from site_builder.scoring import head_to_head, ratings
 
@@ -138,13 +139,17 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
 
 def ranked_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
     """The ranked board's rows as the home page shows them: a row named by its agent when one agent
-    holds the candidate's seat in every game (linked to its page), else by its label."""
+    holds the candidate's seat in every game (linked to its page), else by its label; `reference`
+    when built-in agents hold that seat in every game of a maintainers' row (a fixed point of the
+    board, like random)."""
+    builtin = {a["key"] for a in results["agents"] if agent_kind(a) == "builtin"}
     out = []
     for row in (results.get("ranked") or {}).get("rows", []):
         agents = set(row["agents"].values())
         ref = refs.get(next(iter(agents))) if len(agents) == 1 else None
         out.append({"score": None, "unranked": None, "tier": None, "wanted": None, **row, "ref": ref,
-                    "owner_label": (row.get("owner") or {}).get("label", "")})
+                    "owner_label": (row.get("owner") or {}).get("label", ""),
+                    "reference": bool(agents) and agents <= builtin and not row.get("owner")})
     return out
 
 

@@ -42,6 +42,9 @@ def test_the_home_page_leads_with_the_ranked_board(results):
     assert f"of {sum(results['ranked']['stage_deals']['ranked-1'].values())} games" in board  # stages wanted
     score = f"{first['score']['value'] * 100:.1f}%"
     assert score in board
+    # Both rows put built-in agents in the candidate's seat: both are fixed points, whether the row
+    # is named by its one agent (random) or by its label (scripted: a strategy per game).
+    assert headline.count(">reference</span>") == 2
 
 
 def test_without_suite_games_the_board_says_how_to_play_one(results):
