@@ -1,4 +1,5 @@
-"""Browser fixtures for the site tests: a static server and Debian's Chromium driven by Playwright."""
+"""Fixtures for the site tests: the built-in tournament and its results, a small corpus shared by the
+browser sites, a static server and Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from runner.cli import main as gamenight
+from site_builder.scoring.corpus import load
+from site_builder.scoring.results import assemble
 
 CHROMIUM = os.environ.get("GAMENIGHT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -24,6 +30,27 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
         pass
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory) -> Path:
+    """The built-in tournament with two games per matchup (the page, board and chart tests')."""
+    out = tmp_path_factory.mktemp("replays")
+    played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(replays) -> dict:
+    """Its results, with the paper reading of the MAgIC metrics as the headline (the default)."""
+    return assemble(load([replays]), seed=1)
+
+
+@pytest.fixture(scope="module")
+def reference_results(replays) -> dict:
+    """The same games with the reference-code reading as the headline."""
+    return assemble(load([replays]), seed=1, magic_reading="reference")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,6 @@
-"""Page data of the site: slugs, titles, links, sort keys, ordering, escaping, methodology pages."""
+"""The site's Markdown pages (site_builder/pages.py): the page set, escaping, what each page says and
+where; names and numbers are tests/site/test_labels.py, ranks test_boards.py, chart files
+test_charts.py, the methodology pages test_methodology.py."""
 
 from __future__ import annotations
 
@@ -6,42 +8,16 @@ import copy
 import html
 import json
 import re
-from pathlib import Path
 
 import markupsafe
 import pytest
-from click.testing import CliRunner
 
-from runner.cli import main as gamenight
-from site_builder import boards, charts, labels, magic_views, methodology, pages
-from site_builder.scoring import head_to_head, magic_reference, stats
-from site_builder.scoring.corpus import load
-from site_builder.scoring.results import assemble
+from site_builder import boards, charts, labels, magic_views, pages
+from site_builder.scoring import head_to_head, magic_reference
 
 PAYLOAD = "<img src=x onerror=alert(1)>*[md](javascript:alert(1))* {{ 7*7 }} {% raw %} \"'&"
 ESCAPED_CORE = "&lt;img src=x onerror=alert(1)&gt;"
 DANGEROUS = ("<img src=x", "<script", "onerror=alert(1)>", 'href="javascript')
-
-
-@pytest.fixture(scope="module")
-def replays(tmp_path_factory) -> Path:
-    """The built-in tournament with two games per matchup."""
-    out = tmp_path_factory.mktemp("replays")
-    played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
-    assert played.exit_code == 0, played.output
-    return out
-
-
-@pytest.fixture(scope="module")
-def results(replays) -> dict:
-    """Its results, with the paper reading of the MAgIC metrics as the headline (the default)."""
-    return assemble(load([replays]), seed=1)
-
-
-@pytest.fixture(scope="module")
-def reference_results(replays) -> dict:
-    """The same games with the reference-code reading as the headline."""
-    return assemble(load([replays]), seed=1, magic_reading="reference")
 
 
 LABEL_FIELDS = ("label", "chameleon_label", "non_chameleon_label")
@@ -67,168 +43,7 @@ def relabel(results: dict, old: str, new: str) -> dict:
     return walk(copy.deepcopy(results))
 
 
-# -- slugs, titles, labels -------------------------------------------------------------------
-
-@pytest.mark.parametrize("key", ['{"kind":"builtin","params":{},"strategy":"random"}', PAYLOAD, "", "../../etc/passwd",
-                                 "a" * 10_000, "\u00e9\u4e2d\U0001f600"])
-def test_agent_slug_is_file_safe_and_stable(key):
-    slug = labels.agent_slug(key)
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{8}", slug) and len(slug) <= labels.MAX_SLUG_NAME + 9
-    assert slug == labels.agent_slug(key)
-
-
-@pytest.mark.parametrize("description, readable", [
-    ({"kind": "builtin", "params": {}, "strategy": "prisoners_dilemma/tit_for_tat"}, "prisoners-dilemma-tit-for-tat"),
-    ({"kind": "llm", "provider": "openai", "model": "gemma3-270m", "design": "pgm"}, "gemma3-270m-pgm"),
-    ({"kind": "llm", "provider": "openai", "model": "GPT-5.1 Mini", "design": "vanilla"}, "gpt-5-1-mini"),
-    ({"kind": "llm", "model": "../../<script>"}, "script"),
-    ({"kind": "llm", "model": "\u4e2d"}, "a"),
-])
-def test_agent_slug_says_what_the_agent_is(description, readable):
-    key = json.dumps(description)
-    assert labels.agent_slug(key).rsplit("-", 1)[0] == readable
-
-
-def test_agent_slugs_differ_between_keys():
-    keys = [json.dumps({"strategy": "s", "params": {"x": i}}) for i in range(500)]
-    assert len({labels.agent_slug(k) for k in keys}) == len(keys)
-
-
-@pytest.mark.parametrize("label, expected", [
-    ("assoc-sharp", "assoc-sharp"),
-    ("prisoners_dilemma/tit_for_tat", "prisoners_dilemma/tit_for_tat"),
-    ("gpt-4o (enhanced) #2", "gpt-4o (enhanced) #2"),
-    ("<b>x</b>", "_b_x_/b_"),
-    ("  spaced \n out  ", "spaced out"),
-    ("", "agent"),
-    ("<>", "__"),
-])
-def test_safe_title(label, expected):
-    assert labels.safe_title(label) == expected
-
-
-def test_safe_title_never_holds_markup_or_markdown():
-    title = labels.safe_title(PAYLOAD * 3)
-    assert len(title) <= labels.MAX_TITLE
-    assert not set(title) & set("<>&\"'`[]*{}%=!\\")
-
-
-def test_display_labels_are_unique():
-    agents = [{"key": "k1", "label": "same"}, {"key": "k2", "label": "same"}, {"key": "k3", "label": "other"}]
-    shown = labels.display_labels(agents)
-    assert shown["k3"] == "other"
-    assert shown["k1"] != shown["k2"] and shown["k1"].startswith("same (")
-    assert len(set(shown.values())) == 3
-
-
-# -- links and sort keys ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("source, target, query, expected", [
-    ("index.md", "games/chameleon.md", None, "games/chameleon/"),
-    ("games/chameleon.md", "index.md", None, "../../"),
-    ("games/chameleon.md", "agents/a-1.md", None, "../../agents/a-1/"),
-    ("agents/a-1.md", "replays/index.md", {"game": "chameleon", "agent": "a b&c"},
-     "../../replays/?game=chameleon&agent=a+b%26c"),
-    ("agents/index.md", "agents/a-1.md", None, "a-1/"),
-    ("replays/index.md", "replays/index.md", None, "./"),
-    ("downloads.md", "downloads/results.json", None, "results.json"),
-    ("index.md", "downloads/results.json", None, "downloads/results.json"),
-])
-def test_href(source, target, query, expected):
-    assert labels.href(source, target, query) == expected
-
-
-@pytest.mark.parametrize("value, expected", [
-    (0.5, "0.5"), (3, "3.0"), (None, ""), (float("nan"), ""), (True, ""), ("text", ""),
-    ({"value": 0.25, "ci": [0, 1], "n": 4}, "0.25"), ({"raw": 1.2, "scaled": 0.8}, "0.8"), ({"rating": 1030.0}, "1030.0"),
-])
-def test_sort_value(value, expected):
-    assert labels.sort_value(value) == expected
-
-
-@pytest.mark.parametrize("entry, percent, expected", [
-    ({"value": 0.5, "ci": [0.25, 0.75], "n": 8}, True, "[25.0, 75.0]"),
-    ({"value": 30.0, "ci": [28.0, 32.5], "n": 8}, False, "[28.0, 32.5]"),
-    ({"value": 0.5, "ci": None, "n": 1}, True, ""),
-    (None, True, ""),
-    ({"value": 1.0, "ci": [1.0, 1.0], "n": 54}, True, "[no spread, n = 54]"),   # never "[100.0, 100.0]"
-    ({"value": 1.0, "ci": [0.34, 1.0], "n": 2}, True, "[n = 2]"),             # too few to say more
-    ({"mu": 8.8, "ci": [6.7, 11.1]}, False, "[6.7, 11.1]"),                     # no count: as it is
-])
-def test_interval_text(entry, percent, expected):
-    assert labels.fmt_ci(entry, percent) == expected
-
-
-def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_played(results):
-    rows = boards.leaderboard_rows(results, labels.agent_refs(results))
-    games = boards.rated_games(results)
-    assert games and "cost_sharing" not in games  # a cooperative game is not rated
-    ranked = [r for r in rows if r["rank"]]
-    others = [r for r in rows if not r["rank"]]
-    assert rows == ranked + others and ranked and others
-    for r in ranked:
-        assert set(games) <= set(r["played"]) and r["rating"] and r["unranked"] is None
-        assert r["forfeit_rate"]["value"] <= boards.MAX_FORFEIT_RANKED
-    for r in others:  # each says why it has no rank
-        assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"])
-    assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
-    rated_rest = [r for r in others if r["rating"]]
-    assert others == rated_rest + [r for r in others if not r["rating"]]
-    assert [-r["rating"]["rating"] for r in rated_rest] == sorted(-r["rating"]["rating"] for r in rated_rest)
-
-
-def test_an_agent_of_mostly_forfeits_is_never_ranked_above_one_that_played():
-    agent = {"by_game": {"chameleon": 3}, "forfeit_rate": {"value": 0.9}}
-    rated = {"rating": 1200.0, "rating_ci": [1100.0, 1300.0]}
-    assert boards.why_unranked(agent, rated, ["chameleon"]) == "forfeited 90% of its games"
-    assert boards.why_unranked({**agent, "forfeit_rate": {"value": 0.1}}, rated, ["chameleon"]) is None
-    assert boards.why_unranked(agent, rated, ["chameleon", "werewolf"]) == "played 1 of the 2 rated games"
-
-
-def test_a_cooperative_game_is_ranked_by_its_seat_win_rate(results):
-    board = results["leaderboards"]["cost_sharing"]
-    ranks = boards.game_ranks(results, "cost_sharing")
-    by_rate = sorted((r for r in board["agents"] if r["win_rate"]), key=lambda r: -r["win_rate"]["value"])
-    assert [ranks[r["agent"]][0] for r in by_rate] == sorted(ranks[r["agent"]][0] for r in by_rate)
-    assert "cost_sharing" not in results["ratings"]["by_game"]
-
-
-@pytest.mark.parametrize("intervals, expected", [
-    # mu and its interval per agent -> (place by mu, best place, worst place)
-    ({"a": (30, [28, 32]), "b": (20, [18, 22]), "c": (10, [8, 12])},
-     {"a": (1, 1, 1), "b": (2, 2, 2), "c": (3, 3, 3)}),
-    ({"a": (30, [20, 40]), "b": (25, [22, 28]), "c": (10, [8, 12])},
-     {"a": (1, 1, 2), "b": (2, 1, 2), "c": (3, 3, 3)}),
-    ({"a": (30, [10, 40]), "b": (25, [22, 28]), "c": (20, [15, 21])},
-     {"a": (1, 1, 3), "b": (2, 1, 2), "c": (3, 2, 3)}),
-])
-def test_rank_ranges_say_which_places_the_intervals_allow(intervals, expected):
-    rows = [{"agent": k, "rating": mu, "rating_ci": ci} for k, (mu, ci) in intervals.items()]
-    assert boards.rank_ranges(rows) == expected
-
-
-def test_rank_ranges_count_as_a_comparison_of_every_pair_would():
-    import random
-
-    draw = random.Random(7)
-    rows = []
-    for i in range(300):
-        low = round(draw.uniform(800, 1200))  # whole numbers: ties between bounds are common
-        rows.append({"agent": f"a{i}", "rating": low + 5 + draw.random(), "rating_ci": [low, low + draw.choice([0, 10, 60])]})
-        if i % 7 == 0:
-            rows[-1]["owner"] = {"id": i, "label": f"@c{i}"}  # a contributor's row: placed among the maintainers'
-    rows.append({"agent": "no interval", "rating": 1000.0, "rating_ci": None})
-    rated = [r for r in rows if r["rating_ci"]]
-    ours = [r for r in rated if not r.get("owner")]
-    order = sorted(ours, key=lambda r: -r["rating"])
-    expected = {}
-    for r in rated:
-        others = [o for o in ours if o is not r]
-        place = order.index(r) + 1 if r in order else 1 + sum(1 for o in others if o["rating"] > r["rating"])
-        expected[r["agent"]] = (place, 1 + sum(1 for o in others if o["rating_ci"][0] > r["rating_ci"][1]),
-                                1 + sum(1 for o in others if o["rating_ci"][1] >= r["rating_ci"][0]))
-    assert boards.rank_ranges(rows) == expected
-
+# -- the home page's lines per game ----------------------------------------------------------
 
 def test_the_home_page_ranks_within_each_game_first(results):
     refs = labels.agent_refs(results)
@@ -256,17 +71,6 @@ def test_the_home_page_ranks_within_each_game_first(results):
         game = site[f"games/{board['name']}.md"]
         assert f"Winning: {markupsafe.escape(board['winning'])}. {markupsafe.escape(board['ranked_by'])}." in game
     assert 'href="exhibition/"' in home and 'id="gn-overall"' in site["exhibition.md"]
-
-
-def test_the_line_per_game_says_how_sure_the_lead_is():
-    row = lambda rank: {"rank": rank, "ref": None}
-    summary = lambda *ranks: boards.game_summaries([{"rows": [row(r) for r in ranks]}])[0]["sure"]
-    assert summary((1, 1, 1), (2, 2, 2)) == "surely first of 2: its interval is above every other's"
-    assert summary((1, 1, 3), (2, 1, 3), (3, 1, 3)) == "could be anywhere from 1st to 3rd of 3"
-    assert summary((1, 1, 1)) == "the only agent ranked so far"
-    assert boards.game_summaries([{"rows": [row(None)]}])[0]["leader"] is None
-    assert [boards.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
-        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
 
 
 # -- rendered pages --------------------------------------------------------------------------
@@ -514,80 +318,7 @@ def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(resu
     assert "The LLM reading of J has no column yet" in pages.render(judged).markdown["studies/werewolf.md"]
 
 
-def test_radar_data_has_seven_axes_per_agent(results):
-    radar = charts.radar_data(results, labels.agent_refs(results))
-    assert len(radar["axes"]) == 7
-    assert radar["agents"] and all(len(a["values"]) == 7 for a in radar["agents"].values())
-
-
-def test_chameleon_heatmaps_are_chameleon_by_non_chameleon(results):
-    data = charts.chameleon_data(results, labels.agent_refs(results))
-    assert data["variants"]
-    for variant in data["variants"]:
-        for metric in charts.MATCHUP_METRICS:
-            z = variant["metrics"][metric]["z"]
-            assert len(z) == len(variant["chameleon"])
-            assert all(len(row) == len(variant["non_chameleon"]) for row in z)
-
-
-def test_a_heatmap_draws_the_most_played_agents_when_there_are_too_many(results, monkeypatch):
-    refs = labels.agent_refs(results)
-    full = charts.chameleon_data(results, refs)
-    variant = max(full["variants"], key=lambda v: len(v["chameleon"]))
-    assert len(variant["chameleon"]) > 2 and variant["chameleon_total"] == len(variant["chameleon"])
-    monkeypatch.setattr(charts, "MAX_HEATMAP_AGENTS", 2)
-    cut = next(v for v in charts.chameleon_data(results, refs)["variants"] if v["key"] == variant["key"])
-    assert len(cut["chameleon"]) == 2 and cut["chameleon_total"] == len(variant["chameleon"])
-    assert all(len(cut["metrics"][m]["z"]) == 2 for m in charts.MATCHUP_METRICS)
-    games = {}
-    for cell in results["chameleon"]["matchups"]["cells"]:
-        if cell["key"] == variant["key"]:
-            label = charts._label_of(cell["chameleon"], results["chameleon"]["matchups"]["labels"], refs)
-            games[label] = games.get(label, 0) + cell["games"]
-    assert min(games[k] for k in cut["chameleon"]) >= max(v for k, v in games.items() if k not in cut["chameleon"])
-    assert cut["chameleon"] == [k for k in variant["chameleon"] if k in cut["chameleon"]]  # the order kept
-    page = pages.render(results).markdown["studies/chameleon.md"]
-    assert f"the 2 of {len(variant['chameleon'])} chameleon agents" in page
-
-
-# -- methodology -----------------------------------------------------------------------------
-
-REPO_DOCS = Path(pages.__file__).resolve().parents[1] / "docs"
-
-
-def test_methodology_copies_the_formula_docs_with_mathml():
-    markdown, nav = methodology.methodology_pages(REPO_DOCS)
-    assert "methodology/metrics/chameleon.md" in markdown
-    text = markdown["methodology/metrics/chameleon.md"]
-    assert "<math" in text and "$$" not in text
-    assert "Methodology" not in json.dumps(nav)  # the caller names the section
-    assert {"Game rules"} <= {k for entry in nav for k in entry}
-
-
-@pytest.mark.parametrize("source, expected_fragment", [
-    ("Rate $\\lvert V\\rvert$ here", "<mo>&#x0007C;</mo>"),
-    ("$a_b * c$", "<mi>b</mi>"),
-    ("Code `$x$` stays", "`$x$`"),
-    ("```text\n$x$\n```\n", "$x$"),
-    ("costs $5 and $6", "costs $5 and $6"),
-    ("$$\\frac{a}{b}$$", 'display="block"'),
-])
-def test_render_math(source, expected_fragment):
-    html = methodology.render_math(source)
-    assert expected_fragment in html
-    if "<math" in html:  # nothing left that a Markdown table or emphasis would act on
-        assert not set(re.sub(r"<[^>]*>", "", html)) & set("|*_`[]")
-
-
-def test_links_to_pages_outside_the_site_become_text(tmp_path):
-    (tmp_path / "metrics.md").write_text("# M\nSee [magic](metrics/magic.md) and [gone](missing.md#x).\n")
-    (tmp_path / "metrics").mkdir()
-    (tmp_path / "metrics" / "magic.md").write_text("# Magic\nBack to [overview](../metrics.md).\n")
-    markdown, _ = methodology.methodology_pages(tmp_path)
-    assert "[magic](metrics/magic.md)" in markdown["methodology/metrics.md"]
-    assert "and gone." in markdown["methodology/metrics.md"]
-    assert "[overview](../metrics.md)" in markdown["methodology/metrics/magic.md"]
-
+# -- text ------------------------------------------------------------------------------------
 
 def test_no_sentence_runs_into_the_next_without_a_space(results):
     # A template line ending in a block tag loses its newline ("formula.The downloads").
@@ -830,14 +561,6 @@ def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
     assert ">artefact</a>" in page
 
 
-def test_a_breakable_name_wraps_after_slashes_and_stays_escaped():
-    assert str(labels.breakable("werewolf/strategic")) == "werewolf/<wbr>strategic"
-    assert str(labels.breakable("<b>/&")) == "&lt;b&gt;/<wbr>&amp;"
-    assert str(labels.breakable("plain")) == "plain"
-    assert str(labels.breakable("prisoners_dilemma/tit_for_tat")) == "prisoners_<wbr>dilemma/<wbr>tit_<wbr>for_<wbr>tat"
-    assert str(labels.breakable("a_/")) == "a_<wbr>/<wbr>"
-
-
 def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results):
     hostile = relabel(results, "random", PAYLOAD)
     key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
@@ -855,13 +578,6 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
     assert f"- {pages.game_titles()['werewolf']}: it {line}" in site[ref.page]
     # Agents without a free-text move (every built-in agent here) get no line.
     assert not any(line in text for path, text in site.items() if path not in ("games/werewolf.md", ref.page))
-
-
-def test_the_references_are_a_methodology_page():
-    markdown, nav = methodology.methodology_pages(REPO_DOCS)
-    assert "#the-chameleon-paper" in markdown["methodology/metrics/chameleon.md"]  # a citation links its entry
-    assert "arxiv.org/abs/2311.08562" in markdown["methodology/references.md"]
-    assert {"References": "methodology/references.md"} in nav
 
 
 def matrix_section(page: str) -> str:
@@ -906,22 +622,3 @@ def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
     assert checked, "the fixture should hold decided pairs"
 
 
-def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
-    name = "prisoners_dilemma"
-    order = [r["agent"] for r in boards.board_order(results, name, labels.agent_refs(results))]
-    few = boards.matrix(results, name, order)
-    assert few["agents"] and few["total"] == len(few["agents"]) <= boards.MAX_MATRIX_AGENTS
-    many = {**results, "head_to_head": {name: {"pairs": [
-        {"a": f"x{i:02}", "b": f"x{i + 1:02}", "met": 1, "a_won": 1, "b_won": 0, "beats": stats.rate(1, 1)}
-        for i in range(20)]}}}
-    drawn = boards.matrix(many, name, [f"x{i:02}" for i in range(21)])
-    assert drawn["agents"] == [f"x{i:02}" for i in range(boards.MAX_MATRIX_AGENTS)] and drawn["total"] == 21
-    assert drawn["cells"][0][1]["beats"]["value"] == 1.0 and drawn["cells"][1][0]["beats"]["value"] == 0.0
-    assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None}
-    assert boards.matrix({**results, "head_to_head": {}}, name, order) is None
-    # Contributed agents first on the board only fill the places the maintainers' agents leave.
-    theirs = {f"x{i:02}" for i in range(5)}
-    placed = boards.matrix(many, name, [f"x{i:02}" for i in range(21)], theirs)
-    assert placed["agents"] == [f"x{i:02}" for i in range(5, 5 + boards.MAX_MATRIX_AGENTS)]
-    roomy = boards.matrix(many, name, [f"x{i:02}" for i in range(8)], {"x00"})
-    assert roomy["agents"] == [f"x{i:02}" for i in range(1, 8)] + ["x00"]
