@@ -68,6 +68,7 @@ def page_kinds(site: Path) -> dict[str, str]:
         "game with shaded head-to-head cells": "/games/chameleon/", "agent": f"/agents/{labels.agent_slug(agent)}/",
         "agents index": "/agents/", "MAgIC metric": "/magic/deception/", "Chameleon study": "/studies/chameleon/",
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
+        "methodology (formulas wider than a phone)": "/methodology/metrics/werewolf/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
         "viewer": f"/replays/viewer/?id={werewolf_game}", "cost": "/cost/", "not found": "/404.html",
         "board over time": "/history/", "releases": "/releases/", "release": "/releases/board-axe/",

@@ -325,6 +325,8 @@ def test_no_table_or_chart_is_wider_than_its_box(tab, base, site, width):
             tab.wait_for_selector(".gn-rows tr")
         assert tab.evaluate(WIDER_THAN_BOX) == [], path
         assert tab.evaluate(UNREACHABLE_SCROLLS) == [], path
+        # The page itself never scrolls sideways: what a box scrolls (screen-reader text too) stays in it.
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= width, path
         stacked += tab.locator("table.gn-stacked").count()
         # a head-to-head matrix (data-gn-grid) reads only as a grid: it scrolls in its box at any width
         scrolled += tab.locator("[data-gn-scrolls]:not(:has(> table[data-gn-grid]))").count()

@@ -578,9 +578,8 @@
 
   function reachScrollingTables() {
     var named = {};  // each region's name is unique on the page (axe: landmark-unique)
-    Array.prototype.forEach.call(document.querySelectorAll("article .md-typeset__scrollwrap"), function (box) {
+    function reach(box, name) {
       if (box.scrollWidth > box.clientWidth + 1) {
-        var name = tableName(box);
         named[name] = (named[name] || 0) + 1;
         box.setAttribute("tabindex", "0");
         box.setAttribute("role", "region");
@@ -590,6 +589,13 @@
         box.removeAttribute("role");
         box.removeAttribute("aria-label");
       }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("article .md-typeset__scrollwrap"), function (box) {
+      reach(box, tableName(box));
+    });
+    // A display formula wider than a phone scrolls in its own box (methodology pages), like a table.
+    Array.prototype.forEach.call(document.querySelectorAll("article .gn-math-block"), function (box) {
+      reach(box, "Formula");
     });
   }
 
