@@ -328,7 +328,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     # The board over time, from the commits that merged each game (none for a file git does not hold).
     merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
               for game_id, s in of_game.items()}
-    results["history"] = history.board_over_time(corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed)
+    results["history"] = history.board_over_time(corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed,
+                                                 kept=history.store_beside(Path(cache_path)) if cache_path else None)
     phases["board over time"] = time.perf_counter() - tick
     tick = time.perf_counter()
     results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,

@@ -7,18 +7,27 @@ up to then, with the owners kept apart as on the board itself (scoring/board.py)
 with their intervals (cheap: a row's own deals), the rating tables as point estimates only (their
 bootstrap is the expensive part of scoring, and a line over time needs none). A game with no merge
 (a file not committed, or a build outside a git checkout) is in no point: it is counted, not drawn.
+
+Each point's scoring is kept between builds (`kept`, a section store beside the scoring cache,
+scoring/sections.py), keyed by the games merged up to it, their owners, the owners' labels, the
+seed and the code: the corpus only grows, so a build after a merge scores its new point alone
+instead of every point again (each point is a whole board's fit).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from site_builder.scoring import board as boards
 from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.sections import Sections
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,12 @@ class Merge:
         return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+def store_beside(cache: Path) -> Path:
+    """Where the history's points are kept for a scoring cache: a file of their own next to it (a
+    section store drops what its scoring did not use, so the history cannot share the board's)."""
+    return cache.with_name(cache.stem + "-history.sqlite")
+
+
 def points(merged: Mapping[str, Merge | None]) -> list[Merge]:
     """The distinct merges of the games, oldest first (date in UTC, then commit id)."""
     found = {m.commit: m for m in merged.values() if m is not None}
@@ -51,12 +66,13 @@ def _up_to(corpus: Corpus, games: Sequence[Any]) -> Corpus:
 
 
 def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: Mapping[str, str] | None = None,
-                    *, seed: int) -> dict[str, Any]:
+                    *, seed: int, kept: Path | None = None) -> dict[str, Any]:
     """The history of the board (results' "history" section): the points, and per ranked row and
     per agent of each rating table a value at every point (None where it had no place yet).
 
     `merged` gives each game id its merge (None or absent: no git source); `labels` names the
-    owners, as for `board.assemble_board`."""
+    owners, as for `board.assemble_board`; `kept`: the store of earlier builds' points (None:
+    every point scored)."""
     order = points(merged)
     at = {m.commit: i for i, m in enumerate(order)}
     sourced = [g for g in corpus.games if merged.get(g.game_id) is not None]
@@ -67,27 +83,31 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
     ranked: dict[str, dict[str, Any]] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     games: list[Any] = []
-    for i, (merge, added) in enumerate(zip(order, by_point)):
-        games += added
-        now = _up_to(corpus, games)
-        split = boards.parts(now, labels)
-        out_points.append({"commit": merge.commit, "date": merge.date, "label": merge.label, "added": len(added),
-                           "games": len(games)})
-        for row in boards.ranked_board(split, seed=seed)["rows"]:
-            if row.get("score") is None:
-                continue
-            line = ranked.setdefault(row["row"], {"row": row["row"], "label": row["label"], "suite": row["suite"],
-                                                  "owner": row["owner"], "agents": row["agents"],
-                                                  "values": [None] * len(order)})
-            line["values"][i] = {"score": row["score"]["value"], "ci": row["score"]["ci"], "n": row["score"]["n"],
-                                 "place": row["place"]}
-        rated = boards.rating_board(now, labels, seed=seed, resamples=0)["ratings"]
-        for name, table in {"overall": rated["overall"], **rated["by_game"]}.items():
-            for entry in table["agents"]:
-                line = tables.setdefault(name, {}).setdefault(entry["agent"], {
-                    "agent": entry["agent"], "label": entry["label"], "owner": entry.get("owner"),
-                    "values": [None] * len(order)})
-                line["values"][i] = {"rating": entry["rating"], "games": entry["games"]}
+    store = Sections(kept, corpus.agents, sourced, seed)
+    owned = hashlib.sha256(json.dumps(sorted((labels or {}).items())).encode())  # who owns each game, so far
+    try:
+        for i, (merge, added) in enumerate(zip(order, by_point)):
+            games += added
+            for game in added:
+                owned.update(f"{game.game_id}\0{corpus.owners.get(game.game_id, '')}\n".encode())
+            snapshot = list(games)  # its own list: the store knows a list's digest by the list
+            point = store.section(f"history point {owned.hexdigest()}", snapshot,
+                                  lambda: _point(_up_to(corpus, snapshot), labels, seed))
+            out_points.append({"commit": merge.commit, "date": merge.date, "label": merge.label,
+                               "added": len(added), "games": len(games)})
+            for row in point["ranked"]:
+                line = ranked.setdefault(row["row"], {"row": row["row"], "label": row["label"], "suite": row["suite"],
+                                                      "owner": row["owner"], "agents": row["agents"],
+                                                      "values": [None] * len(order)})
+                line["values"][i] = row["value"]
+            for name, entries in point["ratings"].items():
+                for entry in entries:
+                    line = tables.setdefault(name, {}).setdefault(entry["agent"], {
+                        "agent": entry["agent"], "label": entry["label"], "owner": entry["owner"],
+                        "values": [None] * len(order)})
+                    line["values"][i] = entry["value"]
+    finally:
+        store.close()
     return {
         "points": out_points,
         "unsourced": len(corpus.games) - len(sourced),
@@ -95,6 +115,21 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
         "ratings": {name: sorted(rows.values(), key=_latest_first("rating")) for name, rows in sorted(tables.items())},
         "estimates": "ranked rows: score with its 95% bootstrap interval; ratings: point estimates (no interval)",
     }
+
+
+def _point(now: Corpus, labels: Mapping[str, str] | None, seed: int) -> dict[str, Any]:
+    """One point of the history: the ranked rows with a score and every rating table's agents, as
+    the board scores the games merged up to it (ratings as point estimates)."""
+    ranked = [{"row": row["row"], "label": row["label"], "suite": row["suite"], "owner": row["owner"],
+               "agents": row["agents"], "value": {"score": row["score"]["value"], "ci": row["score"]["ci"],
+                                                 "n": row["score"]["n"], "place": row["place"]}}
+              for row in boards.ranked_board(boards.parts(now, labels), seed=seed)["rows"]
+              if row.get("score") is not None]
+    rated = boards.rating_board(now, labels, seed=seed, resamples=0)["ratings"]
+    return {"ranked": ranked,
+            "ratings": {name: [{"agent": e["agent"], "label": e["label"], "owner": e.get("owner"),
+                                "value": {"rating": e["rating"], "games": e["games"]}} for e in table["agents"]]
+                        for name, table in {"overall": rated["overall"], **rated["by_game"]}.items()}}
 
 
 def _latest_first(field: str) -> Any:

@@ -140,3 +140,29 @@ def test_a_contributors_row_moves_no_value_of_the_maintainers():
     assert mine["m"][0] is None and mine["m"][1] is not None
     assert next(line for line in joint["ratings"]["prisoners_dilemma"] if line["agent"] == "m")["owner"] == \
         {"id": "@alice", "label": "@alice"}
+
+
+def test_a_build_after_a_merge_scores_its_new_point_alone(tmp_path, monkeypatch):
+    from site_builder.scoring import history
+
+    games = [duel("g1", "x", "y"), duel("g2", "y", "x"), duel("g3", "x", "y")] + stage("alpha", 0.5)
+    merged = {"g1": A, "g2": A, "g3": B, **{g.game_id: B for g in games[3:]}}
+    store = tmp_path / "history.sqlite"
+    scored: list[int] = []
+    point = history._point
+    monkeypatch.setattr(history, "_point", lambda now, labels, seed: scored.append(len(now.games)) or
+                        point(now, labels, seed))
+    cold = board_over_time(corpus_of(games), merged, seed=1, kept=store)
+    assert scored == [2, len(games)] and cold == board_over_time(corpus_of(games), merged, seed=1)
+    scored.clear()
+    assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == cold and scored == []  # kept
+    later = games + [duel("g9", "y", "x")]
+    grown = board_over_time(corpus_of(later), {**merged, "g9": C}, seed=1, kept=store)
+    assert scored == [len(later)]  # the new merge's point only
+    assert grown == board_over_time(corpus_of(later), {**merged, "g9": C}, seed=1)
+    assert grown["points"][:2] == cold["points"]
+    # Who owns a game is part of a point: the same games under another owner are not read back.
+    owned = corpus_of(later)
+    owned.owners.update({"g3": "@alice"})
+    assert board_over_time(owned, {**merged, "g9": C}, {"@alice": "@alice"}, seed=1, kept=store) == \
+        board_over_time(owned, {**merged, "g9": C}, {"@alice": "@alice"}, seed=1)
