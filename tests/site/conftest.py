@@ -3,6 +3,7 @@ browser sites, a static server and Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import http.server
@@ -14,6 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -155,6 +157,21 @@ def browser() -> Iterator[object]:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+def new_tab(browser):
+    """new_tab(**options) -> a page in a browser context of its own (viewport, colour scheme,
+    JavaScript off...), closed when the `with` block ends."""
+    @contextlib.contextmanager
+    def opened(**options) -> Iterator[Any]:
+        context = browser.new_context(**options)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+
+    return opened
 
 
 @pytest.fixture

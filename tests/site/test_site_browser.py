@@ -180,16 +180,12 @@ def test_the_agents_index_finds_agents_as_you_type(tab, base):
     assert not tab.is_checked("#__search")
 
 
-def test_without_javascript_the_agents_index_is_the_plain_list(browser, base):
-    context = browser.new_context(java_script_enabled=False)
-    try:
-        tab = context.new_page()
+def test_without_javascript_the_agents_index_is_the_plain_list(new_tab, base):
+    with new_tab(java_script_enabled=False) as tab:
         tab.goto(base + "/agents/")
         assert tab.locator("[data-gn-agent-search]").is_hidden()  # a box that would do nothing is not shown
         rows = tab.locator("#gn-agents tbody tr")
         assert rows.count() > 10 and rows.count() == tab.locator("#gn-agents tbody tr:visible").count()
-    finally:
-        context.close()
 
 
 def test_chameleon_heatmaps_render(tab, base):
@@ -253,24 +249,18 @@ CONTRAST = """selector => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_buttons_and_links_read_at_wcag_aa_contrast_in_both_palettes(browser, base, site, scheme):
-    context = browser.new_context(color_scheme=scheme)
-    try:
-        tab = context.new_page()
+def test_buttons_and_links_read_at_wcag_aa_contrast_in_both_palettes(new_tab, base, site, scheme):
+    with new_tab(color_scheme=scheme) as tab:
         tab.goto(base + agent_page(site, "random"))
         tab.wait_for_selector(".md-typeset .md-button")
         for selector in (".md-typeset .md-button", ".md-typeset h1", ".md-typeset table.gn-table td a"):
             ratio = tab.evaluate(CONTRAST, selector)
             assert ratio >= 4.5, (scheme, selector, ratio)
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1366])
-def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(browser, base, width):
-    context = browser.new_context(viewport={"width": width, "height": 844})
-    try:
-        tab = context.new_page()
+def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(new_tab, base, width):
+    with new_tab(viewport={"width": width, "height": 844}) as tab:
         tab.goto(base + "/exhibition/")
         tab.wait_for_selector("#gn-overall th.gn-sortable")
         header = tab.locator("#gn-overall thead th").nth(2)
@@ -291,8 +281,6 @@ def test_a_tap_or_a_key_on_a_header_question_mark_explains_it_without_sorting(br
         assert box.is_visible() and header.get_attribute("aria-sort") == before
         tab.locator("h1").first.click()  # a press elsewhere closes it
         assert not box.is_visible()
-    finally:
-        context.close()
 
 
 WIDER_THAN_BOX = """() => [...document.querySelectorAll("article table, article .gn-chart")]
@@ -380,13 +368,11 @@ def test_no_name_in_a_table_breaks_inside_a_word_on_a_phone(tab, base, path):
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (1366, 768)])
-def test_the_home_pages_headline_fits_the_first_screen(browser, base, width, height):
+def test_the_home_pages_headline_fits_the_first_screen(new_tab, base, width, height):
     """The reading of the ranked board and its whole compact table, with the sentence on tiers, are
     on the first screen at a phone's and a laptop's size; an old link to a game's board lands on
     that game's line."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    try:
-        tab = context.new_page()
+    with new_tab(viewport={"width": width, "height": height}) as tab:
         tab.goto(base + "/")
         tab.wait_for_selector(".gn-ranked-headline[data-gn-labelled]")
         for part in (".gn-reading", ".gn-ranked-headline", ".gn-tiers"):
@@ -396,15 +382,11 @@ def test_the_home_pages_headline_fits_the_first_screen(browser, base, width, hei
         tab.goto(base + "/#board-werewolf")
         line = tab.locator("#board-werewolf")
         assert line.is_visible() and line.locator("a[href$='games/werewolf/']").count() == 1
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1366])
-def test_the_head_to_head_matrix_scrolls_in_its_box_on_a_phone_too(browser, base, width):
-    context = browser.new_context(viewport={"width": width, "height": 844})
-    try:
-        tab = context.new_page()
+def test_the_head_to_head_matrix_scrolls_in_its_box_on_a_phone_too(new_tab, base, width):
+    with new_tab(viewport={"width": width, "height": 844}) as tab:
         tab.goto(base + "/games/werewolf/")
         tab.wait_for_selector("table.gn-matrix[data-gn-labelled]")
         matrix = tab.locator("table.gn-matrix")
@@ -414,16 +396,12 @@ def test_the_head_to_head_matrix_scrolls_in_its_box_on_a_phone_too(browser, base
         assert page_width <= width  # the page itself never scrolls sideways
         if matrix.evaluate("t => t.scrollWidth > t.parentElement.clientWidth + 1"):
             assert box.get_attribute("tabindex") == "0" and "scrolls sideways" in box.get_attribute("aria-label")
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1366])
-def test_the_other_magic_reading_is_one_tap_away(browser, base, site, width):
+def test_the_other_magic_reading_is_one_tap_away(new_tab, base, site, width):
     """On a metric page and an agent page, one tap on "a tap away" opens the other reading's table."""
-    context = browser.new_context(viewport={"width": width, "height": 844})
-    try:
-        tab = context.new_page()
+    with new_tab(viewport={"width": width, "height": 844}) as tab:
         for path in ("/magic/reasoning/", agent_page(site, "random")):
             tab.goto(base + path)
             details = tab.locator("details#other-reading")
@@ -437,5 +415,3 @@ def test_the_other_magic_reading_is_one_tap_away(browser, base, site, width):
         # A permalink to the other reading opens it too.
         tab.goto(base + "/magic/deception/#other-reading")
         assert tab.locator("details#other-reading").evaluate("d => d.open")
-    finally:
-        context.close()

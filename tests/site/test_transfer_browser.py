@@ -36,13 +36,11 @@ def wait_for_quiet(sent: list, seconds: float = 0.5, limit: float = 10.0) -> Non
             return
 
 
-def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(browser, site, serve_like_pages):
+def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(new_tab, site, serve_like_pages):
     base, sent = serve_like_pages(site)
     data = read_packed(site, PAYLOAD_CHAMELEON)
     step = next(i + 1 for i, s in enumerate(data["steps"]) if "c" in s and s["v"] == "all")  # a model's move
-    context = browser.new_context()  # empty cache: a first visit
-    try:
-        tab = context.new_page()
+    with new_tab() as tab:  # empty cache: a first visit
         tab.goto(f"{base}/replays/viewer/?id={PAYLOAD_CHAMELEON}&step={step}")
         tab.wait_for_selector(READY)
         wait_for_quiet(sent)
@@ -64,19 +62,13 @@ def test_a_first_visit_transfers_what_the_bench_counts_and_under_60_kb(browser, 
         exchanges = sent[before:]
         assert [path.rsplit("/", 1)[0] for path, _ in exchanges] == ["/" + CALLS_DIR], exchanges
         assert exchanges[0][1] == bench.wire_bytes(site / exchanges[0][0].lstrip("/")) <= EXCHANGES_LIMIT
-    finally:
-        context.close()
 
 
-def test_the_lists_first_screen_fetches_what_the_bench_counts(browser, site, serve_like_pages):
+def test_the_lists_first_screen_fetches_what_the_bench_counts(new_tab, site, serve_like_pages):
     base, sent = serve_like_pages(site)
-    context = browser.new_context()
-    try:
-        tab = context.new_page()
+    with new_tab() as tab:
         tab.goto(f"{base}/replays/")
         tab.wait_for_selector("[data-gn-replays][data-ready=true]")
         wait_for_quiet(sent)
         fetched = {path.lstrip("/"): size for path, size in sent if path.startswith("/" + LIST_DIR)}
         assert fetched == bench.list_first_screen(site)
-    finally:
-        context.close()

@@ -32,17 +32,13 @@ def shipped_site(tmp_path_factory, serve):
     return site, serve(site)
 
 
-def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(browser, shipped_site):
+def test_the_browser_finds_every_game_in_the_shard_python_put_it_in(new_tab, shipped_site):
     site, base = shipped_site
     ids = packed_ids(site)
-    context = browser.new_context()
-    try:
-        tab = context.new_page()
+    with new_tab() as tab:
         tab.goto(f"{base}/replays/viewer/")
         tab.wait_for_function("() => window.gamenightReplays !== undefined")
         hashes = tab.evaluate("ids => ids.map(window.gamenightReplays.shardHash)", ids)
-    finally:
-        context.close()
     assert hashes == [shard_hash(game_id) for game_id in ids]
 
 
