@@ -8,9 +8,12 @@ runs the same engine over every page of a built site, by hand.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +31,19 @@ SCHEMES = {"light": "default", "dark": "slate"}
 #: The play page's background in each scheme (play.css).
 PLAY_BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(30, 33, 41)"}
 TIMEOUT = 45_000  # ms, as the other browser tests: a shared machine may be slow
+
+
+@contextlib.contextmanager
+def axe_tab(browser: Any, width: int, scheme: str) -> Iterator[Any]:
+    """A page at `width` in the browser's `scheme`, which may run axe although the site's
+    Content-Security-Policy forbids injected scripts; closed when the `with` block ends."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT)
+        yield tab
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="module")
@@ -95,12 +111,8 @@ def scheme_of(tab) -> str | None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, width, scheme):
     site, base = served
-    # The site's Content-Security-Policy forbids injected scripts; the test's own axe runs anyway.
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT)
     found: dict[str, list[str]] = {}
-    try:
+    with axe_tab(browser, width, scheme) as tab:
         for kind, path in page_kinds(site).items():
             tab.goto(base + path, wait_until="networkidle")
             if kind == "viewer":
@@ -112,8 +124,6 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
             if kind == "game with shaded head-to-head cells":  # their intervals sit on a tint
                 assert tab.locator(".gn-h2h-ahead .gn-ci, .gn-h2h-behind .gn-ci").count() > 0
             found[kind] = violations(tab, axe_script)
-    finally:
-        context.close()
     assert not {kind: lines for kind, lines in found.items() if lines}
 
 
@@ -122,21 +132,16 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
 def test_axe_finds_nothing_on_the_play_page_during_a_vote(browser, tmp_path, axe_script, width, scheme):
     """The play page with a vote chosen and waiting for its confirmation, and the rules open."""
     table = deal("chameleon", {"players": 3}, 4, [Person("Ann", seat=0)], probes=False)
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT)
-    try:
-        with playing(table, tmp_path, probes=False) as (session, links):
-            tab.goto(links[0])
-            tab.wait_for_selector("[data-gn-play][data-state=asked] .gn-ask input[type=text]")
-            tab.locator(".gn-ask input[type=text]").fill("puddle")
-            tab.locator(".gn-ask input[type=text]").press("Enter")
-            tab.wait_for_selector(".gn-ask .gn-choices button")
-            tab.locator(".gn-ask .gn-choices button").first.click()
-            tab.wait_for_selector(".gn-ask .gn-confirm")
-            tab.locator(".gn-rules summary").click()  # the rules' text open too
-            background = tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
-            assert background == PLAY_BACKGROUND[scheme]  # the page follows the browser's preference
-            assert not violations(tab, axe_script)
-    finally:
-        context.close()
+    with axe_tab(browser, width, scheme) as tab, playing(table, tmp_path, probes=False) as (session, links):
+        tab.goto(links[0])
+        tab.wait_for_selector("[data-gn-play][data-state=asked] .gn-ask input[type=text]")
+        tab.locator(".gn-ask input[type=text]").fill("puddle")
+        tab.locator(".gn-ask input[type=text]").press("Enter")
+        tab.wait_for_selector(".gn-ask .gn-choices button")
+        tab.locator(".gn-ask .gn-choices button").first.click()
+        tab.wait_for_selector(".gn-ask .gn-confirm")
+        tab.locator(".gn-rules summary").click()  # the rules' text open too
+        background = tab.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        assert background == PLAY_BACKGROUND[scheme]  # the page follows the browser's preference
+        assert not violations(tab, axe_script)
+

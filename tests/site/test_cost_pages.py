@@ -16,7 +16,7 @@ from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
 from tests.site.cost_corpus import PAYLOAD, USD_PER_CALL, write_cost_corpus
-from tests.site.test_axe import SCHEMES, TIMEOUT, WIDTHS, scheme_of, violations
+from tests.site.test_axe import SCHEMES, TIMEOUT, WIDTHS, axe_tab, scheme_of, violations
 
 #: The shipped table's entries for the corpus' models, fixed here so a new list price moves no test.
 TABLE = PriceTable(from_dict({"models": {
@@ -165,11 +165,8 @@ def test_axe_finds_nothing_on_the_cost_page_and_a_game_page_with_its_chart(brows
     from axe_playwright_python.base import AXE_SCRIPT
 
     site, base = served
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT)
     found: dict[str, list[str]] = {}
-    try:
+    with axe_tab(browser, width, scheme) as tab:
         for path in ("/cost/", "/games/prisoners_dilemma/", "/"):
             tab.goto(base + path, wait_until="networkidle")
             charts = tab.locator("[data-gn-chart='cost']")
@@ -178,8 +175,6 @@ def test_axe_finds_nothing_on_the_cost_page_and_a_game_page_with_its_chart(brows
                 tab.wait_for_selector("[data-gn-chart='cost'][data-gn-rendered]")
             assert scheme_of(tab) == SCHEMES[scheme]
             found[path] = violations(tab, AXE_SCRIPT)
-    finally:
-        context.close()
     assert not {path: lines for path, lines in found.items() if lines}
 
 
