@@ -87,12 +87,11 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
     owned = hashlib.sha256(json.dumps(sorted((labels or {}).items())).encode())  # who owns each game, so far
     try:
         for i, (merge, added) in enumerate(zip(order, by_point)):
-            games += added
+            games = games + added  # a new list per point: the store knows a list's digest by the list
             for game in added:
                 owned.update(f"{game.game_id}\0{corpus.owners.get(game.game_id, '')}\n".encode())
-            snapshot = list(games)  # its own list: the store knows a list's digest by the list
-            point = store.section(f"history point {owned.hexdigest()}", snapshot,
-                                  lambda: _point(_up_to(corpus, snapshot), labels, seed))
+            point = store.section(f"history point {owned.hexdigest()}", games,
+                                  lambda: _point(_up_to(corpus, games), labels, seed))
             out_points.append({"commit": merge.commit, "date": merge.date, "label": merge.label,
                                "added": len(added), "games": len(games)})
             for row in point["ranked"]:
