@@ -13,7 +13,8 @@ confusables.txt), never from a hand-made table.
 `lookalike` is how names are compared where a name must not pass for another (agents, people and
 tournaments on the board, site_builder/ownership.py): equal skeletons, or equal `fold`s (case,
 separators and punctuation ignored as well), so "GEMMA3-270M", "gemma3_270m" and "gemma-3-270m"
-all look like "gemma3-270m".
+all look like "gemma3-270m"; a digit also reads as the letter it is written for ("l0cal-cpu" looks
+like "local-cpu", and "gpt-4o" like "gpt-40").
 """
 
 from __future__ import annotations
@@ -145,15 +146,27 @@ def _unseparated(text: str) -> str:
     return "".join(c for c in text if not _separator(c))
 
 
+#: The letters a digit is written for ("l0cal" for "local", "gemm4" for "gemma"): each digit, of any
+#: script, may also be read as these. No two digits share a letter (6 and 8 would both be "b", 6
+#: and 9 both "g"), so names that differ in a digit ("llama-6b", "llama-8b") stay apart; 1 is
+#: already "l" in the TR39 skeleton, and 6 has no reading of its own.
+DIGIT_LETTERS: dict[int, tuple[str, ...]] = {0: ("o",), 1: ("l", "i"), 2: ("z",), 3: ("e",), 4: ("a",),
+                                             5: ("s",), 7: ("t",), 8: ("b",), 9: ("g",)}
+
+
 @cache
 def _readings(char: str) -> tuple[str, ...]:
     """How one character (of a name in NFD) may be read once case, separators and punctuation are
     ignored: case folded then its skeleton (what `fold` takes), and its skeleton case folded then
     skeleton again (a look-alike capital, Cyrillic "В" for "B", read as "b"); for a separator or
-    punctuation mark also nothing, since the skeleton maps some (an em dash) to a letter."""
+    punctuation mark also nothing, since the skeleton maps some (an em dash) to a letter; for a digit
+    also the letters it is written for (DIGIT_LETTERS), so "l0cal" reads as "local" and, since
+    names are compared by shared readings, "local" as "l0cal"."""
     readings = [_unseparated(skeleton(char.casefold())), _unseparated(skeleton(skeleton(char).casefold()))]
     if _separator(char):
         readings.insert(0, "")
+    for letter in DIGIT_LETTERS.get(unicodedata.digit(char, None), ()):  # type: ignore[call-overload]
+        readings.append(_unseparated(skeleton(letter)))
     return tuple(dict.fromkeys(readings))
 
 
@@ -176,7 +189,7 @@ _MAX_READINGS = 256
 
 
 @lru_cache(maxsize=65536)
-def _name_readings(text: str) -> frozenset[str]:
+def readings(text: str) -> frozenset[str]:
     """Every way `text` may be read, character by character (`_readings`).
 
     Two orders are needed, per character: case folding first misses a look-alike capital
@@ -185,7 +198,8 @@ def _name_readings(text: str) -> frozenset[str]:
     "o"); a name may use both ("ВOB" and "bob"). Joining the two relations into one table of
     characters would close them transitively and make much of the alphabet one letter (r, t, u, y
     and z among them). The reading that takes the second way throughout is a function of the TR39
-    skeleton, so confusable names always share a reading."""
+    skeleton, so confusable names always share a reading. Two names look alike exactly when they
+    share a reading, so a set of names can be indexed by their readings (site_builder/reserved.py)."""
     options = [_readings(c) for c in _characters(text)]
     if math.prod(len(o) for o in options) > _MAX_READINGS:
         return frozenset("".join(o[min(i, len(o) - 1)] for o in options) for i in range(3))
@@ -197,4 +211,4 @@ def lookalike(a: str, b: str) -> bool:
     or equal but for case, separators and punctuation (equal folds), or both together ("ВOB", with
     a Cyrillic В and a letter O, and "bob"). Identical strings are not look-alikes: the caller
     decides what a repeated name means."""
-    return a != b and not _name_readings(a).isdisjoint(_name_readings(b))
+    return a != b and not readings(a).isdisjoint(readings(b))

@@ -18,7 +18,6 @@ of the base branch, never a pull request's.
 from __future__ import annotations
 
 import tomllib
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -119,13 +118,12 @@ def llm_key(spec: AgentSpec, prompt_version: str | None = None) -> str:
     return agent_key(describe_llm_agent(spec.spec, spec.name, prompt_version))
 
 
-def _forms(name: str) -> set[str]:
-    """The forms a tournament name is compared in: case folded without separators, and the TR39
-    skeletons of that and of the name as written without separators (so `magic_003`, `Magic.003`,
-    `rnagic-003` and `magic-0O3` all meet `magic-003`)."""
-    folded = "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
-    return {f"fold:{folded}", f"skeleton:{names.skeleton(folded)}",
-            f"skeleton:{names.skeleton(''.join(c for c in name if c.isalnum()))}"}
+def _forms(name: str) -> frozenset[str]:
+    """The forms a tournament name is compared in: its readings (`names.readings`: case,
+    separators, TR39 look-alikes and digits for letters), so that a name is reserved exactly when it
+    looks like a reserved one (`names.lookalike`), as the ownership check compares the board's names:
+    `magic_003`, `Magic.003`, `rnagic-003`, `magic-0O3` and `l0cal-cpu` all meet a shipped name."""
+    return names.readings(name)
 
 
 def _plans(plans: tuple[str, ...]) -> str:

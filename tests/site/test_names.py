@@ -120,6 +120,27 @@ def test_a_lookalike_and_a_case_change_together_are_caught(a, b):
     assert lookalike(a, b)
 
 
+# A digit written for a letter, either way round (issue 41: "l0cal-cpu" passed beside "local-cpu").
+DIGITS_FOR_LETTERS = [
+    ("l0cal-cpu", "local-cpu"),          # zero for o
+    ("local-cpu", "l0cal-cpu"),          # and o for zero
+    ("gpt-4o", "gpt-40"),
+    ("bui1tin", "builtin"),              # one for l (already a TR39 confusable)
+    ("1ocal-cpu", "local-cpu"),
+    ("gemm4", "gemma"),
+    ("5eer", "seer"),
+    ("b00t", "boot"),
+    ("r4nk3d", "ranked"),
+    ("l\u0660cal-cpu", "local-cpu"),   # an Arabic-Indic zero
+    ("ranked-1-gemma3-27om-2026-11-28-a", "ranked-1-gemma3-270m-2026-11-28-a"),  # past the readings' limit
+]
+
+
+@pytest.mark.parametrize("a, b", DIGITS_FOR_LETTERS)
+def test_a_digit_for_a_letter_is_a_lookalike(a, b):
+    assert lookalike(a, b) and lookalike(b, a)
+
+
 @pytest.mark.parametrize("a, b", [
     ("gemma3-270m", "gemma3-270m"),        # identical: the caller's business
     ("gemma3-270m", "gemma3-270m-v2"),
@@ -131,6 +152,9 @@ def test_a_lookalike_and_a_case_change_together_are_caught(a, b):
     ("Ann", "Anna"),
     ("play-dana-3", "play-dana-4"),
     ("gpt+cot", "gptcot"),                 # a symbol is not a separator
+    ("llama-6b", "llama-8b"),              # no two digits share a letter
+    ("qwen-6b", "qwen-9b"),
+    ("phi-2", "phi-3"),
 ])
 def test_names_that_differ_visibly_are_not_lookalikes(a, b):
     assert not lookalike(a, b) and not lookalike(b, a)

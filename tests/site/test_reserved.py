@@ -125,7 +125,9 @@ def test_planning_every_shipped_plan_is_quick():
 
 
 @pytest.mark.parametrize("name", ["magic-003", "magic_003", "MAGIC-003", "Magic.003", "magic003", "rnagic-003",
-                                  "magic-0O3", "builtin", "Built_In", "local", "locaI", "chameleon-002"])
+                                  "magic-0O3", "builtin", "Built_In", "local", "locaI", "chameleon-002",
+                                  # a digit for a letter, and a letter for a digit (issue 41)
+                                  "l0cal-cpu", "local-cpu", "L0CAL_CPU", "bui1t1n", "chame1e0n-oo2"])
 def test_a_shipped_name_and_its_look_alikes_are_reserved(name):
     assert reserved().name(name) is not None
     assert reserving.name_problem(reserved(), name) is not None

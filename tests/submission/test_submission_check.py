@@ -78,6 +78,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, byte
                 'game = "public_good"\ngames = 1\nlineup = ["my-model", "random", "public_good/free_rider"]']),
             "lookalike": tournament_file("lookalike", model_table("house-rnodel", url, "other-llm"), [
                 'game = "prisoners_dilemma"\ngames = 1\nlineup = ["house-rnodel", "random", "random"]']),
+            # a digit for a letter (issue 41: `l0cal-cpu` passed beside `local-cpu`)
+            "zero-for-o": tournament_file("zero-for-o", model_table("h0use-model", url, "other-llm"), [
+                'game = "prisoners_dilemma"\ngames = 1\nlineup = ["h0use-model", "random", "random"]']),
             # the maintainers' agent and tournament names again, in other case and separators
             "shouting": tournament_file("shouting", model_table("HOUSE_MODEL", url, "other-llm"), [
                 'game = "prisoners_dilemma"\ngames = 1\nlineup = ["HOUSE_MODEL", "random", "random"]']),
@@ -425,6 +428,11 @@ def test_a_prompt_version_the_prompts_did_not_come_from_is_refused(repo, played)
 def test_a_name_that_looks_like_an_agent_on_the_board_is_refused(repo, played):
     repo.write_all(played["lookalike"])
     refused(repo, "the name 'house-rnodel' looks like 'house-model', an agent already on the board (the maintainers)")
+
+
+def test_a_digit_written_for_a_letter_is_refused_in_a_name(repo, played):
+    repo.write_all(played["zero-for-o"])
+    refused(repo, "the name 'h0use-model' looks like 'house-model', an agent already on the board (the maintainers)")
 
 
 def test_a_name_that_differs_only_in_case_and_separators_is_refused(repo, played):
