@@ -35,10 +35,10 @@ from site_builder.scoring.results import RESULTS_VERSION
 #: The tags that may make a release (board-..., or v and a digit), and what a release's name may hold.
 CANDIDATE = re.compile(r"board-|v[0-9]")
 NAME = re.compile(r"(?:board-[A-Za-z0-9]|v[0-9])[A-Za-z0-9._-]{0,79}")
-#: Each game's leaders shown for a release: the first of its rating table.
+#: Each game's leaders shown for a release: the first of the maintainers' rows of its rating table.
 LEADERS = 3
 #: Bumped when a release's snapshot changes shape or content for the same commit (kept snapshots).
-SNAPSHOT = "1"
+SNAPSHOT = "2"  # 2: leaders are the maintainers' rows only
 
 
 class ReleaseError(RuntimeError):
@@ -142,9 +142,7 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
     split = board.parts(corpus, labels)
     ranked = board.ranked_board(split, seed=seed)
     rated = board.rating_board(corpus, labels, seed=seed, resamples=0)["ratings"]["by_game"]
-    leaders = {name: [{"agent": r["agent"], "label": r["label"], "rating": r["rating"], "games": r["games"],
-                       "owner": r.get("owner")} for r in table["agents"][:LEADERS]]
-               for name, table in rated.items() if table["agents"]}
+    leaders = leaders_of(rated)
     rows = [{k: row.get(k) for k in ("row", "label", "suite", "agents", "owner", "stages", "score", "place", "best",
                                      "worst", "tier", "unranked")} for row in ranked["rows"]]
     named = {key for row in rows for key in row["agents"].values()}
@@ -152,6 +150,24 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
             "files": corpus.files, "games": len(corpus.games), "invalid": len(corpus.invalid_replays),
             "excluded": excluded, "ranked": rows, "leaders": leaders,
             "agents": {k: corpus.agents[k].label for k in sorted(named) if k in corpus.agents}}
+
+
+def leaders_of(rated: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each game's first LEADERS among the maintainers' rows of its rating table (as the home page
+    names its leaders): a contributor's row is placed in the table by its rating but never named
+    a release's leader, since no check can prove that a submitted model played its games."""
+    out = {}
+    for name, table in rated.items():
+        theirs = [r for r in table["agents"] if not _contributed(r)][:LEADERS]
+        if theirs:
+            out[name] = [{"agent": r["agent"], "label": r["label"], "rating": r["rating"], "games": r["games"],
+                          "owner": r.get("owner")} for r in theirs]
+    return out
+
+
+def _contributed(row: dict[str, Any]) -> bool:
+    owner = row.get("owner")
+    return bool(owner) and owner.get("id") != board.REFERENCE
 
 
 def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folders: Sequence[str]) -> str:
