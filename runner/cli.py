@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,8 +26,11 @@ from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, re
 from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
                         Summary, Usage, default_cache_dir, estimate, run)
-from runner.tournament import MAX_SEED, PlanError, from_flags, load
+from runner.tournament import MAX_SEED, PlanError, from_flags, key_option, load, reading_key, with_key_env
 from runner.written import RECORD
+
+if TYPE_CHECKING:
+    from runner.suite import Candidate, Suite
 
 BUILTIN_TOURNAMENT = "builtin.toml"
 
@@ -123,6 +126,14 @@ def _cache_location_help() -> str:
                    "openai_compatible:gemma-3-270m@http://127.0.0.1:8000/v1, an agent of a tournament file "
                    "with its settings (runner/tournaments/local-cpu.toml#gemma3-270m), or builtin:<reference> "
                    "(a reference row of the suite; builtin:random).")
+@click.option("--label", metavar="NAME",
+              help="With --suite: your row's own label, naming its folder replays/<suite>-<version>-NAME/ and the "
+                   "model's agent [default: the model's name].")
+@click.option("--key-env", "key_env", metavar="VAR",
+              help="The environment variable holding the API key of the run's language model(s): of --model, or of "
+                   "every model of a tournament file or --game (over their api_key_env; one server only). Without "
+                   "it, openai reads OPENAI_API_KEY, anthropic ANTHROPIC_API_KEY, and openai_compatible sends no "
+                   "key unless its agent names api_key_env.")
 @click.option("--stages", type=click.IntRange(1, 1000),
               help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
                    "--until-width or --budget, the most stages to play, default 1000].")
@@ -137,18 +148,25 @@ def _cache_location_help() -> str:
                    "e.g. 0.15/0.60/0.075, for the dry run and the totals (the dry run takes the price table's, "
                    "runner/prices.toml, when it is not given).")
 def run_command(tournament_file, out, game_name, roles, lineup, rules, name, count, seed, parallel, dry_run,
-                cache_dir, no_cache, only_mine, suite_ref, model_ref, stages, until_width, budget, price_text):
+                cache_dir, no_cache, only_mine, suite_ref, model_ref, label, key_env, stages, until_width, budget,
+                price_text):
     """Play a tournament and write one JSONL replay per game.
 
     With no arguments, plays the built-in offline tournament (all six games, scripted agents, no
     API key needed). Finished games already in the output folder are kept and not replayed, so an
     interrupted run resumes where it stopped. Every game a run writes is noted in the cache folder,
     and a run warns when it keeps games that no run on this machine wrote, with the commits that
-    added them (--only-mine refuses them instead). Language-model agents read their keys from the
-    environment variables their tournament file names (docs/llm.md).
+    added them (--only-mine refuses them instead; --suite refuses a folder holding another owner's
+    replays). Language-model agents read their keys from the environment variables their tournament
+    file names, or --key-env; every model's key and server are checked before anything is played or
+    written (docs/llm.md).
     """
+    chosen = who = None
     try:
         stepping = until_width is not None or budget is not None
+        variable = key_option(key_env) if key_env is not None else None
+        if label is not None and not suite_ref:
+            raise PlanError("--label names a row of the suite: it goes with --suite and --model")
         if suite_ref or model_ref or price_text or stepping or stages is not None:
             if tournament_file or game_name or count or seed is not None or roles or lineup or rules:
                 raise PlanError("--suite plays the suite's own deals: give no tournament file, --game, --games, "
@@ -159,7 +177,8 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             if stepping and dry_run:
                 raise PlanError("--until-width and --budget play until a stage boundary; --dry-run prices "
                                 "stages 1..--stages instead")
-            tournament = _suite_tournament(suite_ref, model_ref, 1 if stepping else stages or 1, price_text, out)
+            chosen, who = _suite_candidate(suite_ref, model_ref, label, variable)
+            tournament = _suite_tournament(chosen, who, 1 if stepping else stages or 1, price_text, out)
             if budget is not None and not tournament.prices:
                 raise PlanError("--budget needs the model's --price IN/OUT (a built-in candidate costs nothing)")
         elif game_name:
@@ -173,6 +192,8 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             tournament = load(tournament_file) if tournament_file else _builtin_tournament()
             if count or seed is not None:
                 tournament = _override(tournament, count, seed)
+        if variable is not None and tournament.suite is None:
+            tournament = with_key_env(tournament, variable)
         people = sorted({a.name for m in tournament.matchups for a in (*m.roles.values(), *m.lineup) if a.is_human})
         if people:
             raise PlanError(f"{', '.join(people)}: a person's seat is played with `gamenight play`, not run")
@@ -186,13 +207,15 @@ def run_command(tournament_file, out, game_name, roles, lineup, rules, name, cou
             _print_estimate(tournament)
         return
     out = out or Path("replays") / tournament.name
+    record = cache_dir or default_cache_dir()
+    if tournament.suite is not None:
+        _check_suite_start(tournament, out, record)
     if tournament.suite is not None and (until_width is not None or budget is not None):
-        _play_until(tournament, out, parallel, cache_dir, no_cache, only_mine, suite_ref, model_ref,
+        _play_until(tournament, out, parallel, cache_dir, no_cache, only_mine, chosen, who,
                     stages or 1000, until_width, budget)
         return
     plan = tournament.plan()
     click.echo(f"tournament {tournament.name}: {len(plan)} games -> {out}", err=True)
-    record = cache_dir or default_cache_dir()
     cache = None if no_cache else record
     try:
         summary = asyncio.run(_run_with_progress(tournament, out, parallel, len(plan), cache, record, only_mine))
@@ -212,16 +235,38 @@ def _exit_if_failed(summary) -> None:
         sys.exit(1)
 
 
-def _suite_tournament(suite_ref: str, model_ref: str, stages: int, price_text: str | None,
+def _suite_candidate(suite_ref: str, model_ref: str, label: str | None,
+                     variable: str | None) -> tuple[Suite, Candidate]:
+    """The suite `--suite` names and the candidate of `--model` (under `--label`, reading `--key-env`)."""
+    from runner import suite as suites
+
+    chosen = suites.find(suite_ref)
+    return chosen, suites.candidate(chosen, model_ref, label, variable)
+
+
+def _check_suite_start(tournament: Tournament, out: Path, record: Path) -> None:
+    """Before a suite's row is priced or played: the folder is this row's and nobody else's, and
+    the candidate's key and server answer (one cheap request); a one-line error otherwise."""
+    from runner.run import check_models, check_plan_folder, row_refusal
+
+    try:
+        check_plan_folder(tournament, out)
+        refusal = row_refusal(tournament, out, record)
+        if refusal is not None:
+            raise CannotStart(refusal)
+        asyncio.run(check_models(tournament.llm_agents(), tournament.providers))
+    except CannotStart as exc:
+        raise click.ClickException(f"cannot start: {exc}") from None
+
+
+def _suite_tournament(chosen: Suite, who: Candidate, stages: int, price_text: str | None,
                       out: Path | None) -> Tournament:
-    """Stages 1..N of a suite for the candidate `model_ref` (never fewer than the output folder's
+    """Stages 1..N of a suite for the candidate `who` (never fewer than the output folder's
     plan already holds: a smaller --stages must not orphan games played before), with its price."""
     from dataclasses import replace
 
     from runner import suite as suites
 
-    chosen = suites.find(suite_ref)
-    who = suites.candidate(chosen, model_ref)
     name = suites.tournament_name(chosen, who.label)
     planned = _planned_stages(out or Path("replays") / name, name)
     if planned > stages:
@@ -330,7 +375,7 @@ def _print_suite_estimate(tournament: Tournament) -> None:
 
 
 def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | None, no_cache: bool,
-                only_mine: bool, suite_ref: str, model_ref: str, most: int, until_width: float | None,
+                only_mine: bool, chosen: Suite, who: Candidate, most: int, until_width: float | None,
                 budget: float | None) -> None:
     """Play a suite row stage after stage (each a run of stages 1..k, which plays only stage k's
     new games) until the ranked score's interval is narrower than `until_width`, the next stage would
@@ -339,8 +384,6 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
 
     from runner import suite as suites
 
-    chosen = suites.find(suite_ref)
-    who = suites.candidate(chosen, model_ref)
     record = cache_dir or default_cache_dir()
     spent = last_stage = 0.0
     stage = first.suite.stages if first.suite else 1  # a folder's plan may hold more stages already
@@ -742,7 +785,9 @@ def agents_command():
 @click.option("--retry-failed", is_flag=True,
               help="Ask again the evaluations this judge tried and failed (recorded as failed); "
                    "by default they are skipped like those it made.")
-def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retry_failed):
+@click.option("--key-env", "key_env", metavar="VAR",
+              help="The environment variable holding the judge's API key (over its api_key_env).")
+def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retry_failed, key_env):
     """Evaluate Werewolf replays with an LLM judge (the Werewolf paper) and append judge lines.
 
     For every valid, complete Werewolf replay under PATHS: one engagement, wonder and attraction
@@ -755,6 +800,7 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retr
     """
     try:
         tournament = load(tournament_file, matchups_required=False)
+        variable = key_option(key_env) if key_env is not None else None
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None
     agent = tournament.agents.get(judge_name)
@@ -763,6 +809,8 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retr
         what = "is not a language-model agent" if agent else "is not an agent"
         raise click.ClickException(f"--judge {judge_name!r} {what} of {tournament_file} "
                                    f"(its language-model agents: {known})")
+    if variable is not None:
+        agent = reading_key(agent, variable)
     files = list(iter_replay_files(paths))
     if not files:
         raise click.ClickException("no *.jsonl replay files found")

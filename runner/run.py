@@ -23,7 +23,7 @@ from runner.plan import AgentSpec, PlannedGame, Price, Tournament
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
 from runner.tournament import MAX_FILE_BYTES
-from runner.written import Written, adders, by_source
+from runner.written import RECORD, Written, adders, by_source, git_user_email
 
 
 @dataclass
@@ -135,8 +135,10 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
     """One `runner.llm.Connections` registry for a run (None when no agent is a language model),
     closed at the end.
 
-    Every model is set up before anything is played, so a missing key variable stops the run at
-    once (CannotStart naming the variable) instead of failing every game.
+    Every model is set up before anything is played, and every endpoint asked once for its model
+    list (`Connections.check`), so a missing key variable, a key the server refuses or a server that
+    is not there stops the run at once (CannotStart naming the variable or the address) instead of
+    failing every game.
     """
     agents = list(agents)
     if not agents:
@@ -150,6 +152,7 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
         connections = Connections({name: ProviderLimits(**table) for name, table in providers.items()}, environ)
         for agent in agents:
             connections.model(agent.settings())
+        await connections.check()
     except ConfigError as exc:
         if connections is not None:
             await connections.aclose()
@@ -158,6 +161,14 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
         yield connections
     finally:
         await connections.aclose()
+
+
+async def check_models(agents: Iterable[AgentSpec], providers: Mapping[str, Mapping[str, Any]],
+                       environ: Mapping[str, str] | None = None) -> None:
+    """CannotStart unless every language model among `agents` has its key and its server answers
+    (the check `connections_for` makes), before a run prices or plays anything."""
+    async with connections_for(agents, providers, environ):
+        pass
 
 
 def default_cache_dir() -> Path:
@@ -177,6 +188,12 @@ def write_plan(tournament: Tournament, out: Path) -> None:
     """Write the tournament's plan into `out` (replacing the plan of an earlier run of the same
     tournament, which may have had fewer games); CannotStart if `out` holds another tournament's
     plan, whose replays would be mixed with this one's."""
+    check_plan_folder(tournament, out)
+    write_atomic(out / PLAN_FILE, tournament.plan_file().encode("utf-8"))
+
+
+def check_plan_folder(tournament: Tournament, out: Path) -> None:
+    """CannotStart if `out` holds another tournament's plan (or one that cannot be read); reads only."""
     path = out / PLAN_FILE
     try:
         with open(path, "rb") as handle:
@@ -191,7 +208,6 @@ def write_plan(tournament: Tournament, out: Path) -> None:
         other = tomlfile.one_line(repr(old.get("name")), 80)
         raise CannotStart(f"{out} holds the replays of another tournament ({other}, by its "
                           f"{PLAN_FILE}): write {tournament.name!r} into its own folder with --out")
-    write_atomic(path, tournament.plan_file().encode("utf-8"))
 
 
 def replay_path(out: Path, planned: PlannedGame) -> Path:
@@ -235,7 +251,8 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     """Play every planned game not already on disk under `out`, `parallel` at a time.
 
     Language models get their keys from `environ` (default: the process environment); a missing
-    key variable of a model that still has games to play raises CannotStart before any starts.
+    key variable, a key the server refuses or a server that is not there, of a model that still has
+    games to play, raises CannotStart before anything is written.
     With `cache_dir`, model replies are kept there and answered from there when asked again
     (runner/llm/cache.py); without it every call goes to the provider.
 
@@ -245,9 +262,7 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     (CannotStart naming them).
     """
     summary = Summary()
-    out.mkdir(parents=True, exist_ok=True)
-    write_plan(tournament, out)
-    remove_stray_temporaries(out)
+    check_plan_folder(tournament, out)  # nothing is written before the models are checked
     written = Written(record) if record is not None else None
     to_play = []
     for planned in tournament.plan():
@@ -275,6 +290,9 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
 
         cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
+        out.mkdir(parents=True, exist_ok=True)
+        write_plan(tournament, out)
+        remove_stray_temporaries(out)
         try:
             await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary, written)
         finally:
@@ -301,6 +319,41 @@ def foreign_refusal(out: Path, summary: Summary) -> str:
             f"({listed}): {sources}. With --only-mine nothing is kept that this machine did not write: move "
             f"{'them' if count != 1 else 'it'} out of the folder to play {'them' if count != 1 else 'it'} here, "
             "or run without --only-mine to keep them")
+
+
+def others_replays(out: Path, record: Path) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The replays in `out` that are someone else's, as far as this machine can tell, and who added
+    them: those no run on this machine wrote (by the record in `record`) that no commit of this
+    checkout's git user (`git config user.email`) added either."""
+    if not out.is_dir():
+        return [], []
+    written = Written(record)
+    names = [path.name for path in sorted(out.glob("*.jsonl")) if not written.wrote(_read(path) or b"")]
+    if not names:
+        return [], []
+    added = adders(out, names)
+    me = git_user_email(out)
+    theirs = [name for name in names if not (me and added and (adder := added.get(name)) is not None
+                                             and adder.email.casefold() == me)]
+    return theirs, by_source(theirs, added)
+
+
+def row_refusal(tournament: Tournament, out: Path, record: Path) -> str | None:
+    """Why a suite's row may not be played into `out`, or None: the folder holds replays of another
+    owner (`others_replays`), such as a maintainers' row checked out from git. A row grows only by its
+    owner's stages, so the candidate plays under a label of its own instead."""
+    theirs, sources = others_replays(out, record)
+    if not theirs:
+        return None
+    ref = tournament.suite
+    suite = f"{ref.name}-{ref.version}" if ref is not None else "<suite>-<version>"
+    count = len(theirs)
+    said = "; ".join(f"{len(names):,} {label}" for label, names in sources)
+    return (f"{out} holds {count:,} replay{'s' if count != 1 else ''} of another owner ({said}): no run on this "
+            f"machine wrote {'them' if count != 1 else 'it'} (by its record in {Path(record) / RECORD}) and no "
+            f"commit of this checkout's git user.email added {'them' if count != 1 else 'it'}. A suite's row grows "
+            f"only by its owner's stages: play your model under a label of your own, --label NAME (it writes "
+            f"replays/{suite}-NAME/), or into a folder of your own with --out")
 
 
 #: Replays named one by one in a refusal before "and N more".

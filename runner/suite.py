@@ -297,36 +297,63 @@ def deals(suite: Suite, stages: int) -> list[Deal]:
             for index in range(stage * game.deals_per_stage, (stage + 1) * game.deals_per_stage)]
 
 
-def candidate(suite: Suite, model: str) -> Candidate:
+def candidate(suite: Suite, model: str, label: str | None = None, key_env: str | None = None) -> Candidate:
     """The candidate `--model` names: `provider:model[@base_url]`, an agent of a tournament file
     (`file.toml#agent`, with its settings), or `builtin:<reference>` (a reference row of the suite)
-    or `builtin:<strategy>` (one that plays every game, like random)."""
-    if model.startswith(BUILTIN_PREFIX):
-        name = model[len(BUILTIN_PREFIX):]
-        if name in suite.references:
-            return Candidate(f"builtin-{name}", dict(suite.references[name]))
-        from runner.agents.builtin import strategies
+    or `builtin:<strategy>` (one that plays every game, like random).
 
-        if name in strategies() and "/" not in name:
-            agent = AgentSpec(name, {"builtin": name, "params": {}})
-            for game in suite.games:
-                _check_builtin(agent, game.game, game.rules, f"--model {model}")
-            return Candidate(f"builtin-{name.replace('_', '-')}", {"*": agent})
-        raise SuiteError(f"--model {model!r}: the suite {suite.name}-{suite.version} has no reference {name!r}; "
-                         f"its references: {', '.join(sorted(suite.references)) or 'none'} (or builtin:random)")
-    from runner.tournament import PROVIDERS
+    `label` (`--label`) names a language model's row, its folder and its agent instead of the model's
+    own name; `key_env` (`--key-env`) is the variable its key is read from. Neither changes how it
+    plays; the label is part of its game ids (as an agent's name always is), the key variable is not."""
+    if model.startswith(BUILTIN_PREFIX):
+        if label is not None or key_env is not None:
+            option = "--label" if label is not None else "--key-env"
+            raise SuiteError(f"{option}: --model {model} is a built-in row of the suite, named by the suite and "
+                             "reading no key")
+        return _builtin_candidate(suite, model)
+    from runner.tournament import PROVIDERS, reading_key
 
     path, hash_, name = model.rpartition("#")[0], "#" in model, model.rpartition("#")[2]
     if hash_ and path.endswith(".toml"):
-        return _agent_from_file(path, name, model)
-    if model.partition(":")[0] not in PROVIDERS:
+        agent = _agent_from_file(path, name, model)
+    elif model.partition(":")[0] not in PROVIDERS:
         raise SuiteError(f"--model {model!r}: name a model as provider:model[@base_url] (providers: "
                          f"{', '.join(PROVIDERS)}), or a reference row as builtin:<reference>")
-    agent = compact_model(model, "--model")
+    else:
+        agent = compact_model(model, "--model")
+    if label is not None:
+        agent = AgentSpec(_label(label), agent.spec, agent.access)
+    if key_env is not None:
+        agent = reading_key(agent, key_env)
     return Candidate(agent.name, {"*": agent})
 
 
-def _agent_from_file(path: str, name: str, model: str) -> Candidate:
+def _label(label: str) -> str:
+    """A row's own label (`--label`): a slug that is not a reference row's name."""
+    if not SLUG.match(label) or len(label) > 60:
+        raise SuiteError(f"--label {label!r}: a label is a short slug (letters, digits, . _ -, at most 60)")
+    if label.startswith("builtin-"):
+        raise SuiteError(f"--label {label!r}: labels starting with builtin- name the suite's built-in rows")
+    return label
+
+
+def _builtin_candidate(suite: Suite, model: str) -> Candidate:
+    """`builtin:<reference>` or `builtin:<strategy>`: a built-in row of the suite."""
+    name = model[len(BUILTIN_PREFIX):]
+    if name in suite.references:
+        return Candidate(f"builtin-{name}", dict(suite.references[name]))
+    from runner.agents.builtin import strategies
+
+    if name in strategies() and "/" not in name:
+        agent = AgentSpec(name, {"builtin": name, "params": {}})
+        for game in suite.games:
+            _check_builtin(agent, game.game, game.rules, f"--model {model}")
+        return Candidate(f"builtin-{name.replace('_', '-')}", {"*": agent})
+    raise SuiteError(f"--model {model!r}: the suite {suite.name}-{suite.version} has no reference {name!r}; "
+                     f"its references: {', '.join(sorted(suite.references)) or 'none'} (or builtin:random)")
+
+
+def _agent_from_file(path: str, name: str, model: str) -> AgentSpec:
     """A language-model agent of a tournament file (`file.toml#agent`): the model with every
     setting that file gives it (structured outputs, temperature, design, ...), named as there."""
     from runner.tournament import load as load_tournament
@@ -336,7 +363,7 @@ def _agent_from_file(path: str, name: str, model: str) -> Candidate:
     if agent is None or not agent.is_llm:
         known = ", ".join(sorted(n for n, a in agents.items() if a.is_llm)) or "none"
         raise SuiteError(f"--model {model!r}: {path} has no language-model agent {name!r} (its models: {known})")
-    return Candidate(agent.name, {"*": agent})
+    return agent
 
 
 def tournament_name(suite: Suite, label: str) -> str:

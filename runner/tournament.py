@@ -505,6 +505,43 @@ def compact_model(ref: str, where: str) -> AgentSpec:
     return _llm_agent(name[:60], spec, f"{where}: {ref}")
 
 
+def key_option(value: str) -> str:
+    """`--key-env VAR`: the NAME of the variable holding the key, checked like `api_key_env`."""
+    variable = _key_variable(value, "--key-env")
+    assert variable is not None
+    return variable
+
+
+def reading_key(agent: AgentSpec, variable: str) -> AgentSpec:
+    """A language-model agent that reads its key from `variable`: how it is reached changes, never
+    what it plays (the agent's spec, its game ids, its replays and its row are the same)."""
+    return AgentSpec(agent.name, agent.spec, {**agent.access, "api_key_env": variable})
+
+
+def with_key_env(tournament: Tournament, variable: str) -> Tournament:
+    """The tournament with every language-model agent reading its key from `variable` (`--key-env`,
+    which wins over the file's api_key_env); PlanError when no agent is a language model, or when the
+    models reach more than one server (one key for two servers is a mistake: name each agent's
+    variable with api_key_env instead)."""
+    from dataclasses import replace
+
+    models = tournament.llm_agents()
+    if not models:
+        raise PlanError("--key-env: no language model plays in this run (built-in agents read no key)")
+    servers = sorted({(a.spec["provider"], a.spec.get("base_url") or "its own API") for a in models})
+    if len(servers) > 1:
+        shown = ", ".join(f"{provider} at {url}" for provider, url in servers)
+        raise PlanError(f"--key-env {variable}: the run's models reach {len(servers)} servers ({shown}), and one key "
+                        "cannot serve them all: name each agent's variable with api_key_env in the tournament file")
+
+    def keyed(agent: AgentSpec) -> AgentSpec:
+        return reading_key(agent, variable) if agent.is_llm else agent
+
+    matchups = [replace(m, roles={role: keyed(a) for role, a in m.roles.items()},
+                        lineup=type(m.lineup)(map(keyed, m.lineup))) for m in tournament.matchups]
+    return replace(tournament, matchups=matchups, agents={n: keyed(a) for n, a in tournament.agents.items()})
+
+
 def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
     if not isinstance(raw, Mapping):
         raise PlanError(f"{where}: must be a table")

@@ -116,6 +116,18 @@ def adders(folder: Path, names: Collection[str]) -> dict[str, Adder | None] | No
     return found
 
 
+def git_user_email(folder: Path) -> str | None:
+    """The e-mail address of the git user of the checkout holding `folder` (`git config user.email`),
+    case folded; None outside a checkout, or when none is set."""
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "config", "user.email"], capture_output=True,
+                              timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    email = done.stdout.decode("utf-8", errors="replace").strip()
+    return email.casefold() if done.returncode == 0 and email else None
+
+
 def by_source(names: Iterable[str], added: dict[str, Adder | None] | None) -> list[tuple[str, list[str]]]:
     """The files grouped by who added them, as (what the warning says, file names), most files first."""
     groups: dict[str, list[str]] = {}

@@ -101,6 +101,10 @@ class AnthropicChat:
             cache_write_input_tokens=token_count(getattr(usage, "cache_creation_input_tokens", None)),
         )
 
+    async def list_models(self, timeout_s: float) -> None:
+        """One cheap request that needs both the key and the server: a page of the model list."""
+        await self.client.models.list(limit=1, timeout=timeout_s)
+
     async def aclose(self) -> None:
         await self.client.close()
 

@@ -10,11 +10,12 @@ import time
 from collections.abc import Mapping
 from typing import Self
 
-from runner.llm.anthropic_api import AnthropicChat
+from runner.llm.anthropic_api import ANTHROPIC_URL, AnthropicChat
 from runner.llm.budget import Clock, Sleep
 from runner.llm.endpoint import Endpoint, Transport
+from runner.llm.failures import NAME_A_KEY, classify, refused_key, with_url
 from runner.llm.model import LimitedChatModel
-from runner.llm.openai_api import OpenAIChat
+from runner.llm.openai_api import OPENAI_URL, OpenAIChat
 from runner.llm.redact import is_secret
 from runner.llm.types import PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
 
@@ -22,6 +23,9 @@ from runner.llm.types import PROVIDERS, ChatModel, ConfigError, ModelSettings, P
 DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 #: Sent to an OpenAI-compatible server that needs no key (the SDK insists on some value).
 NO_KEY = "no-key-needed"
+#: Longest the check before a run waits for an endpoint's model list; a server slower than that
+#: (busy with another client's generation, say) is left to the run's own calls and their retries.
+CHECK_TIMEOUT_S = 10.0
 
 EndpointKey = tuple[str, str | None, str | None]
 
@@ -48,6 +52,8 @@ class Connections:
         self._sleep = sleep
         self._secrets: set[str] = set()
         self._endpoints: dict[EndpointKey, Endpoint] = {}
+        #: Per endpoint, the first model's settings and the key variable it was opened with (for `check`).
+        self._opened_for: dict[EndpointKey, tuple[ModelSettings, str | None]] = {}
         self._models: dict[ModelSettings, LimitedChatModel] = {}
 
     def model(self, settings: ModelSettings) -> ChatModel:
@@ -61,6 +67,7 @@ class Connections:
         if endpoint is None:
             endpoint = self._open(settings, variable)
             self._endpoints[key] = endpoint
+            self._opened_for[key] = (settings, variable)
         model = LimitedChatModel(settings, endpoint, variable)
         self._models[settings] = model
         return model
@@ -83,7 +90,42 @@ class Connections:
         else:
             transport = OpenAIChat(settings.provider, settings.base_url, api_key)
         return Endpoint(transport, self.limits_for(settings), secrets=self._secrets,
-                        rng=self._jitter, clock=self._clock, sleep=self._sleep)
+                        rng=self._jitter, clock=self._clock, sleep=self._sleep, url=server_url(settings))
+
+    async def check(self) -> None:
+        """Ask every endpoint opened so far for its model list, all at once, before anything is
+        played: ConfigError, one line, for a key the server refuses (naming the variable the key
+        was read from, or saying that none is named and how to name one), for nothing answering at
+        the address (naming it) or for a used-up quota. Anything else (a server that lists no models,
+        a slow or busy one, a passing error) is left to the run's own calls and their retries."""
+        found = await asyncio.gather(*(self._check(key) for key in list(self._endpoints)))
+        problems = [problem for problem in found if problem]
+        if problems:
+            raise ConfigError("; ".join(problems))
+
+    async def _check(self, key: EndpointKey) -> str | None:
+        endpoint = self._endpoints[key]
+        settings, variable = self._opened_for[key]
+        timeout = min(CHECK_TIMEOUT_S, settings.timeout_s)
+        try:
+            await endpoint.transport.list_models(timeout)
+        except Exception as exc:  # noqa: BLE001 - every SDK failure is classified; most are left to the run
+            failure = classify(exc, timeout_s=timeout)
+        else:
+            return None
+        if not failure.lasting or failure.message.startswith("HTTP 404"):  # 404: a server without the list
+            return None
+        where = f"{settings.provider} model {settings.model!r} at {endpoint.url}"
+        if refused_key(failure.message) and variable:
+            text = f"{where}: the server refused the key in the environment variable {variable} ({failure.message})"
+        elif refused_key(failure.message):
+            text = (f"{where}: the server asks for a key and none was sent, as no key variable is named "
+                    f"({failure.message}): {NAME_A_KEY}")
+        elif failure.message.startswith("cannot connect"):
+            text = f"{settings.provider} model {settings.model!r}: {with_url(failure.message, endpoint.url)}"
+        else:
+            text = f"{where}: {failure.message}"
+        return endpoint.scrub(" ".join(text.split()))  # one line, whatever the server's message holds
 
     def _read_key(self, settings: ModelSettings, variable: str | None) -> str:
         if variable is None:
@@ -118,6 +160,11 @@ class Connections:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def server_url(settings: ModelSettings) -> str:
+    """Where the model's requests go: its base_url, or its provider's own API."""
+    return settings.base_url or (ANTHROPIC_URL if settings.provider == "anthropic" else OPENAI_URL)
 
 
 def key_variable(settings: ModelSettings) -> str | None:

@@ -31,6 +31,10 @@ class Transport(Protocol):
     async def send(self, settings: ModelSettings, messages: Sequence[Message],
                    schema: Mapping[str, Any] | None = None) -> Answer: ...
 
+    async def list_models(self, timeout_s: float) -> None:
+        """One cheap request proving the key and the server (the check before a run)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -63,8 +67,9 @@ class Endpoint:
     """
 
     def __init__(self, transport: Transport, limits: ProviderLimits, *, secrets: set[str],
-                 rng: random.Random, clock: Clock, sleep: Sleep):
+                 rng: random.Random, clock: Clock, sleep: Sleep, url: str = ""):
         self.transport = transport
+        self.url = url  # where the requests go, for messages
         self.limits = limits
         self.clock = clock
         self.sleep = sleep

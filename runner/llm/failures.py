@@ -96,6 +96,31 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
     return Failure(f"unexpected error: {type(exc).__name__}: {exc}", retryable=False)
 
 
+#: How a key variable is named, for a server that asks for a key none was sent for.
+NAME_A_KEY = "name the variable holding the key with --key-env VAR, or api_key_env = \"VAR\" in the agent's table"
+
+
+def refused_key(message: str) -> bool:
+    """Whether a failure's message is a server refusing the key (HTTP 401 or 403)."""
+    return message.startswith(("HTTP 401", "HTTP 403"))
+
+
+def key_hint(message: str, variable: str | None) -> str:
+    """What to do about a refused key, to follow the failure's message ("" for any other failure):
+    the variable the key was read from, or, when none was named (no key was sent), how to name one."""
+    if not refused_key(message):
+        return ""
+    if variable:
+        return f" (check the key in the environment variable {variable})"
+    return f" (no key was sent, as no key variable is named: {NAME_A_KEY})"
+
+
+
+def with_url(message: str, url: str) -> str:
+    """A failure's message naming the address where nothing answers, when that is the failure."""
+    return message.replace("cannot connect:", f"cannot connect to {url}:", 1) if url else message
+
+
 #: Name-resolution errors that say the host does not exist.
 _NO_SUCH_HOST = frozenset(code for name in ("EAI_NONAME", "EAI_NODATA") if (code := getattr(socket, name, None)))
 

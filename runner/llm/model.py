@@ -7,7 +7,7 @@ from typing import Any
 
 from runner.llm.answer import Answer
 from runner.llm.endpoint import Endpoint, estimate_tokens
-from runner.llm.failures import Failure, classify
+from runner.llm.failures import Failure, classify, key_hint, with_url
 from runner.llm.types import Completion, Message, ModelSettings
 
 ROLES = ("system", "user", "assistant")
@@ -89,9 +89,8 @@ class LimitedChatModel:
 
     def _error_text(self, failure: Failure, retries: int) -> str:
         """The final error as recorded: which model, what happened, after how many retries; no secrets."""
-        text = f"{self.settings.provider} model {self.settings.model!r}: {failure.message}"
-        if failure.message.startswith(("HTTP 401", "HTTP 403")) and self._key_variable:
-            text += f" (check the key in the environment variable {self._key_variable})"
+        text = (f"{self.settings.provider} model {self.settings.model!r}: {with_url(failure.message, self.endpoint.url)}"
+                f"{key_hint(failure.message, self._key_variable)}")
         if retries:
             text += f" (gave up after {retries} retr{'y' if retries == 1 else 'ies'})"
         return self.endpoint.scrub(text)

@@ -123,6 +123,11 @@ class OpenAIChat:
                                                     "cached_tokens", None)),
         )
 
+    async def list_models(self, timeout_s: float) -> None:
+        """One cheap request that needs both the key and the server: the model list (GET /models,
+        which OpenAI, vLLM, Ollama, llama.cpp's servers and most others answer)."""
+        await self.client.models.list(timeout=timeout_s)
+
     async def aclose(self) -> None:
         await self.client.close()
 

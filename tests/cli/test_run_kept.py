@@ -154,3 +154,55 @@ def test_a_record_that_cannot_be_written_is_said(tmp_path):
     assert result.exit_code == 0, result.output
     assert "2 game(s) written now could not be noted in the record" in result.stderr
     assert len(replays(tmp_path / "out")) == 2  # the games themselves are written all the same
+
+
+# -- a suite's row: `run --suite` refuses a folder holding another owner's replays ------------------
+
+MAINTAINERS = "maint <maint@example.org>"
+ROW = "ranked-1-builtin-scripted"
+
+
+def suite_row(out: Path, machine: Path, *extra: str) -> Result:
+    """`gamenight run --suite ranked` of the built-in reference row (no model: nothing to check but the folder)."""
+    return CliRunner().invoke(main, ["run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(out),
+                                     "--cache-dir", str(machine), *extra])
+
+
+@pytest.fixture
+def maintainers_row(tmp_path: Path, repo: Path) -> tuple[Path, str]:
+    """Stage 1 of a row played on the maintainers' machine and committed by them."""
+    out = repo / "replays" / ROW
+    assert suite_row(out, tmp_path / "maintainers").exit_code == 0
+    return out, commit(repo, "Play the reference row", author=MAINTAINERS)
+
+
+def test_a_suite_row_of_another_owner_is_refused_and_left_as_it_is(tmp_path, repo, maintainers_row):
+    out, short = maintainers_row
+    git(repo, "config", "user.email", "alice@example.org")  # a contributor's clone
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    refused = suite_row(out, tmp_path / "alice", "--stages", "2")
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    [line] = [line for line in refused.output.splitlines() if line.startswith("Error:")]
+    assert line.startswith(f"Error: cannot start: {out} holds 23 replays of another owner (23 added by commit {short} "
+                           f"'Play the reference row' by {MAINTAINERS}): no run on this machine wrote them")
+    assert "--label NAME (it writes replays/ranked-1-NAME/)" in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # not a byte changed, the plan neither
+
+
+def test_its_owner_grows_the_row_from_another_machine(tmp_path, repo, maintainers_row):
+    out, _ = maintainers_row
+    git(repo, "config", "user.email", "Maint@Example.org")  # the committer's address, in any case
+    grown = suite_row(out, tmp_path / "maintainers-laptop", "--stages", "2")
+    assert grown.exit_code == 0, grown.output
+    assert len(list(out.glob("*.jsonl"))) == 46
+
+
+def test_a_suite_row_holding_games_copied_in_is_refused(tmp_path, repo):
+    out = repo / "replays" / ROW
+    assert suite_row(out, tmp_path / "elsewhere").exit_code == 0  # played on another machine, never committed
+    git(repo, "config", "user.email", "alice@example.org")
+    refused = suite_row(out, tmp_path / "alice", "--stages", "2")
+    assert refused.exit_code == 1 and "holds 23 replays of another owner (23 not committed to git" in refused.output
+    assert len(list(out.glob("*.jsonl"))) == 23
+    mine = suite_row(out, tmp_path / "elsewhere", "--stages", "2")  # the machine that wrote them grows its row
+    assert mine.exit_code == 0, mine.output

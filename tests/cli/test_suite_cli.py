@@ -158,9 +158,11 @@ def test_a_budget_needs_a_price(tmp_path):
 
 
 def test_a_budget_too_small_for_one_stage_plays_nothing(tmp_path):
-    result = invoke("run", "--suite", "ranked", "--model", "openai:gpt-4o", "--price", "1000/1000", "--budget",
-                    "0.5", "--out", str(tmp_path / "x"), env={})
+    with FakeOpenAI(legal_reply) as server:  # the model's server is checked before the stage is priced
+        result = invoke("run", "--suite", "ranked", "--model", f"openai_compatible:test-model@{server.base_url}",
+                        "--price", "1000/1000", "--budget", "0.5", "--out", str(tmp_path / "x"), env={})
     assert result.exit_code == 0, result.output
+    assert server.calls == 0 and len(server.listings) == 1
     assert re.search(r"stopped: stage 1 \(about USD [\d,.]+ by the dry run\) would pass the budget of USD 0.50",
                      result.output)
     assert not list((tmp_path / "x").glob("*.jsonl"))

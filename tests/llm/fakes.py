@@ -6,7 +6,10 @@ normal reply ending with "stop"; a `Reply` sets the finish, usage, model id or a
 body (see `rate_limited`, `server_error`, `unauthorized`, `malformed_json`). `latency_s` adds a
 fixed delay to every answer. `answering(decide)` replies in gamenight's `ANSWER: <json>` form
 with whatever action `decide` picks from the conversation. Every request is recorded with its
-headers, and the servers count requests in flight so tests can check concurrency limits.
+headers, and the servers count requests in flight so tests can check concurrency limits. Both also
+answer `GET /v1/models` (the model list, which `gamenight run` asks for before it plays, holding
+the server's key to the same test), recorded apart in `listings`; `models=False` plays a server
+without that route.
 
     with FakeOpenAI(sequence(rate_limited(0.2), "hello")) as server:
         settings = ModelSettings("openai_compatible", "m", base_url=server.base_url)
@@ -193,9 +196,12 @@ class _FakeServer(ABC):
 
     path = ""
 
-    def __init__(self, script: Script, *, latency_s: float = 0.0, port: int = 0, key: str | None = None):
+    def __init__(self, script: Script, *, latency_s: float = 0.0, port: int = 0, key: str | None = None,
+                 models: bool = True):
         self.script = script
         self.key = key                    # when set, a request without this key gets the API's 401
+        self.models = models              # whether GET /v1/models answers (else 404, as some servers do)
+        self.listings: list[Recorded] = []  # the GET requests (the model list), apart from the calls
         self.latency_s = latency_s
         self.wanted_port = port           # 0: any free port
         self.requests: list[Recorded] = []
@@ -230,7 +236,7 @@ class _FakeServer(ABC):
                 server._handle(self)
 
             def do_GET(self) -> None:
-                server._send_json(self, 404, server.error_body(404, "not found", {}), {})
+                server._list(self)
 
             def log_message(self, *args: Any) -> None:
                 pass  # keep test output clean
@@ -301,6 +307,22 @@ class _FakeServer(ABC):
             pass  # the client gave up (a timeout): nothing left to answer
         finally:
             self._leave(handler)
+
+    def _list(self, handler: BaseHTTPRequestHandler) -> None:
+        """`GET /v1/models`: the API's model list, behind the same key as the calls."""
+        with self._lock:
+            self.listings.append(Recorded("GET", handler.path, {k.lower(): v for k, v in handler.headers.items()},
+                                          None, b"", len(self.listings), time.monotonic()))
+        if not self.models or handler.path.split("?")[0] != "/v1/models":
+            self._send_json(handler, 404, self.error_body(404, f"no route {handler.path}", {}), {})
+        elif self.key is not None and self.presented_key(handler.headers) != self.key:
+            self._send_json(handler, 401, self.error_body(401, self.bad_key_message, {}), {})
+        else:
+            self._send_json(handler, 200, self.models_body(), {})
+
+    @abstractmethod
+    def models_body(self) -> dict[str, Any]:
+        """The API's JSON for the model list."""
 
     def _leave(self, handler: BaseHTTPRequestHandler) -> None:
         """Stop counting a request as in flight (once), just before its answer goes out.
@@ -548,6 +570,10 @@ class FakeOpenAI(_FakeServer):
     def extra_headers(self) -> dict[str, str]:
         return {"x-request-id": "req_fake"}
 
+    def models_body(self) -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": "fake-model", "object": "model", "created": 1_700_000_000,
+                                            "owned_by": "fake"}]}
+
 
 class FakeAnthropic(_FakeServer):
     """`POST /v1/messages` answering like the Anthropic Messages API.
@@ -593,6 +619,11 @@ class FakeAnthropic(_FakeServer):
     @property
     def base_url(self) -> str:
         return self.root  # the SDK appends /v1/messages itself
+
+    def models_body(self) -> dict[str, Any]:
+        return {"data": [{"type": "model", "id": "claude-fake", "display_name": "Claude Fake",
+                          "created_at": "2026-01-01T00:00:00Z"}],
+                "has_more": False, "first_id": "claude-fake", "last_id": "claude-fake"}
 
     def reply_body(self, reply: Reply, request: dict[str, Any], call: int) -> dict[str, Any]:
         stop = {"stop": "end_turn", "length": "max_tokens"}.get(reply.finish, reply.finish)

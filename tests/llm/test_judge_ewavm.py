@@ -407,6 +407,21 @@ def test_bad_judge_settings_give_a_clear_error(tmp_path, monkeypatch, args, env,
     assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
 
 
+def test_the_judge_reads_its_key_from_key_env_and_is_checked_before_it_judges(tmp_path):
+    files = werewolf_replays(tmp_path / "r", count=1)
+    before = files[0].read_bytes()
+    with FakeOpenAI(judging_script, key=KEY) as server:
+        toml = tournament_file(tmp_path, server.base_url)
+        args = ["judge", str(files[0]), "--judge", "j", "--tournament", str(toml), "--key-env", "OTHER_JUDGE_KEY"]
+        wrong = CliRunner().invoke(main, args, env={"JUDGE_KEY": KEY, "OTHER_JUDGE_KEY": "not-it-0123456789abcdef"})
+        refused_calls, untouched = server.calls, files[0].read_bytes() == before
+        right = CliRunner().invoke(main, args, env={"OTHER_JUDGE_KEY": KEY})
+    assert wrong.exit_code == 1 and refused_calls == 0 and untouched
+    assert "refused the key in the environment variable OTHER_JUDGE_KEY" in wrong.output
+    assert right.exit_code == 0, right.output
+    assert len(judge_lines(files[0])) == PER_GAME and KEY.encode() not in files[0].read_bytes()
+
+
 def test_invalid_replays_are_skipped_with_the_reason(tmp_path):
     files = werewolf_replays(tmp_path / "r", count=1)
     broken = tmp_path / "r" / files[0].name
