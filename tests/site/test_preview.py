@@ -80,6 +80,7 @@ def test_the_branchs_row_is_the_builders_marked_not_merged(sites):
     assert ">by you (not merged)</span>" in exhibition and "Not merged: this row comes from games of your" in exhibition
     home = (sites["branch"] / "index.html").read_text(encoding="utf-8")
     assert f"{len(sites['games'])} games not merged</strong> (commits not on main; not committed)" in home
+    assert "Every merged game here was played by the maintainers" in home
     assert "commits not on main" in sites["output"] and "not merged" in sites["output"]
 
 
