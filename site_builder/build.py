@@ -78,6 +78,8 @@ class BuildReport:
     site_files: int = 0        # files in the built site
     largest_file: str = ""     # its largest file (relative path) and that file's bytes
     largest_file_bytes: int = 0
+    unmerged: int = 0          # games not on the base of a preview: shown as the builder's rows, "not merged"
+    unmerged_why: list[str] = field(default_factory=list)  # why ("commits not on origin/main", "not committed")
 
 
 def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
@@ -274,7 +276,8 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
                seed: int = DEFAULT_SEED, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
-               magic_reading: str = "paper", prices: PriceTable | None = None) -> BuildReport:
+               magic_reading: str = "paper", prices: PriceTable | None = None,
+               base: str | None = None, find_base: bool = True) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
@@ -282,7 +285,10 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     game follows from its seed (runner/rerun/derive.py): only for test corpora dealt by hand,
     never for a published site. `magic_reading` ("paper" or "reference") is the MAgIC reading the
     pages headline; the other is a tap away on every page that shows MAgIC numbers. `prices` is
-    the price table of the model rows' cost (default: the shipped runner/prices.toml).
+    the price table of the model rows' cost (default: the shipped runner/prices.toml). `base` (a
+    revision; with `find_base`, when None, the default branch of the current branch's upstream,
+    sources.upstream_base) makes the build a preview of a merge into it: a game not on the base is
+    the builder's, marked "not merged", never the maintainers' (site_builder/sources.py).
     """
     if submissions not in ("include", "exclude"):
         raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
@@ -296,9 +302,12 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     tick = time.perf_counter()
     replay_paths = list(replay_paths)
     files = [str(f) for f in iter_replay_files(replay_paths)]
-    of_file = sources.sources(files)
+    try:
+        of_file = sources.sources(files, base, find_base=find_base)
+    except sources.BaseError as err:
+        raise BuildError(str(err)) from None
     if submissions == "exclude":
-        files = [f for f in files if not of_file[f].community]
+        files = [f for f in files if not of_file[f].contributed]
     phases["sources from git"] = time.perf_counter() - tick
     tick = time.perf_counter()
     # With every file wanted, the loader walks the folders again (a listing per folder) rather
@@ -318,8 +327,9 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
     results["corpus"]["sources"] = sources.summary(
         of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
-        excluded=sum(1 for s in of_file.values() if s.community) if submissions == "exclude" else 0,
-        repo_url=repo_url)
+        excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
+        excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
+        if submissions == "exclude" else 0, repo_url=repo_url)
     agent_sources = sources.by_agent(corpus.games, of_game, repo_url)
     for agent in results["agents"]:
         agent["sources"] = agent_sources.get(agent["key"], [])
@@ -366,7 +376,9 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                        site_bytes=figures.bytes,
                        seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
                        games=len(corpus.games), invalid_replays=corpus.invalid_replays,
-                       duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases)
+                       duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases,
+                       unmerged=sum(1 for s in of_game.values() if s.kind == sources.UNMERGED),
+                       unmerged_why=results["corpus"]["sources"]["unmerged"])
 
 
 def _set_aside_replay_data(site: Path, aside: Path) -> Path:

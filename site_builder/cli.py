@@ -85,14 +85,18 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
 
 
 def _summary(report) -> str:
-    """One line on what a build produced."""
-    return (f"built {report.pages} page(s) and {report.replay_files} replay data file(s) from "
+    """What a build produced, and the games it shows as not merged."""
+    line = (f"built {report.pages} page(s) and {report.replay_files} replay data file(s) from "
             f"{report.games} game(s): {report.site_bytes / 1e6:.1f} MB in {report.site_files:,} files "
             f"(largest {report.largest_file}, {report.largest_file_bytes / 1e6:.2f} MB) in {report.seconds:.1f}s")
+    if report.unmerged:
+        line += (f"\n{report.unmerged} game(s) not merged ({'; '.join(report.unmerged_why)}): shown as your rows, "
+                 "marked \"not merged\", never as the maintainers'")
+    return line
 
 
 def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None,
-           magic_reading="paper", prices_path=None):
+           magic_reading="paper", prices_path=None, base=None):
     """Build the site, turning build problems into a clear click error."""
     from site_builder.build import BuildError, build_site, default_repo_url
     from site_builder.viewer.files import ReplayDataError
@@ -100,7 +104,7 @@ def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="inclu
     try:
         report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
                             submissions=submissions, repo_url=repo_url or default_repo_url(),
-                            magic_reading=magic_reading, prices=_price_table(prices_path))
+                            magic_reading=magic_reading, prices=_price_table(prices_path), base=base)
     except (BuildError, ReplayDataError) as err:
         raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
@@ -127,6 +131,12 @@ _site_options = [
     click.option("--repo-url", metavar="URL",
                  help="The repository's https address, for links to pull requests (default in GitHub "
                       "Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)."),
+    click.option("--base", metavar="REV",
+                 help="Preview a merge into REV (e.g. origin/main): every game not on it (added by commits that are "
+                      "not on REV, or not committed) is shown as your row, marked \"not merged\", never as the "
+                      "maintainers', so no headline reads it. Default: the default branch of the current branch's "
+                      "upstream remote (origin/main for a branch of origin), or the upstream itself; none without "
+                      "an upstream (every committed game is then read from the checked-out history)."),
     click.option("--magic-reading", type=click.Choice(MAGIC_READINGS), default="paper", show_default=True,
                  help="The MAgIC reading the site headlines (leaderboards, radars, metric and agent pages): "
                       "the paper's formulas or the authors' reference script; every page with MAgIC numbers "
@@ -149,7 +159,8 @@ def site_options(command):
 @click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
               help="Append the site's size, or why it was refused, to this Markdown file (a CI job summary).")
 @_prices_option
-def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, site_url, summary, prices_path):
+def build(paths, site, cache, no_cache, seed, submissions, repo_url, base, magic_reading, site_url, summary,
+          prices_path):
     """Build the static leaderboard site from replays (default: the replays/ folder).
 
     Scores every replay (validated and re-simulated), renders the pages and charts, runs
@@ -161,7 +172,7 @@ def build(paths, site, cache, no_cache, seed, submissions, repo_url, magic_readi
                                  param_hint="--site-url")
     try:
         _build(paths or (_default_replays(),), site, cache, no_cache, seed, site_url, submissions, repo_url,
-               magic_reading, prices_path)
+               magic_reading, prices_path, base)
     except click.ClickException as err:
         if summary:
             _append(summary, f"### Site not built\n\n{_markdown_text(err.message)}\n")
@@ -187,7 +198,7 @@ def _markdown_text(text: str) -> str:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
-def serve(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, port, no_build):
+def serve(paths, site, cache, no_cache, seed, submissions, repo_url, base, magic_reading, port, no_build):
     """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
     if no_build and not (site / "index.html").is_file():
         raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
@@ -199,7 +210,7 @@ def serve(paths, site, cache, no_cache, seed, submissions, repo_url, magic_readi
         # Built for the address it is served at, so Material's instant page changes work.
         try:
             _build(paths or (_default_replays(),), site, cache, no_cache, seed,
-                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url, magic_reading)
+                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url, magic_reading, base=base)
         except BaseException:
             server.server_close()
             raise

@@ -16,6 +16,13 @@ request's title is free text):
 - anything else (a pushed commit, an octopus merge, a subject that fits the other kind): the
   maintainers.
 
+A build of a branch before it is merged (a contributor's preview) names the **base** the branch
+is to be merged into (`gamenight build --base origin/main`, or the default branch of the current
+branch's upstream remote): each file the base holds as it is in the working tree then has its
+source on the base's history, and every other file (added or changed by commits that are not on
+the base, or not committed) is UNMERGED: a contributor's, not the maintainers', whoever committed
+it, since only a merge makes a file the maintainers'.
+
 Rebase merges cannot be told from a maintainer's commit, so the repository merges submissions with
 merge commits or squash (docs/maintainers.md). `Source.owner` is the identity that owns a source's
 rows; `deleted_paths` and `first_added_by` give the pull-request check what main once deleted and
@@ -39,6 +46,11 @@ MAINTAINERS = "maintainers"      # committed to main by someone with push access
 PULL_REQUEST = "pull_request"    # added by a merged pull request: a community submission
 LOCAL = "local"                  # not committed, or changed since: the builder's own files
 UNKNOWN = "unknown"              # no usable git history (not a checkout, or a shallow clone)
+UNMERGED = "unmerged"            # not on the base a preview names: the builder's submission, not yet merged
+#: The owner of UNMERGED files: whoever builds the preview (never the maintainers, never a pull request's).
+UNMERGED_OWNER = "not merged"
+#: How the pages name that owner.
+UNMERGED_LABEL = "you (not merged)"
 
 # A GitHub login: 1-39 alphanumerics and single hyphens, no hyphen at either end.
 _LOGIN = r"(?=[A-Za-z0-9-]{1,39}(?![A-Za-z0-9-]))[A-Za-z0-9](?:-?[A-Za-z0-9])*"
@@ -84,6 +96,11 @@ class Source:
         return self.kind == PULL_REQUEST
 
     @property
+    def contributed(self) -> bool:
+        """Not the maintainers' games: a merged pull request's, or a branch's not merged yet."""
+        return self.kind in (PULL_REQUEST, UNMERGED)
+
+    @property
     def _name(self) -> str:
         """The display name as shown: cleaned, no leading @ (it would read as a login)."""
         return _display_name(self.author or "")
@@ -101,7 +118,10 @@ class Source:
         """A stable identity for who owns this source's rows: "maintainers" (also for local and
         unknown files: the builder's own), "id:NUMBER" (a GitHub account: a renamed login keeps its
         rows, and an account that takes a freed login gets none of them), "@login" (lower case:
-        a merge commit or an old no-reply address, which name no number), "email:..." or "name:..."."""
+        a merge commit or an old no-reply address, which name no number), "email:..." or "name:...";
+        UNMERGED_OWNER for files not on a preview's base."""
+        if self.kind == UNMERGED:
+            return UNMERGED_OWNER
         if self.kind != PULL_REQUEST:
             return "maintainers"
         if self.login and self.account is not None:
@@ -117,6 +137,8 @@ class Source:
     @property
     def owner_label(self) -> str:
         """The owner for messages: the maintainers, @login or the quoted display name."""
+        if self.kind == UNMERGED:
+            return UNMERGED_LABEL
         return self._by if self.kind == PULL_REQUEST else "the maintainers"
 
     @property
@@ -127,6 +149,8 @@ class Source:
             return "the maintainers"
         if self.kind == LOCAL:
             return "local files (not committed)"
+        if self.kind == UNMERGED:
+            return f"you, not merged ({self.note})" if self.note else "you, not merged"
         return f"unknown ({self.note})" if self.note else "unknown"
 
     def to_json(self, repo_url: str | None = None) -> dict[str, Any]:
@@ -282,8 +306,60 @@ def _changed(root: Path) -> set[str]:
     return changed
 
 
-def sources(files: Iterable[str | os.PathLike[str]]) -> dict[str, Source]:
-    """The source of each replay file, keyed by the path as given."""
+class BaseError(ValueError):
+    """The base a preview names is not a commit of the repository."""
+
+
+def upstream_base(root: Path) -> str | None:
+    """The base a branch is to be merged into, from its upstream: the default branch of the
+    upstream's remote (`origin/HEAD`, i.e. origin/main, when git knows it: a branch pushed to
+    origin/my-branch is still merged into main), else the upstream itself; None for a branch
+    without upstream, or a detached HEAD."""
+    branch = (_git(root, "symbolic-ref", "-q", "HEAD") or "").strip()
+    if not branch:
+        return None
+    upstream = (_git(root, "for-each-ref", "--format=%(upstream:short)", branch) or "").strip()
+    remote = (_git(root, "for-each-ref", "--format=%(upstream:remotename)", branch) or "").strip()
+    if not upstream:
+        return None
+    if remote and remote != ".":
+        default = (_git(root, "symbolic-ref", "-q", "--short", f"refs/remotes/{remote}/HEAD") or "").strip()
+        if default:
+            return default
+    return upstream
+
+
+def _base_commit(root: Path, base: str, found: bool = False) -> str:
+    """The commit of `base` in `root`; `found`: the base came from the branch's upstream."""
+    if base.startswith("-"):
+        raise BaseError(f"--base {base!r}: not a revision")
+    commit = (_git(root, "rev-parse", "--verify", "-q", f"{base}^{{commit}}") or "").strip()
+    if not commit and found:
+        raise BaseError(f"the current branch's upstream gives the base {base!r}, which is not a commit of the "
+                        f"repository {root}: fetch it, or name the base with --base REV")
+    if not commit:
+        raise BaseError(f"--base {base!r} is not a commit of the repository {root} (fetch it first, e.g. "
+                        "git fetch origin main)")
+    return commit
+
+
+def _differs(root: Path, commit: str) -> set[str]:
+    """The replay files of the working tree that are not as `commit` holds them (relative to root):
+    added, changed (committed or not) or deleted since."""
+    out = _git(root, "-c", "core.quotePath=false", "diff", "--no-renames", "--name-only", "-z", commit, "--",
+               ":(top)*.jsonl")
+    if out is None:
+        raise HistoryError(f"git diff {commit} failed in {root}")
+    return {p for p in out.split("\0") if p}
+
+
+def sources(files: Iterable[str | os.PathLike[str]], base: str | None = None, *,
+            find_base: bool = False) -> dict[str, Source]:
+    """The source of each replay file, keyed by the path as given.
+
+    `base` (a revision; with `find_base`, when None, the one `upstream_base` finds) makes this a
+    preview of a merge into it: a file the base holds as the working tree does has its source on
+    the base's history, every other one is UNMERGED. Raises BaseError if the base is no commit."""
     result: dict[str, Source] = {}
     by_root: dict[Path | None, list[tuple[str, Path]]] = {}
     roots: dict[Path, Path | None] = {}
@@ -301,14 +377,23 @@ def sources(files: Iterable[str | os.PathLike[str]]) -> dict[str, Source]:
             result.update({name: Source(UNKNOWN, note="shallow git history: fetch it whole")
                            for name, _ in members})
             continue
-        added, changed = added_by(root), _changed(root)
+        merge_into = base if base is not None or not find_base else upstream_base(root)
+        changed = _changed(root)
+        if merge_into is None:
+            added, unmerged = added_by(root), set()
+        else:
+            commit = _base_commit(root, merge_into, found=base is None)
+            added, unmerged = added_by(root, commit), _differs(root, commit) | changed
         for name, path in members:
             try:
                 relative = path.resolve().relative_to(root).as_posix()
             except ValueError:
                 result[name] = Source(UNKNOWN, note="outside the git checkout")
                 continue
-            if relative in changed or relative not in added:
+            if merge_into is not None and (relative in unmerged or relative not in added):
+                why = "not committed" if relative in changed else f"commits not on {merge_into}"
+                result[name] = Source(UNMERGED, note=why)
+            elif relative in changed or relative not in added:
                 result[name] = Source(LOCAL)
             else:
                 result[name] = added[relative]
@@ -316,8 +401,9 @@ def sources(files: Iterable[str | os.PathLike[str]]) -> dict[str, Source]:
 
 
 def summary(by_game: Mapping[str, Source], tournaments: Mapping[str, str], *, exclude: bool = False,
-            excluded: int = 0, repo_url: str | None = None) -> dict[str, Any]:
-    """What a scored corpus holds, by source: counts, tournaments and pull requests (for the pages)."""
+            excluded: int = 0, excluded_unmerged: int = 0, repo_url: str | None = None) -> dict[str, Any]:
+    """What a scored corpus holds, by source: counts, tournaments and pull requests (for the pages);
+    `excluded` games were left out (`exclude`), `excluded_unmerged` of them not merged."""
     counts: dict[str, int] = {}
     requests: dict[int, dict[str, Any]] = {}
     maintained: dict[str, int] = {}
@@ -339,6 +425,9 @@ def summary(by_game: Mapping[str, Source], tournaments: Mapping[str, str], *, ex
         "pull_requests": [requests[n] for n in sorted(requests)],
         "submissions": "excluded" if exclude else "included",
         "excluded_games": excluded,
+        "excluded_unmerged": excluded_unmerged,
+        # Why games are not merged ("commits not on origin/main", "not committed"): a preview's.
+        "unmerged": sorted({s.note for s in by_game.values() if s.kind == UNMERGED and s.note}),
     }
 
 

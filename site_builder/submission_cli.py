@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,7 +20,8 @@ from site_builder.git import GitError, Repo
 from site_builder.ownership import OwnerError
 from site_builder.scoring.judges import label as judge_label
 from site_builder.submission.check import Submission, added_games, check_submission, submitted_agents
-from site_builder.submission.effect import Effect, Standing, leaderboard_effect
+from site_builder.submission.effect import (EXHIBITION, RANKED, Effect, EffectRow, Standing, game_title,
+                                           leaderboard_effect)
 from site_builder.submission.secret_scan import redact_secrets
 
 #: The scorer's cache (the same file `gamenight score` uses by default).
@@ -320,51 +322,95 @@ def _judges(submission: Submission) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _standing(s: Standing | None, what: str) -> str:
+def _change(before: str | None, after: str | None) -> str:
+    """A cell after the merge, with what it was before when that differs ("—": not on the board)."""
+    if before is None or before == after:
+        return escape_markdown(after) if after is not None else "—"
+    return f"{escape_markdown(before)} → {escape_markdown(after) if after is not None else '— (gone)'}"
+
+
+def _rank(s: Standing | None) -> str | None:
     if s is None:
-        return "—"
-    return f"{s.rating:.0f}" if what == "rating" else f"{s.place} of {s.of}"
+        return None
+    return s.rank if s.place or not s.unranked else f"not ranked ({s.unranked})"
 
 
-def _change(before: Standing | None, after: Standing | None, what: str) -> str:
-    text = f"{_standing(before, what)} → {_standing(after, what)}"
-    if before is None or after is None:
-        return text
-    if what == "rating":
-        return f"{text} ({after.rating - before.rating:+.0f})"
-    if before.place != after.place:
-        arrow = "▲" if after.place < before.place else "▼"
-        return f"{text} ({arrow}{abs(before.place - after.place)})"
-    return text
+def _cells(row: EffectRow, *parts: Callable[[Standing], str]) -> str:
+    """The row's cells: its rank, then each of `parts`, after the merge (with the value before)."""
+    cells = [_change(_rank(row.before), _rank(row.after))]
+    cells += [_change(part(row.before) if row.before else None, part(row.after) if row.after else None)
+              for part in parts]
+    return " | ".join(cells)
+
+
+#: Each board's table in the report: its heading columns, and the Standing fields after the rank.
+_TABLES: dict[str, tuple[str, tuple[Callable[[Standing], str], ...]]] = {
+    RANKED: ("| row | rank | tier | score [95%] | games |", (lambda s: s.tier, lambda s: s.shown, lambda s: s.counted)),
+    EXHIBITION: ("| agent | rank | rating [95%] | games |", (lambda s: s.shown, lambda s: s.counted)),
+    "games": ("| game | agent | rank | rating or win rate [95%] | games |", (lambda s: s.shown, lambda s: s.counted)),
+}
+
+
+def _board_table(effect: Effect, which: str) -> list[str]:
+    """The submitter's rows of the ranked board, the exhibition board or (`which` "games") each game's board."""
+    rows = [r for r in effect.rows if r.mine and (r.board == which if which != "games"
+                                                   else r.board not in (RANKED, EXHIBITION))]
+    if not rows:
+        return []
+    head, parts = _TABLES[which]
+    lines = [head, "| --- " * head.count(" | ") + "| --- |"]
+    for row in rows:
+        game = f"| {escape_markdown(game_title(row.board))} " if which == "games" else ""
+        lines.append(f"{game}| {_cell(row.label)} | {_cells(row, *parts)} |")
+    return lines
 
 
 def _effect_section(effect: Effect) -> list[str]:
     lines = ["", "### Effect on the leaderboard", "",
-             ("Rating tables of the board (Bradley–Terry on the Elo scale), for the base corpus and for base + the "
-              "files that passed, built as the site builds them: the maintainers' games make every row that is not "
-              "a contributor's, and your rows are fitted against those ratings held fixed. Place: among the "
-              "maintainers' rows (yours: the place it would take among them). Your rows first; then any other row "
-              "that changed, which the board's design rules out."), ""]
-    if effect.others_changed:
-        lines += [f"> ⚠ **{effect.others_changed} row(s) of others changed** although no submission may move a row "
-                  "it does not own: a fault of the board to report to the maintainers, whatever this pull request "
-                  "holds.", ""]
-    if not effect.rows:
-        lines.append("No rated row of yours: ratings need valid games between at least two different agents.")
+             ("The boards as the site will show them after the merge, made by the site's own code from the base "
+              "corpus and from base + the files that passed: the maintainers' games make every row that is not a "
+              "contributor's, and each of your rows is placed among theirs (the place it would take among them), "
+              "so it moves none of them. **Rank**: the place, and in brackets the range of places its interval "
+              "allows; a value before the merge is shown before an arrow. Intervals are 95%.")]
+    if effect.others_changed or not effect.rest_identical:
+        what = (f"{effect.others_changed} row(s) of others changed" if effect.others_changed
+                else "numbers of others changed")
+        lines += ["", (f"> ⚠ **{what}** although no submission may move a row it does not own: a fault of the "
+                       "board to report to the maintainers, whatever this pull request holds.")]
+    ranked = _board_table(effect, RANKED)
+    lines += ["", "**The ranked board** (the headline: only games of the ranked suite count there)", ""]
+    if ranked:
+        lines += ranked + ["", ("**Tier** \"placed\": a contributor's row is placed among the maintainers' tiers, "
+                                "never in one (the site shows it so). **Games**: the suite games its score rests on.")]
     else:
-        lines += ["| table | agent | rated games | rating | interval after | place | flag |",
-                  "| --- | --- | ---: | --- | --- | --- | --- |"]
-        for row in effect.rows:
-            games = f"{row.before.games if row.before else 0} → {row.after.games if row.after else 0}"
-            shown = row.after or row.before
-            interval = f"[{shown.interval[0]:.0f}, {shown.interval[1]:.0f}]" if shown and shown.interval else "—"
-            flag = "" if row.mine else "⚠ not yours: changed"
-            lines.append(f"| {escape_markdown(row.board)} | {_cell(row.label)} | {games} | "
-                         f"{_change(row.before, row.after, 'rating')} | {interval} | "
-                         f"{_change(row.before, row.after, 'place')} | {flag} |")
+        lines.append("No row of yours: only games of `gamenight run --suite ranked` count there (docs/submit.md); "
+                     "the boards below are exhibitions.")
+    exhibition = _board_table(effect, EXHIBITION)
+    if exhibition:
+        lines += ["", "**The exhibition board** (every tournament, ranked across the rated games)", "", *exhibition]
+    per_game = _board_table(effect, "games")
+    if per_game:
+        lines += ["", "**Each game's board** (the games you add to)", "", *per_game]
+    if not (ranked or exhibition or per_game):
+        lines += ["", "No row of yours on any board: a row needs valid games."]
+    changed = [r for r in effect.rows if not r.mine]
+    if changed:
+        lines += ["", "**⚠ Rows of others that changed** (not yours)", "", "| board | row | before | after |",
+                  "| --- | --- | --- | --- |"]
+        for r in changed:
+            lines.append(f"| {escape_markdown(game_title(r.board))} | {_cell(r.label)} | {_standing(r.before)} | "
+                         f"{_standing(r.after)} |")
     lines += ["", (f"Rows of others compared, before and after: {effect.compared:,}; changed: "
-                   f"{effect.others_changed:,}.")]
+                   f"{effect.others_changed:,}."),
+              " ".join(["Every other number of the results (the results file without your rows):",
+                        "identical." if effect.rest_identical else "⚠ **changed**: a fault of the board."])]
     lines += ["", (f"_Scored the base corpus ({effect.games_before} games) and base + submission "
                    f"({effect.games_after} games) in {effect.seconds:.1f} s: {effect.resimulated} replay(s) "
                    f"re-simulated, {effect.cached} answered by the scorer's cache._")]
     return lines
+
+
+def _standing(s: Standing | None) -> str:
+    if s is None:
+        return "—"
+    return escape_markdown("; ".join(p for p in (_rank(s), s.tier and f"tier {s.tier}", s.shown, s.counted) if p))

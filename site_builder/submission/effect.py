@@ -1,55 +1,78 @@
-"""The effect on the leaderboard: the board scored without and with the accepted files, as the site scores it."""
+"""The effect on the leaderboard: the boards as the site will show them, before and after the merge.
+
+The base corpus, and base + the accepted files, are each scored as `gamenight build` scores them
+(scoring/board.py `assemble_board`: the maintainers' games make the board, each contributor's
+rows are added beside them), and each board's rows are read with the functions the pages are
+rendered from (boards.py: `ranked_rows` for the ranked board, `leaderboard_rows` for the
+exhibition board, `game_ranks` for each game's page), their numbers printed by the pages' own
+filters (labels.py). So the places, ranges, tiers, scores and intervals of the report are the
+ones the site shows after the merge: there is no second way of computing them here.
+
+Containment is checked on the same rows: every row of another owner, on every board, before and
+after (its place, range, tier, numbers and counts); and every other number of the results, which
+`board.without` gives without the submitter's rows.
+"""
 
 from __future__ import annotations
 
-import bisect
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_builder.scoring import board, owners
-from site_builder.scoring.corpus import load
+from runner import games as registry
+from site_builder import boards, labels
+from site_builder.scoring import board, owners, ratings
+from site_builder.scoring.corpus import REFERENCE, load
 from site_builder.scoring.owners import Owner
+from site_builder.scoring.results import DEFAULT_SEED
+from site_builder.scoring.sections import beside
 from site_builder.submission.check import Submission, added_games
 from site_builder.submission.layout import copy_replay
 
+#: The boards of the site a row can stand on, besides one per game (named by the game).
+RANKED = "ranked"
+EXHIBITION = "exhibition"
+
+
 @dataclass(frozen=True)
 class Standing:
-    """An agent's row in one rating table."""
+    """One row of one board, as its page shows it."""
 
-    games: int
-    rating: float  # the rating the table is sorted by (Elo scale)
-    place: int
-    of: int
-    interval: tuple[float, float] | None = None  # its 95% bootstrap interval (before the submission)
+    place: tuple[int, int, int] | None  # place, best and worst place its interval allows; None: not ranked
+    unranked: str | None  # why it has no place, in the page's words
+    shown: str  # its score or rating and interval, printed as the page prints them ("" when none)
+    games: int  # the page's games column of the row
+    tier: str = ""  # the ranked board's tier: a number, or "placed" for a contributor's row
+    counted: str = ""  # what the counts count, in words
+    numbers: tuple[Any, ...] = ()  # the unrounded figures behind `shown` (compared for containment)
+
+    @property
+    def rank(self) -> str:
+        """The place as a board's first column prints it: "2 (1-4)", or "not ranked"."""
+        if self.place is None:
+            return "not ranked"
+        place, best, worst = self.place
+        return f"{place} ({best}{'' if worst == best else f'-{worst}'})"
 
 
 @dataclass(frozen=True)
 class EffectRow:
-    """One agent in one rating table, before and after the submission (None: not in the table)."""
+    """One row of one board, before and after the submission (None: not on the board)."""
 
-    board: str  # "overall" or a game name
-    key: str
-    label: str
+    board: str  # RANKED, EXHIBITION or a game name
+    key: str  # the agent's key, or the ranked row's name
+    label: str  # as the page names it (after the merge)
     before: Standing | None
     after: Standing | None
     mine: bool = True  # the submitter's row (any other row shown is one that changed)
 
-    @property
-    def beyond_interval(self) -> bool:
-        """Whether the submission moves an agent already rated beyond its interval: a reviewer's flag."""
-        if self.before is None or self.after is None or self.before.interval is None:
-            return False
-        low, high = self.before.interval
-        return not low <= self.after.rating <= high
-
 
 @dataclass
 class Effect:
-    """How the rating tables change when the accepted files join the base corpus: the submitter's
-    rows, and every other row that changes (the board is built so that none does)."""
+    """How the boards change when the accepted files join the base corpus: the submitter's rows,
+    and every other row that changes (the board is built so that none does)."""
 
     rows: list[EffectRow]
     games_before: int
@@ -57,33 +80,150 @@ class Effect:
     resimulated: int  # replays re-simulated by the rules engines
     cached: int  # replays answered by the scorer's cache
     seconds: float
-    compared: int = 0  # rows of others in the rating tables, compared before and after
-    others_changed: int = 0  # of those, the rows whose games, rating, interval or place changed
+    compared: int = 0  # rows of others on the boards, compared before and after
+    others_changed: int = 0  # of those, the rows whose place, range, tier, numbers or counts changed
+    #: Whether the results without the submitter's rows (`board.without`) are the same before and after.
+    rest_identical: bool = True
+
+    def of(self, name: str, mine: bool = True) -> list[EffectRow]:
+        """The rows shown of one board (the submitter's, or the others' that changed)."""
+        return [r for r in self.rows if r.board == name and r.mine == mine]
 
 
-#: The seed of the site's bootstrap (site_builder.build), so the intervals are those the board shows.
-INTERVAL_SEED = 2026
+def game_title(name: str) -> str:
+    return registry.get(name).title if name in registry.GAME_MODULES else name
 
 
-def standings(table: Mapping[str, Any]) -> dict[str, Standing]:
-    """Each rated agent's games, rating, interval and place in one table of the board
-    (`scoring.board.rating_board`): a place among the maintainers' rows, the place a contributor's
-    row would take among them (as the site ranks them)."""
-    rows = table.get("agents", [])
-    ours = [r for r in rows if not r.get("owner")]  # sorted best first, as every table is
-    place_of = {r["agent"]: place for place, r in enumerate(ours, start=1)}
-    descending = sorted(-r["rating"] for r in ours)
-    out: dict[str, Standing] = {}
-    for row in rows:
-        place = place_of.get(row["agent"]) or 1 + bisect.bisect_left(descending, -row["rating"])
-        out[row["agent"]] = Standing(row["games"], row["rating"], place, len(ours),
-                                     tuple(row["rating_ci"]) if row.get("rating_ci") else None)
+# -- a board's rows, as the pages show them ----------------------------------------------------
+
+def percent(value: float) -> str:
+    """A share as the ranked board prints it (`(value * 100)|round(1)`, templates/pages/_ranked.j2)."""
+    return f"{round(value * 100, 1)}"
+
+
+def ranked_standing(row: Mapping[str, Any]) -> Standing:
+    """A row of `boards.ranked_rows` as the ranked board shows it (templates/pages/_ranked.j2)."""
+    score = row.get("score")
+    if not score:
+        return Standing(None, row.get("unranked"), "", 0, counted=f"{row['stages']} whole stages")
+    low, high = score["ci"]
+    tier = str(row["tier"]) if row.get("tier") else "placed"
+    stages = f"{row['stages']} whole stage{'' if row['stages'] == 1 else 's'}"
+    return Standing((row["place"], row["best"], row["worst"]), None,
+                    f"{percent(score['value'])}% [{percent(low)}, {percent(high)}]", score["n"], tier,
+                    f"{score['n']:,} games scored, {stages}",
+                    (score["value"], low, high, row["tier"], row["stages"]))
+
+
+def rating_text(rating: Mapping[str, Any]) -> str:
+    """A rating and its interval as a rating cell prints them (macro rating_td, _macros.j2)."""
+    interval = labels.fmt_ci({"ci": rating.get("rating_ci")}, False, 0)
+    return f"{labels.fmt_num(rating['rating'], 0)} {interval}".strip()
+
+
+def rate_text(entry: Mapping[str, Any]) -> str:
+    """A rate and its interval as a rate cell prints them (macro rate_td, _macros.j2)."""
+    return f"{labels.fmt_pct(labels.headline(entry), 1)} {labels.fmt_ci(entry, True, 1)}".strip()
+
+
+def _games(n: int) -> str:
+    return f"{n:,} game{'' if n == 1 else 's'}"
+
+
+def rated_counts(agent: Mapping[str, Any], rated: int) -> str:
+    """What the exhibition board's counts of an agent count: its games, those its rating rests on,
+    and why the others are not rated (a cooperative game has no rating)."""
+    games = agent["games"]
+    unrated = {name: n for name, n in sorted(agent.get("by_game", {}).items()) if ratings.cooperative(name)}
+    said = f"{_games(games)}, {rated:,} rated"
+    why = [f"{game_title(name)} is not rated ({_games(n)}: its seats win or lose together)"
+           for name, n in unrated.items()]
+    rest = games - rated - sum(unrated.values())
+    if rest > 0:
+        why.append(f"{rest:,} left out of the rating (another agent forfeited, or the agent played only itself)")
+    return said + (": " + "; ".join(why) if why else "")
+
+
+def exhibition_standing(row: Mapping[str, Any], agent: Mapping[str, Any]) -> Standing:
+    """A row of `boards.leaderboard_rows` as the exhibition board shows it (exhibition.md.j2)."""
+    rating = row["rating"]
+    shown = rating_text(rating) if rating else "not rated"
+    numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
+    return Standing(row["rank"], row["unranked"], shown, row["games"],
+                    counted=rated_counts(agent, rating["games"] if rating else 0), numbers=numbers)
+
+
+def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] | None,
+                  rating: Mapping[str, Any] | None) -> Standing:
+    """An agent's row of one game's board as the game's page shows it (game.md.j2): its place by
+    the game's rating, or by seat win rate for a cooperative game."""
+    why = None if rank else ("self-play only: no other agent to compare with" if boards.self_play_only(row)
+                             else "no interval")
+    if ratings.cooperative(name):
+        rate = row.get("win_rate")
+        shown = rate_text(rate) if rate else "no data"
+        numbers = (rate["value"], *rate["ci"]) if rate else ()
+        counted = f"{_games(row['games'])}, ranked by seat win rate (not rated: the seats win or lose together)"
+    else:
+        shown = rating_text(rating) if rating else "not rated"
+        numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
+        counted = f"{_games(row['games'])}, {rating['games'] if rating else 0:,} rated"
+    return Standing(rank, why, shown, row["games"], counted=counted, numbers=numbers)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A row of a board: whose it is, how the page names it, and how it stands."""
+
+    owner: str
+    label: str
+    standing: Standing
+
+
+def site_rows(results: Mapping[str, Any]) -> dict[str, dict[str, Shown]]:
+    """Every row of every board the site renders from `results`: RANKED, EXHIBITION and each game
+    played, by agent key (a ranked row by its name), read with the pages' own functions."""
+    refs = labels.agent_refs(results)
+    agents = {a["key"]: a for a in results["agents"]}
+
+    def owner(key: str) -> str:
+        return (agents[key].get("owner") or {}).get("id", REFERENCE)
+
+    out: dict[str, dict[str, Shown]] = {
+        RANKED: {row["row"]: Shown((row.get("owner") or {}).get("id", REFERENCE),
+                                   row["ref"].display if row["ref"] else row["label"], ranked_standing(row))
+                 for row in boards.ranked_rows(results, refs)},
+        EXHIBITION: {row["ref"].key: Shown(owner(row["ref"].key), row["ref"].display,
+                                           exhibition_standing(row, agents[row["ref"].key]))
+                     for row in boards.leaderboard_rows(results, refs)},
+    }
+    for name, table in sorted(results["leaderboards"].items()):
+        if not table:
+            continue
+        ranks = boards.game_ranks(results, name)
+        rated = {r["agent"]: r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])}
+        out[name] = {row["agent"]: Shown(owner(row["agent"]), refs[row["agent"]].display if row["agent"] in refs
+                                         else row["label"],
+                                         game_standing(name, row, ranks.get(row["agent"]), rated.get(row["agent"])))
+                     for row in table["agents"]}
     return out
 
 
+# -- before and after --------------------------------------------------------------------------
+
+def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path) -> tuple[dict[str, Any], Any]:
+    """The results the site builds from the replays under `folders` whose files have the owners
+    `owner_of` (by path), as build.py builds them: (results, the corpus)."""
+    corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
+    corpus = owners.separate(corpus, owner_of)
+    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
+                                   kept=beside(cache_path))
+    return results, corpus
+
+
 def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
-    """Score the base corpus and base + accepted files as the site does (scoring/board.py): the
-    submitter's rows, and every other row of the rating tables compared before and after."""
+    """Score the base corpus and base + accepted files as the site does, and compare the boards:
+    the submitter's rows, and every row of others before and after."""
     started = time.perf_counter()
     for check in submission.accepted:
         assert check.raw is not None
@@ -93,30 +233,37 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
                    for path, source in submission.base_index.owners.files.items()}
     new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
                   for check in submission.accepted}
-    tables = []
-    corpora = []
-    for folders, owner_of in (([base_dir], base_owners), ([base_dir, new_dir], {**base_owners, **new_owners})):
-        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
-        corpus = owners.separate(corpus, owner_of)
-        corpora.append(corpus)
-        tables.append(board.rating_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=INTERVAL_SEED))
-    before, after = corpora
-    mine = {a["key"] for a in tables[1]["agents"] if (a.get("owner") or {}).get("id") == submitter.owner}
-    labels = {a["key"]: a["label"] for t in tables for a in t["agents"]}
+    before, old_corpus = site_results([base_dir], base_owners, cache_path)
+    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path)
+    old, new = site_rows(before), site_rows(after)
+    order = [RANKED, EXHIBITION, *sorted(added_games(submission))]
     rows: list[EffectRow] = []
     compared = changed = 0
-    for name in ["overall", *sorted(added_games(submission))]:
-        old, new = (standings(t["ratings"]["overall"] if name == "overall" else t["ratings"]["by_game"].get(name, {}))
-                    for t in tables)
-        for key in sorted(set(old) | set(new), key=lambda k: (new[k].place if k in new else 0, k)):
-            row = EffectRow(name, key, labels.get(key, key), old.get(key), new.get(key), key in mine)
-            if key in mine:
-                rows.append(row)
+    for name in [*order, *sorted((set(old) | set(new)) - set(order))]:
+        was, now = old.get(name, {}), new.get(name, {})
+        for key in [*now, *(k for k in was if k not in now)]:  # the board's order after the merge
+            then, shown = was.get(key), now.get(key)
+            mine = submitter.owner in {r.owner for r in (then, shown) if r}
+            row = EffectRow(name, key, (shown or then).label, then and then.standing, shown and shown.standing, mine)
+            if mine:
+                if name in order:
+                    rows.append(row)
                 continue
             compared += 1
-            if old.get(key) != new.get(key):
+            if row.before != row.after:
                 changed += 1
                 rows.append(row)
-    resimulated = before.resimulated + after.resimulated
-    return Effect(rows, len(before.games), len(after.games), resimulated,
-                  before.files + after.files - resimulated, time.perf_counter() - started, compared, changed)
+    rest_identical = _without(before, submitter.owner) == _without(after, submitter.owner)
+    resimulated = old_corpus.resimulated + new_corpus.resimulated
+    return Effect(rows, len(old_corpus.games), len(new_corpus.games), resimulated,
+                  old_corpus.files + new_corpus.files - resimulated, time.perf_counter() - started, compared,
+                  changed, rest_identical)
+
+
+def _without(results: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """The results without `owner`'s rows (`board.without`), its ranked rows also left out (the
+    ranked board is compared row by row above)."""
+    rest = board.without(results, owner)
+    ranked = rest.get("ranked") or {}
+    rest["ranked"] = {**ranked, "rows": [r for r in ranked.get("rows", []) if (r.get("owner") or {}).get("id") != owner]}
+    return rest

@@ -424,3 +424,76 @@ def test_ownership_never_reads_a_history_that_could_not_be_read(tmp_path):
     assert sources.added_by(tmp_path) == {}
     with pytest.raises(sources.HistoryError):
         sources.added_by(tmp_path, strict=True)
+
+
+# -- a preview of a branch: what is not on the base is not merged --------------------------------
+
+@pytest.fixture
+def branch(attacks, tmp_path) -> Path:
+    """A clone of `attacks` (origin/HEAD: origin/main) on a branch of origin/main that commits a new
+    replay, changes one of main's and adds one more without committing it."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", f"file://{attacks}", str(clone)], check=True, capture_output=True)
+    git(clone, "checkout", "-q", "-b", "my-row", "origin/main")  # upstream: origin/main
+    commit_file(clone, "mine/new.jsonl", "Merge pull request #3 from alice/mine")  # a title is just a title
+    (clone / "replays" / "t" / "real-merge.jsonl").write_text("changed\n", encoding="utf-8")
+    git(clone, "commit", "-q", "-am", "Change a game of main")
+    (clone / "replays" / "mine" / "loose.jsonl").write_text("loose\n", encoding="utf-8")
+    return clone
+
+
+PREVIEWED = {"mine/new.jsonl": ("unmerged", "you, not merged (commits not on origin/main)", "not merged"),
+             "t/real-merge.jsonl": ("unmerged", "you, not merged (commits not on origin/main)", "not merged"),
+             "mine/loose.jsonl": ("unmerged", "you, not merged (not committed)", "not merged"),
+             "t/fake-merge.jsonl": ("pull_request", "pull request #12 by \"Mallory\"", "email:mallory@example.org"),
+             "builtin/a.jsonl": ("maintainers", "the maintainers", "maintainers")}
+
+
+def previewed(clone: Path, base: str | None = None, **options) -> dict[str, tuple[str, str, str]]:
+    found = sources.sources([clone / "replays" / name for name in PREVIEWED], base, **options)
+    return {name: (s.kind, s.label, s.owner) for name in PREVIEWED for s in [found[str(clone / "replays" / name)]]}
+
+
+def test_a_preview_reads_every_file_not_on_the_base_as_not_merged(branch):
+    assert previewed(branch, "origin/main") == PREVIEWED
+    assert sources.Source(sources.UNMERGED).owner_label == "you (not merged)"
+
+
+def test_without_a_base_the_branchs_commits_read_as_the_maintainers(branch):
+    """What a preview must not do (and what `gamenight build` did before it found a base)."""
+    found = previewed(branch)
+    assert found["mine/new.jsonl"][0] == "maintainers" and found["mine/loose.jsonl"][0] == "local"
+
+
+def test_the_base_is_found_from_the_upstream(branch):
+    assert sources.upstream_base(branch) == "origin/main"
+    assert previewed(branch, find_base=True) == PREVIEWED
+    # Pushed to origin/my-row and tracking it: still merged into the remote's default branch.
+    git(branch, "update-ref", "refs/remotes/origin/my-row", "HEAD")  # as `git push -u origin my-row` leaves it
+    git(branch, "branch", "-q", "--set-upstream-to=origin/my-row")
+    assert sources.upstream_base(branch) == "origin/main"
+    git(branch, "remote", "set-head", "origin", "--delete")  # the default branch not known: the upstream itself
+    assert sources.upstream_base(branch) == "origin/my-row"
+    git(branch, "branch", "-q", "--set-upstream-to=main")  # a local branch tracking main
+    assert sources.upstream_base(branch) == "main"
+    git(branch, "branch", "-q", "--unset-upstream")
+    assert sources.upstream_base(branch) is None
+    assert previewed(branch, find_base=True)["mine/new.jsonl"][0] == "maintainers"
+    git(branch, "checkout", "-q", "--detach")
+    assert sources.upstream_base(branch) is None
+
+
+def test_a_base_that_is_no_commit_is_refused(branch):
+    with pytest.raises(sources.BaseError, match="--base 'origin/nowhere' is not a commit of the repository"):
+        previewed(branch, "origin/nowhere")
+    with pytest.raises(sources.BaseError, match="not a revision"):
+        previewed(branch, "--output=x")
+
+
+def test_an_upstream_that_is_gone_is_a_clear_error(branch):
+    git(branch, "update-ref", "refs/remotes/origin/my-row", "HEAD")
+    git(branch, "branch", "-q", "--set-upstream-to=origin/my-row")
+    git(branch, "remote", "set-head", "origin", "--delete")
+    git(branch, "update-ref", "-d", "refs/remotes/origin/my-row")  # as after the branch was deleted upstream
+    with pytest.raises(sources.BaseError, match="upstream gives the base 'origin/my-row', which is not a commit"):
+        previewed(branch, find_base=True)
