@@ -12,7 +12,6 @@ one-game lineup matchup per deal, with the deal's own seed), which the runner pl
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -22,22 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from runner import games, tomlfile
+from runner.deals import MAX_STAGES, Dealing, NoDraw, first_draw, shipped_suites
+from runner.deals import deal_seed as draw_seed
 from runner.games.base import SetupError, is_int
 from runner.plan import AgentSpec, Matchup, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
-from runner.seeds import rng_for
 from runner.tournament import MAX_FILE_BYTES, SLUG, PlanError, agents_table, compact_model, resolve_agent
 
 TOP_KEYS = {"name", "version", "max_attempts", "probes", "agents", "games", "references"}
 GAME_KEYS = {"rules", "deals_per_stage", "roles", "opponents"}
 #: How a built-in reference row is asked for on the command line (`--model builtin:<reference>`).
 BUILTIN_PREFIX = "builtin:"
-#: Seeds tried per deal for the wanted role at the wanted seat (a Werewolf seat holds a given role
-#: one time in eight, so a miss after this many is a broken game, not bad luck).
-MAX_DEAL_TRIES = 10_000
-#: Most stages one plan may hold (a plan of 1,000 stages of 23 games is far past any budget).
-MAX_STAGES = 1_000
-_FILE_NAME = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_-]*?)-(?P<version>[1-9][0-9]*)\.toml$")
 
 
 class SuiteError(PlanError):
@@ -45,24 +39,11 @@ class SuiteError(PlanError):
 
 
 @dataclass(frozen=True)
-class SuiteGame:
-    """One game of a suite: its variant, the candidate's roles in turn (empty when every seat has
-    the same role), the opponents from the seat after the candidate's on, and deals per stage."""
+class SuiteGame(Dealing):
+    """One game of a suite: how it is dealt (its variant, deals per stage, the candidate's roles in
+    turn and seats: runner/deals.py) and the opponents, from the seat after the candidate's on."""
 
-    game: str
-    rules: Mapping[str, Any]
-    deals_per_stage: int
-    roles: tuple[str, ...]
     opponents: tuple[AgentSpec, ...]
-    players: int
-
-    def slot(self, index: int) -> tuple[str | None, int]:
-        """The candidate's role (None: the game's only one) and seat in deal `index`: the roles
-        take turns deal by deal, and the seat moves on once every role has had it, so that every
-        R x N deals (R roles, N seats) the candidate plays every role at every seat once."""
-        if not self.roles:
-            return None, index % self.players
-        return self.roles[index % len(self.roles)], (index // len(self.roles)) % self.players
 
 
 @dataclass(frozen=True)
@@ -107,16 +88,6 @@ class Candidate:
 
 
 # -- finding and reading a suite ---------------------------------------------------------------
-
-def shipped_suites() -> dict[str, dict[int, str]]:
-    """The suites shipped in runner/suites/: name -> version -> file name."""
-    found: dict[str, dict[int, str]] = {}
-    for entry in resources.files("runner").joinpath("suites").iterdir():
-        match = _FILE_NAME.match(entry.name)
-        if match:
-            found.setdefault(match["name"], {})[int(match["version"])] = entry.name
-    return found
-
 
 def find(ref: str) -> Suite:
     """A suite by name (its newest shipped version), by `name-version`, or by a file's path."""
@@ -233,7 +204,7 @@ def _game(name: Any, spec: Any, agents: Mapping[str, AgentSpec], here: str) -> S
                              "built-in, so that every move of theirs is derived again from the seed and no "
                              "contributor pays for them")
         _check_builtin(agent, name, rules, f"{here}.opponents[{i}]")
-    return SuiteGame(name, rules, per_stage, tuple(roles), opponents, players)
+    return SuiteGame(name, rules, per_stage, tuple(roles), players, opponents)
 
 
 def _check_builtin(agent: AgentSpec, game: str, rules: Mapping[str, Any], here: str) -> None:
@@ -271,23 +242,19 @@ def _references(raw: Any, agents: Mapping[str, AgentSpec], suite_games: Sequence
 # -- deals and the plan of a candidate --------------------------------------------------------
 
 def deal_seed(suite: Suite, game: str, index: int, attempt: int) -> int:
-    """The seed of a deal's `attempt`-th draw: from the suite's name and version, the game and the
-    deal's index (and nothing a contributor chooses), a 60-bit number like a tournament's seeds."""
-    digest = hashlib.sha256(f"gamenight-suite\n{suite.name}\n{suite.version}\n{game}\n{index}\n{attempt}".encode())
-    return int(digest.hexdigest()[:15], 16)
+    """The seed of a deal's `attempt`-th draw (runner/deals.py)."""
+    return draw_seed(suite.name, suite.version, game, index, attempt)
 
 
 def deal(suite: Suite, game: SuiteGame, index: int) -> Deal:
     """Deal `index` of a game: the first of its draws that deals the candidate's role at the
     candidate's seat (every draw when the game has one role)."""
     role, seat = game.slot(index)
-    rules = games.get(game.game)
-    for attempt in range(MAX_DEAL_TRIES):
-        seed = deal_seed(suite, game.game, index, attempt)
-        setup = rules.deal(dict(game.rules), rng_for(seed, "deal"))
-        if role is None or rules.role_of(dict(game.rules), setup, seat) == role:
-            return Deal(game, index // game.deals_per_stage + 1, index, seed, seat, role)
-    raise SuiteError(f"{suite.where}: games.{game.game}: no draw of {MAX_DEAL_TRIES:,} deals {role} to seat {seat}")
+    try:
+        seed = first_draw(suite.name, suite.version, game, index)
+    except NoDraw as exc:
+        raise SuiteError(f"{suite.where}: {exc}") from None
+    return Deal(game, index // game.deals_per_stage + 1, index, seed, seat, role)
 
 
 def deals(suite: Suite, stages: int) -> list[Deal]:

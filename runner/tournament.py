@@ -15,6 +15,7 @@ from typing import Any
 
 from runner import games, tomlfile
 from runner.agents.builtin import strategies
+from runner.deals import reserved_problem
 from runner.games.base import SetupError, is_int, is_number
 from runner.plan import LLM_PLAY_KEYS, SEAT_RULES, AgentSpec, Matchup, Price, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
@@ -108,6 +109,7 @@ def from_dict(raw: Mapping[str, Any], where: str = "tournament", *, matchups_req
     matchups = [_matchup(m, agents, f"{where}: matchups[{i}]") for i, m in enumerate(matchups_raw)]
     suite = _suite_ref(raw["suite"], f"{where}: suite") if "suite" in raw else None
     _check_deals(matchups, suite, where)
+    _check_reserved_seeds(matchups, suite, where)
     return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices, suite)
 
 
@@ -150,6 +152,17 @@ def _check_deals(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str
             if key in seen:
                 raise PlanError(f"{here}: seed: matchups[{seen[key]}] plans the same game (same agents, same seed)")
             seen[key] = i
+
+
+def _check_reserved_seeds(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str) -> None:
+    """An ordinary tournament gives no matchup the seed of a shipped suite's deal of its game: those
+    deals are played in suite rows only (runner/deals.py)."""
+    if suite is not None:
+        return  # a suite's plan, held to exactly the suite's deals by runner/suite.py
+    for i, matchup in enumerate(matchups):
+        problem = reserved_problem(matchup.game, matchup.seed) if matchup.seed is not None else None
+        if problem:
+            raise PlanError(f"{where}: matchups[{i}].seed: {problem}; leave the seed out or choose another")
 
 
 def agents_table(raw: Any, where: str) -> dict[str, AgentSpec]:

@@ -1,4 +1,4 @@
-"""What makes a game itself: its id, derived again, and the fingerprint of what was played.
+"""What makes a game itself: its id, derived again, and its identity, what only its players made.
 
 The runner names a game after its tournament, matchup and seed (runner/plan.py), so an id
 cannot be reused for another deal, nor one game copied under fresh ids. The header records all
@@ -7,8 +7,11 @@ recorded with the strategy's defaults filled in, a design's with what it filled 
 validator therefore tries each way the file could have written them (a handful per agent) and
 accepts the id if one of them gives it; the hash leaves no room for a forged one.
 
-The fingerprint is what the rules and the scorer see of a game (deal, seed, moves, refused tries
-and beliefs), never labels or raw reply text: two files with the same fingerprint are one game.
+A game's identity (`game_identity`) is the deal and what its players produced on it, never its
+labels: two files with the same identity are one game. A ranked suite deals the same deals to
+every model against the same built-in opponents, so two models may well make the same moves on a
+deal; what tells their games apart is what only the model that played can have produced, its
+recorded calls (replies, the model id the API reported, the tokens it counted).
 """
 
 from __future__ import annotations
@@ -225,10 +228,37 @@ def _same(a: Any, b: Any) -> bool:
                                                and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
-def play_fingerprint(header: Header, records: Sequence[Mapping[str, Any]]) -> str:
-    """A hash of what was played: rules, seed, deal, every input with its refused tries, and every
-    belief as read; labels, ids, evidence and raw replies are left out."""
+#: What a model call holds that the model produced or the API counted of it, the same however often
+#: the same call is made. Left out: the prompt (the game's and the agent's settings', which a copier
+#: may relabel freely), and what differs between two runs of the very same calls: the time taken,
+#: retries, the provider's prompt cache (cached and cache-written tokens) and gamenight's response
+#: cache's mark, the provider's error.
+CALL_FIELDS = ("reply", "reasoning", "model_reported", "finish_reason", "input_tokens", "output_tokens",
+               "reasoning_tokens")
+#: What the identity of a game is made of, by who played it (`identity_basis`): in words, for messages.
+BASES = {"model": "the same deal, and every model call with the same reply, reported model id and token counts",
+         "person": "the same deal, seed, moves and beliefs",
+         "bots": "the same deal, seed, strategies and moves"}
+
+
+def identity_basis(header: Mapping[str, Any]) -> str:
+    """What decides a game's identity: "model" when a language model played a seat (its calls),
+    else "person" when a person did (their moves: a person's game is dealt from a random seed of
+    its own), else "bots" (every move follows from the seed and the strategies)."""
+    kinds = set(_seat_kinds(header).values())
+    return "model" if "llm" in kinds else "person" if "human" in kinds else "bots"
+
+
+def game_identity(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+    """A hash of the deal (game, rules, seed, setup) and of what its players produced on it: every
+    input with its number of refused tries and every belief as read, and, as `identity_basis` says,
+    each model seat's recorded calls (CALL_FIELDS; a game with a model seat is told apart by them),
+    or, in a game of bots alone, each seat's strategy. Names, ids, the tournament, the agents'
+    settings, prompts and judges' lines are left out: a game relabelled is the same game."""
+    seats = _seat_kinds(header)
+    basis = identity_basis(header)
     plays: list[Any] = []
+    calls: dict[str, list[list[Any]]] = {}
     for record in records:
         if record.get("type") == "event" and record.get("kind") in ("action", "chance", "forfeit"):
             plays.append([record.get("kind"), record.get("phase"), record.get("seat"), record.get("data"),
@@ -236,7 +266,33 @@ def play_fingerprint(header: Header, records: Sequence[Mapping[str, Any]]) -> st
         elif record.get("type") == "probe":
             plays.append(["probe", record.get("seat"), record.get("probe"), record.get("answer"),
                           record.get("about")])
-    canonical = json.dumps({"game": header.get("game"), "variant": header.get("variant"), "seed": header.get("seed"),
-                            "setup": header.get("setup"), "plays": plays},
+        seat = record.get("seat")
+        if basis == "model" and record.get("type") in ("event", "probe") and isinstance(seat, int) \
+                and seats.get(seat) == "llm":
+            calls.setdefault(str(seat), []).extend(_calls(record))
+    who: Any = calls if basis == "model" else None
+    if basis == "bots":
+        who = {str(p["seat"]): [p["agent"].get("strategy"), p["agent"].get("params")] for p in _players(header)}
+    canonical = json.dumps({"basis": basis, "game": header.get("game"), "variant": header.get("variant"),
+                            "seed": header.get("seed"), "setup": header.get("setup"), "plays": plays, "who": who},
                            sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _calls(record: Mapping[str, Any]) -> list[list[Any]]:
+    evidence = record.get("evidence")
+    found = evidence.get("calls") if isinstance(evidence, Mapping) else None
+    if not isinstance(found, list):
+        return []
+    return [[call.get(k) for k in CALL_FIELDS] for call in found if isinstance(call, Mapping)]
+
+
+def _players(header: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The header's players that name a seat and an agent (a base file is read leniently)."""
+    players = header.get("players")
+    return [p for p in players if isinstance(p, Mapping) and isinstance(p.get("agent"), Mapping)
+            and isinstance(p.get("seat"), int)] if isinstance(players, list) else []
+
+
+def _seat_kinds(header: Mapping[str, Any]) -> dict[int, str | None]:
+    return {p["seat"]: agent_kind(p["agent"]) for p in _players(header)}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import games, tomlfile
+from runner.deals import reserved_problem
 from runner.games.base import SetupError
 from runner.plan import AgentSpec, PlannedGame, Tournament
 from runner.replay.format import Problem
@@ -76,9 +77,25 @@ def read_plan(path: str, folder: str, raw: bytes, max_games: int | None = None) 
         if problem:
             plan.problems.append(Problem(path, 0, problem, f"matchups[{position}].rules"))
             return plan
+    for position in range(len(tournament.matchups)):
+        for planned in tournament.plan_matchup(position):
+            problem = drawn_reserved_seed(tournament, planned)
+            if problem:
+                plan.problems.append(Problem(path, 0, problem, f"matchups[{position}]"))
+                plan.games = {}
+                return plan
+            plan.games[planned.game_id] = planned
     plan.tournament = tournament
-    plan.games = {planned.game_id: planned for planned in tournament.plan()}
     return plan
+
+
+def drawn_reserved_seed(tournament: Tournament, planned: PlannedGame) -> str | None:
+    """Why an ordinary tournament may not play this game, whose seed it drew from the tournament's
+    seed: the seed of a shipped suite's deal of the game (runner/deals.py; a matchup's own seed is
+    refused as the tournament is read, runner/tournament.py), or None."""
+    problem = None if tournament.suite is not None else reserved_problem(planned.matchup.game, planned.seed)
+    return problem and (f"game {planned.index + 1} draws its seed from the tournament's seed, and "
+                        f"{problem}; choose another tournament seed")
 
 
 def _undealt(tournament: Tournament, position: int) -> str | None:

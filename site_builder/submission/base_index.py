@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.rerun.identity import play_fingerprint
+from runner.rerun.identity import game_identity
 from site_builder import ownership
 from site_builder.git import GitError, Repo
 from site_builder.scoring.model import agent_key
@@ -45,7 +45,7 @@ class BaseIndex:
 
     by_hash: dict[str, str] = field(default_factory=dict)  # sha256 of the bytes -> path
     by_game_id: dict[str, str] = field(default_factory=dict)
-    by_play: dict[str, str] = field(default_factory=dict)  # play fingerprint -> path
+    by_identity: dict[str, str] = field(default_factory=dict)  # game identity (runner/rerun/identity.py) -> path
     paths: set[str] = field(default_factory=set)
     agent_games: Counter[str] = field(default_factory=Counter)  # agent key -> games
     agent_names: dict[str, Counter[str]] = field(default_factory=dict)  # agent key -> display names used
@@ -92,7 +92,7 @@ def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseInde
                 index.seats[same] = [(agent_key(a), a) for a in agents]
                 if judged:
                     index.judges[same] = judged
-            index.by_play.setdefault(play_fingerprint(header, lines), path)
+            index.by_identity.setdefault(game_identity(header, lines), path)
         if copy_to is not None:
             for same in paths:
                 copy_replay(copy_to, same, raw, oid)

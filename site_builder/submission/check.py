@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.replay.format import Problem, agent_kind
-from runner.rerun.identity import play_fingerprint
+from runner.rerun.identity import BASES, game_identity, identity_basis
 from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
                                  read_plan)
 from runner.rerun.validate import check_bytes
@@ -313,7 +313,7 @@ class _Seen:
 
     by_hash: dict[str, str] = field(default_factory=dict)
     by_game_id: dict[str, str] = field(default_factory=dict)
-    by_play: dict[str, str] = field(default_factory=dict)
+    by_identity: dict[str, str] = field(default_factory=dict)
 
 
 def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, plan: Plan) -> None:
@@ -348,14 +348,13 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
         check.refuse(f"a replay of tournament {tournament!r} goes in replays/{tournament}/", 1, "tournament")
     if not checked.ok:
         return  # provenance and copies are judged once the file itself is sound
-    fingerprint = play_fingerprint(header, [r.data for r in checked.records])
-    if fingerprint in index.by_play:
-        check.refuse(f"is the same game as {index.by_play[fingerprint]} (same deal, seed, moves and beliefs) "
-                     "under other labels: a game counts once")
-    elif fingerprint in seen.by_play:
-        check.refuse(f"is the same game as {seen.by_play[fingerprint]} in this submission (same deal, seed, moves "
-                     "and beliefs) under other labels: a game counts once")
-    seen.by_play.setdefault(fingerprint, check.path)
+    identity = game_identity(header, [r.data for r in checked.records])
+    same = index.by_identity.get(identity) or seen.by_identity.get(identity)
+    if same is not None:
+        where = "" if identity in index.by_identity else " in this submission"
+        check.refuse(f"is the same game as {same}{where} ({BASES[identity_basis(header)]}) under other labels: "
+                     "a game counts once")
+    seen.by_identity.setdefault(identity, check.path)
     if not has_non_bot_seat(header):
         check.refuse("no seat of this game is a language model or a person: a submission brings games of models "
                      "or people; the bots play in the maintainers' built-in tournament", 1, "players")

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tomllib
 from collections.abc import Callable, Mapping
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+from markdown_it import MarkdownIt
 
 from runner.cli import main as gamenight
 from runner.replay.format import encode
@@ -68,6 +71,16 @@ class GitRepo:
             args += ["--author", author]
         result = CliRunner().invoke(submission_check, args)
         return result, summary.read_text(encoding="utf-8") if summary.exists() else ""
+
+
+def verdict(repo: GitRepo, author: str, author_id: str | None = None) -> tuple[int, str]:
+    """Commit, check as `author`: the check's exit code and its report as a reader sees it
+    (rendered, tags and escapes gone)."""
+    repo.commit("submission")
+    result, summary = repo.check(*(["--author-id", author_id] if author_id else []), base="main", author=author)
+    assert "Traceback" not in result.output, result.output
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(summary)
+    return result.exit_code, unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u200b", "")
 
 
 def shipped_sample(per_game: int = 2) -> dict[str, bytes]:
@@ -133,6 +146,16 @@ def play_tournament(folder: Path, toml: str) -> dict[str, bytes]:
     assert result.exit_code == 0, result.output
     name = tomllib.loads(toml)["name"]
     return {f"replays/{name}/{p.name}": p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def play_suite(folder: Path, model: str, stages: int = 1) -> dict[str, bytes]:
+    """Play stages 1..`stages` of the ranked suite with `gamenight run --suite ranked --model MODEL`
+    into `folder` (named replays/<its name>/ in the repository); every file written, by path."""
+    result = CliRunner().invoke(gamenight, ["run", "--suite", "ranked", "--model", model, "--stages", str(stages),
+                                            "--out", str(folder), "--no-cache", "--parallel", "4"],
+                                env={"TEST_LLM_KEY": TEST_KEY})
+    assert result.exit_code == 0, result.output
+    return {f"replays/{folder.name}/{p.name}": p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def replay_path(raw: bytes) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from submission_repos import (GitRepo, edit, model_table, play_tournament, pull_request, records, shipped_sample,
+from submission_repos import (GitRepo, edit, model_table, play_tournament, records, shipped_sample,
                               tournament_file)
 
 from runner.agents.llm import PROMPT_VERSION
@@ -113,16 +113,6 @@ def template(tmp_path_factory: pytest.TempPathFactory, played) -> GitRepo:
     repo.git("rm", "-q", "--", DELETED)
     repo.commit("Remove a replay")
     return repo
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache") / "scores.sqlite"
-
-
-@pytest.fixture
-def repo(template: GitRepo, cache: Path, tmp_path: Path) -> GitRepo:
-    return pull_request(template, tmp_path / "repo", cache)
 
 
 def games_of(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -334,28 +324,21 @@ def test_without_an_author_nothing_on_the_board_is_yours(repo, played):
     refused(repo, "belongs to @alice", author=None)
 
 
-def test_one_game_counts_once_however_its_replies_are_worded(repo, played):
-    """Alice's merged tournament again under a new name, one space added to every reply: the same
-    deals, moves and beliefs (the ids follow from the new name, so the plan holds them)."""
-    def respaced(lines):
-        for line in lines:
-            for call in (line.get("evidence") or {}).get("calls", []):
-                call["reply"] += " "
-            for attempt in line.get("attempts") or []:
-                attempt["raw"] = (attempt["raw"] or "") + " "
-        lines[0]["tournament"] = "contrib-again"
-
+def test_one_game_counts_once_however_it_is_labelled(repo, played):
+    """Alice's merged tournament again under a new name: the same deals, and every model call
+    with the same reply, model id and token counts (the ids follow from the new name, so the plan
+    holds them). A copy whose replies are reworded is another game to any check (docs/submit.md)."""
     plan = played["contrib"]["replays/contrib/tournament.toml"].replace(b'name = "contrib"', b'name = "contrib-again"')
     # The tournament's name is not part of its seeds: the renamed plan plans the same deals.
     planned = {g.seed: g.game_id for g in from_dict(tomllib.loads(plan.decode())).plan()}
     copies = {"replays/contrib-again/tournament.toml": plan}
     for raw in games_of(played["contrib"]).values():
-        raw = edit(raw, respaced)
-        raw = edit(raw, lambda lines: lines[0].update(game_id=planned[lines[0]["seed"]]))
+        raw = edit(raw, lambda lines: lines[0].update(game_id=planned[lines[0]["seed"]], tournament="contrib-again"))
         copies[f"replays/contrib-again/{planned[records(raw)[0]['seed']]}.jsonl"] = raw
     repo.write_all(copies)
     summary = refused(repo, "is the same game as replays/contrib/", author="alice")
-    assert "(same deal, seed, moves and beliefs) under other labels: a game counts once" in text(summary)
+    assert ("(the same deal, and every model call with the same reply, reported model id and token counts) under "
+            "other labels: a game counts once") in text(summary)
 
 
 def test_a_flood_of_copies_of_a_bot_game_is_refused_unread(repo, played):

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from html import unescape
 from pathlib import Path
 
 import pytest
 import tomli_w
 from click.testing import CliRunner
-from markdown_it import MarkdownIt
-from submission_repos import GitRepo, pull_request, shipped_sample
+from submission_repos import GitRepo, verdict
 
 from runner import suite
 from runner.cli import main as gamenight
@@ -47,40 +45,12 @@ def stages(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, byte
     return {1: one, 2: both}
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
-    repo = GitRepo(tmp_path_factory.mktemp("template") / "repo")
-    repo.write("README.md", "# gamenight\n")
-    repo.write_all(shipped_sample(1))
-    repo.commit("base")
-    return repo
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache") / "scores.sqlite"
-
-
-@pytest.fixture
-def repo(template: GitRepo, cache: Path, tmp_path: Path) -> GitRepo:
-    return pull_request(template, tmp_path / "repo", cache)
-
-
 def with_stage_one_on_main(repo: GitRepo, stages) -> None:
     """alice's stage 1, squash-merged into main (#7) while the pull request is open."""
     repo.git("checkout", "-q", "main")
     repo.write_all(stages[1])
     repo.commit(f"Add {ROW} stage 1 (#7)", author=ALICE)
     repo.git("checkout", "-q", "-b", "next")
-
-
-def verdict(repo: GitRepo, author: str, author_id: str | None = None) -> tuple[int, str]:
-    """The check's exit code and its report as a reader sees it (rendered, tags and escapes gone)."""
-    repo.commit("submission")
-    result, summary = repo.check(*(["--author-id", author_id] if author_id else []), base="main", author=author)
-    assert "Traceback" not in result.output, result.output
-    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(summary)
-    return result.exit_code, unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u200b", "")
 
 
 def edited_plan(stages, change) -> bytes:
