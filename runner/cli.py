@@ -450,7 +450,10 @@ def _print_provider_failures(summary: Summary) -> None:
 def _override(tournament: Tournament, count: int | None, seed: int | None) -> Tournament:
     from dataclasses import replace
 
-    matchups = [replace(m, games=count) for m in tournament.matchups] if count else tournament.matchups
+    # A matchup with its own seed is one deal (one game id), as the file reader holds it: --games
+    # leaves it at one game rather than play the same seed again.
+    matchups = ([m if m.seed is not None else replace(m, games=count) for m in tournament.matchups] if count
+                else tournament.matchups)
     return replace(tournament, matchups=matchups, seed=tournament.seed if seed is None else seed)
 
 

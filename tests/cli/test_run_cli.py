@@ -93,3 +93,15 @@ def test_llm_agents_in_a_file_refuse_secrets_before_anything_runs(tmp_path):
         assert result.exit_code != 0 and "agents.m.api_key" in result.output and "api_key_env" in result.output
         assert "sk-live-abcdef" not in result.output and "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_games_leaves_a_matchup_with_its_own_seed_at_one_game(tmp_path):
+    """A matchup's own seed is one deal and one game id: --games raises the other matchups only."""
+    plan = tmp_path / "t.toml"
+    plan.write_text('name = "seeded"\n'
+                    '[[matchups]]\ngame = "prisoners_dilemma"\nseed = 12345\nlineup = ["random", "random", "random"]\n'
+                    '[[matchups]]\ngame = "public_good"\nlineup = ["random", "random", "random"]\n', encoding="utf-8")
+    result = invoke("run", str(plan), "--games", "3", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "out").glob("seeded-prisoners_dilemma-*.jsonl"))) == 1
+    assert len(list((tmp_path / "out").glob("seeded-public_good-*.jsonl"))) == 3
