@@ -103,5 +103,7 @@ def test_games_leaves_a_matchup_with_its_own_seed_at_one_game(tmp_path):
                     '[[matchups]]\ngame = "public_good"\nlineup = ["random", "random", "random"]\n', encoding="utf-8")
     result = invoke("run", str(plan), "--games", "3", "--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
+    assert "tournament seeded: 4 games" in result.output  # the seeded deal once, not three times over one id
+    assert invoke("validate", str(tmp_path / "out")).exit_code == 0  # the plan written beside them reads again
     assert len(list((tmp_path / "out").glob("seeded-prisoners_dilemma-*.jsonl"))) == 1
     assert len(list((tmp_path / "out").glob("seeded-public_good-*.jsonl"))) == 3
