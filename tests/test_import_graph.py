@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "runner"
 SITE_BUILDER = ROOT / "site_builder"
 #: Modules that play a game live or hold what it is made of: none of them may need the checker.
-LIVE = ("runner.play", "runner.run", "runner.plan", "runner.tournament", "runner.suite", "runner.errors",
+LIVE = ("runner.play", "runner.run", "runner.plan", "runner.tournament", "runner.suite", "runner.deals", "runner.errors",
         "runner.seeds", "runner.agents", "runner.games", "runner.llm", "runner.replay")
 
 
