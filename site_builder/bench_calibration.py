@@ -544,23 +544,33 @@ def until_width_figures(scorer: Any, boards: int, widths: Sequence[float], rng: 
         for width in widths:
             errors, hits, stops = [], 0, []
             for b in range(boards):
-                found = {}
-                def at(k: int) -> dict[str, Any]:
-                    if k not in found:
-                        found[k] = scorer.interval(deals_of(drawn, b, 0, scored, k), f"r{b}")
-                    return found[k]
+                found: dict[int, dict[str, Any]] = {}
                 if scorer.label == "before":
-                    k = next((k for k in range(1, most + 1) if at(k)["ci"][1] - at(k)["ci"][0] < width), most)
+                    k = next((k for k in range(1, most + 1)
+                              if _width(_at(scorer, drawn, b, scored, k, found)) < width), most)
                 else:
                     k = scorer.stop([0.0] * most, width)
                 stops.append(k)
-                errors.append(at(k)["value"] - truth)
-                hits += covered(at(k)["ci"], truth)
+                row = _at(scorer, drawn, b, scored, k, found)
+                errors.append(row["value"] - truth)
+                hits += covered(row["ci"], truth)
             setting = f"{profile.name}, --until-width {width:g} (stopped at {np.mean(stops):.1f} stages on average)"
             out.append(figure("--until-width", setting, "bias of the score", float(np.mean(errors)), "< 0.005", boards)
                        | {"ok": abs(float(np.mean(errors))) < 0.005})
             out.append(figure("--until-width", setting, "coverage", hits / boards, ">= 0.93", boards))
     return out
+
+
+def _at(scorer: Any, drawn: Mapping[str, Any], board: int, scored: str, stages: int,
+        found: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """A simulated row's score after `stages` stages (kept in `found`)."""
+    if stages not in found:
+        found[stages] = scorer.interval(deals_of(drawn, board, 0, scored, stages), f"r{board}")
+    return found[stages]
+
+
+def _width(row: Mapping[str, Any]) -> float:
+    return row["ci"][1] - row["ci"][0]
 
 
 # -- 5. "wanted" ------------------------------------------------------------------------------
@@ -625,25 +635,36 @@ def measure(scorers: Sequence[Any], sizes: Sizes, *, seed: int = 1, stages: Sequ
     out = []
     for scorer in scorers:
         rng = np.random.default_rng(seed)
-        steps = {
-            "intervals": lambda: interval_figures(scorer, sizes.coverage, stages, rng),
-            "separation": lambda: equal_board_figures(scorer, sizes.separation, (2, 8), rng, seed=seed),
-            "growth": lambda: growing_figures(scorer, sizes.growth, 8, rng, seed=seed),
-            "power": lambda: power_figures(scorer, sizes.power, (2, 4, 8), (0.05, 0.1, 0.2), rng, seed=seed),
-            "control": lambda: control_variate_figures(sizes.power, (2, 4, 8), (0.05, 0.1, 0.2), rng, seed=seed)
-            if scorer.label == "after" else [],
-            "until": lambda: until_width_figures(scorer, sizes.until, (0.2, 0.1), rng),
-            "wanted": lambda: wanted_figures(scorer, sizes.wanted, 2, rng, seed=seed),
-        }
         for part in parts:
             started = time.perf_counter()
-            found = steps[part]()
+            found = _part(scorer, part, sizes, rng, stages, seed)
             for f in found:
                 f["setting"] = f"{scorer.label}: {f['setting']}"
             out.extend(found)
             if progress:
                 progress(f"{scorer.label} {part}: {len(found)} figures, {time.perf_counter() - started:.0f} s")
     return out
+
+
+def _part(scorer: Any, part: str, sizes: Sizes, rng: np.random.Generator, stages: Sequence[int],
+          seed: int) -> list[dict[str, Any]]:
+    """One part's figures for one scorer."""
+    if part == "intervals":
+        return interval_figures(scorer, sizes.coverage, stages, rng)
+    if part == "separation":
+        return equal_board_figures(scorer, sizes.separation, (2, 8), rng, seed=seed)
+    if part == "growth":
+        return growing_figures(scorer, sizes.growth, 8, rng, seed=seed)
+    if part == "power":
+        return power_figures(scorer, sizes.power, (2, 4, 8), (0.05, 0.1, 0.2), rng, seed=seed)
+    if part == "control":
+        return control_variate_figures(sizes.power, (2, 4, 8), (0.05, 0.1, 0.2), rng, seed=seed) \
+            if scorer.label == "after" else []
+    if part == "until":
+        return until_width_figures(scorer, sizes.until, (0.2, 0.1), rng)
+    if part == "wanted":
+        return wanted_figures(scorer, sizes.wanted, 2, rng, seed=seed)
+    raise ValueError(f"no part {part!r}")
 
 
 def table(figures: Sequence[Mapping[str, Any]]) -> str:

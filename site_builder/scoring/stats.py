@@ -190,7 +190,7 @@ def simultaneous_critical(loadings: np.ndarray, levels: Sequence[float], *, seed
     values, vectors = np.linalg.eigh(correlation)
     root = vectors * np.sqrt(np.clip(values, 0, None))
     smallest = max(min(levels), 1e-9)
-    draws = int(min(2_000_000, max(MIN_DRAWS, math.ceil(TAIL_DRAWS / smallest))))
+    draws = min(2_000_000, max(MIN_DRAWS, math.ceil(TAIL_DRAWS / smallest)))
     rng = np.random.default_rng(seed)
     largest = np.abs(rng.standard_normal((draws, len(values))) @ root.T).max(axis=1)
     largest.sort()
@@ -199,5 +199,5 @@ def simultaneous_critical(loadings: np.ndarray, levels: Sequence[float], *, seed
 
 def quantile_above(ordered: np.ndarray, level: float) -> float:
     """The value that a share `level` of the sorted draws `ordered` exceed."""
-    index = min(len(ordered) - 1, max(0, int(math.ceil((1 - level) * len(ordered))) - 1))
+    index = min(len(ordered) - 1, max(0, math.ceil((1 - level) * len(ordered)) - 1))
     return float(ordered[index])
