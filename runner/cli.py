@@ -138,8 +138,9 @@ def _cache_location_help() -> str:
               help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
                    "--until-width or --budget, the most stages to play, default 1000].")
 @click.option("--until-width", "until_width", type=click.FloatRange(0, 1, min_open=True),
-              help="With --suite: play stage after stage until the 95%% interval of the row's ranked score (as "
-                   "the board shows it) is narrower than this (stages are never cut; --stages caps them).")
+              help="With --suite: play the stages after which the 95%% interval of the ranked score of a row "
+                   "winning half of every game is narrower than this (decided before any game, so that stopping "
+                   "cannot bias the score; --stages caps them).")
 @click.option("--budget", type=click.FloatRange(0, min_open=True), metavar="USD",
               help="With --suite and --price: play stage after stage while the next stage (priced like the last "
                    "one played, the first by the dry run) stays within this many USD spent by this command.")
@@ -378,12 +379,22 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
                 only_mine: bool, chosen: Suite, who: Candidate, most: int, until_width: float | None,
                 budget: float | None) -> None:
     """Play a suite row stage after stage (each a run of stages 1..k, which plays only stage k's
-    new games) until the ranked score's interval is narrower than `until_width`, the next stage would
-    pass `budget`, or `most` stages are planned; it stops at stage boundaries only."""
+    new games) until the stages `until_width` asks for are played (`suite.stages_for_width`: the
+    fewest after which a row winning half of every game has an interval narrower than it, decided
+    before any game, so that stopping tells nothing about the results), the next stage would pass
+    `budget`, or `most` stages are planned; it stops at stage boundaries only."""
     from dataclasses import replace
 
     from runner import suite as suites
 
+    target = suites.stages_for_width(chosen, until_width, most) if until_width is not None else None
+    if until_width is not None:
+        click.echo(f"--until-width {until_width:g}: " + (
+            f"{target} stage{'s' if target != 1 else ''}, after which a row winning half of every game has a 95% "
+            f"interval narrower than {until_width:g} (the number of stages depends on the width alone, so stopping "
+            "cannot bias the score)" if target else
+            f"no number of stages up to {most} (--stages) makes every row's interval narrower than {until_width:g}; "
+            f"playing up to {most}"))
     record = cache_dir or default_cache_dir()
     spent = last_stage = 0.0
     stage = first.suite.stages if first.suite else 1  # a folder's plan may hold more stages already
@@ -405,12 +416,13 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
         cost = sum(u.cost(tournament.prices.get(m)) or 0.0 for m, u in summary.usage.items())
         spent += cost
         last_stage = cost or last_stage  # the stage just played, or (all of it kept) the last price known
-        now = suites.standing(out, tournament.name)
+        now = suites.standing(out, tournament.name, chosen)
         click.echo(f"stage {stage}: {now.games} games, the model won {now.wins}; its ranked score {now.score:.3f} "
                    f"(95% interval {now.low:.3f} to {now.high:.3f}, width {now.width:.3f}, as the board shows it); "
                    f"spent by this command: USD {spent:,.2f}")
-        if until_width is not None and now.width < until_width:
-            click.echo(f"stopped: the interval is narrower than {until_width:g}")
+        if target is not None and stage >= target:
+            click.echo(f"stopped: the {target} stage{'s' if target != 1 else ''} --until-width {until_width:g} asks "
+                       "for are played")
             return
         if budget is not None and spent + last_stage > budget:
             click.echo(f"stopped: another stage (about USD {last_stage:,.2f}) would pass the budget of USD {budget:,.2f}")

@@ -452,12 +452,12 @@ def _matchup_difference(mine: Matchup, theirs: Matchup) -> tuple[str, str] | Non
     return None
 
 
-# -- how well a row is measured so far: the stopping rule of --until-width --------------------
+# -- how well a row is measured so far (printed by --until-width and --budget) -----------------
 
 @dataclass(frozen=True)
 class Standing:
     """The candidate's score over the suite games in a folder, with its 95% interval: the very
-    score and interval of the ranked board (runner/suite_score.py, the site's default seed)."""
+    score and interval of the ranked board (runner/suite_score.py)."""
 
     games: int
     wins: int
@@ -470,15 +470,18 @@ class Standing:
         return self.high - self.low
 
 
-def standing(out: Path, tournament: str) -> Standing:
+def standing(out: Path, tournament: str, suite: Suite | None = None) -> Standing:
     """The candidate's standing from the replays of `tournament` in `out`, counted as the board
-    counts it: a deal is won when the candidate's seat is among the outcome's winners, lost when
-    it forfeited, and left out when another seat forfeited (that tells nothing of the candidate)."""
+    counts it: each deal's value (`suite_score.deal_value`; a deal the candidate forfeited is worth
+    0), a deal another seat forfeited left out (that tells nothing of the candidate), the games'
+    slots those of `suite` (by default the shipped suite the replays name). `wins` counts the
+    deals whose outcome names the candidate's seat among its winners."""
     import json
 
-    from runner.suite_score import DEFAULT_SEED, score
+    from runner.suite_score import cycles_of, deal_value, score
 
     deals: dict[str, dict[int, float]] = {}
+    wins, named = 0, None
     for path in sorted(out.glob("*.jsonl")):
         header, outcome = None, None
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -493,14 +496,27 @@ def standing(out: Path, tournament: str) -> Standing:
         if not header or not outcome or header.get("tournament") != tournament or "suite" not in header:
             continue
         seat = header["suite"]["seat"]
+        named = named or header["suite"]
         forfeit = (outcome.get("result") or {}).get("forfeit") if outcome.get("status") == "invalid" else None
         if forfeit is not None and forfeit.get("seat") != seat:
             continue
-        won = forfeit is None and seat in outcome.get("winners", ())
-        deals.setdefault(header["game"], {})[int(header["suite"]["deal"])] = 1.0 if won else 0.0
+        winners = outcome.get("winners", ()) if forfeit is None else ()
+        wins += seat in winners
+        deals.setdefault(header["game"], {})[int(header["suite"]["deal"])] = deal_value(
+            header["game"], outcome.get("result") or {}, winners, seat, forfeited=forfeit is not None)
     games_ = sum(len(d) for d in deals.values())
     if not games_:
         return Standing(0, 0, 0.0, 0.0, 1.0)
-    row = score(deals, seed=DEFAULT_SEED, name=tournament)
-    wins = int(sum(sum(d.values()) for d in deals.values()))
+    if suite is None and named is not None:
+        suite = shipped(str(named.get("name")), int(named.get("version", 0)))
+    row = score(deals, cycles_of(suite.games) if suite else None)
     return Standing(games_, wins, row["value"], *row["ci"])
+
+
+def stages_for_width(suite: Suite, width: float, most: int) -> int | None:
+    """The stages `--until-width` plays: the fewest (at most `most`) after which a row winning half
+    of every game has an interval narrower than `width` (runner/suite_score.py: a number that
+    depends on the suite and the width alone, so that stopping there cannot bias the score)."""
+    from runner.suite_score import stages_for_width as fewest
+
+    return fewest({g.game: g.deals_per_stage for g in suite.games}, width, most)

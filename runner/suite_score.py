@@ -1,28 +1,194 @@
-"""A ranked row's score and its interval: shared by the runner (`--until-width`) and the board.
+"""A ranked row's score and its intervals: shared by the runner (`--until-width`, `standing`) and
+the board (site_builder/scoring/ranked.py), so that both read a row the same way.
 
-A row's score is its candidate seat's win rate in each game of the suite, averaged over the games
-(each weighs the same); its 95% interval resamples the row's own deals within each game. The
-board (site_builder/scoring/ranked.py) shows exactly this, so the width `gamenight run
---until-width` stops at is the width a visitor reads.
+**A deal's value** (`deal_value`) is what the candidate's seat made of it, from 0 to 1: 1 a win, 0
+a loss or a forfeit, and in between where the game keeps a score that says how close it came: in
+the Prisoner's Dilemma and Public Good the seat's points over the best seat's (a tie for the best
+is 1, a win), in The Chameleon and Undercover the MAgIC credit of the outcome over the role's
+largest (an even vote, or a chameleon caught that still named the word, is part of a win).
+Werewolf and Cost Sharing are won or lost.
+
+**The score** is the mean over the suite's games of each game's mean deal value, each game
+weighing the same, and within a game each of its **slots** (the candidate's role, or its seat in
+a game of one role: `SuiteGame.slot`) weighing the same, as every stage deals them equally often.
+
+**Its 95% interval** (`score`) is a Wilson interval on the effective number of deals: the
+variance of the score is summed over the games from the spread of the deal values within each
+slot (unbiased), plus, per slot, the amount a Jeffreys prior (half a deal won and half lost,
+shared out among the game's slots) adds to a binomial variance, so that a slot whose few deals
+all agree is never taken to have no spread. While some slot of a game has a single deal, the
+game's deals are counted as one slot. **A game's own interval** counts its deals' values as wins
+(a deal worth 0.5 is half a win) and is the mid-p binomial interval on them: never zero wide,
+and at three deals still covering a true 3% (docs/metrics/ranked.md gives the measured coverage).
+
+`planning_width` is the width a row's interval has after k stages when every game is won half the
+time: `--until-width W` plays the stages after which that is below W, a number of stages that
+depends on W and the suite alone, so stopping there tells nothing about the results and cannot
+bias them (the board's claims between rows are anytime-valid, site_builder/scoring/stats.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from runner.seeds import SCORING_SEED
 
 #: The interval's level.
 LEVEL = 0.95
-#: Bootstrap resamples (as the scorer's other intervals).
+#: Its normal quantile.
+Z = 1.959963984540054
+#: Bootstrap resamples (the benchmarks' bootstraps; the score's interval is closed-form).
 RESAMPLES = 1000
 #: The seed the site is built with unless told otherwise (`gamenight build --seed`).
 DEFAULT_SEED = SCORING_SEED
+#: Jeffreys' prior: this many deals' worth of wins and as many of losses, shared among a game's slots.
+PRIOR = 0.5
 
+#: MAgIC's credits per outcome, (hidden role, each seat of the other side), as
+#: site_builder/scoring/magic.py reads them (tests/scoring/test_ranked.py holds them equal).
+CHAMELEON_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
+                     "chameleon_guessed": (1, 1)}
+UNDERCOVER_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
+#: The games whose value is a share of the best seat's points (the result's field of points).
+POINTS = {"prisoners_dilemma": "totals", "public_good": "finals"}
+
+
+# -- a deal's value ---------------------------------------------------------------------------
+
+def deal_value(game: str, result: Mapping[str, Any], winners: Iterable[int], seat: int, *,
+               forfeited: bool = False) -> float:
+    """What the candidate at `seat` made of one deal, from 0 (lost, or forfeited) to 1 (won); won
+    or lost where the result lacks the field its game's score is read from."""
+    if forfeited:
+        return 0.0
+    needs = {"chameleon": "magic_outcome", "undercover": "magic_outcome", **POINTS}.get(game)
+    if needs is not None and needs not in result:
+        return 1.0 if seat in set(winners) else 0.0
+    if game == "chameleon":
+        hidden, side = CHAMELEON_CREDITS[result["magic_outcome"]]
+        return (hidden if result["chameleon"] == seat else side) / 2
+    if game == "undercover":
+        hidden, side = UNDERCOVER_CREDITS[result["magic_outcome"]]
+        return (hidden if result["undercover"] == seat else side) / 3
+    if game in POINTS:
+        points = [float(p) for p in result[POINTS[game]]]
+        best = max(points)
+        return 1.0 if best <= 0 or points[seat] >= best else max(0.0, points[seat] / best)
+    return 1.0 if seat in set(winners) else 0.0
+
+
+def cycles_of(suite_games: Iterable[Any]) -> dict[str, int]:
+    """Each game's slots (a stage holds each equally often): its roles in turn, else its seats."""
+    return {g.game: len(g.roles) or g.players for g in suite_games}
+
+
+# -- a game's estimate and variance -----------------------------------------------------------
+
+def game_estimate(values: Mapping[int, float], cycle: int = 1) -> tuple[float, float, float]:
+    """One game of a row: (its value, the same with Jeffreys' prior, the variance of its value).
+
+    Deal `i` is of slot `i mod cycle`; the value is the mean of the slots' means (the mean of the
+    deals when every slot is dealt equally often). The variance is that of a stratified mean: per
+    slot the deals' sample variance, plus what the prior's share of the slot adds to a binomial
+    variance (p~(1 - p~) - p(1 - p), p~ the slot's mean with the prior). Every slot needs two deals
+    for its own spread; until then the game's deals are one slot."""
+    slots: dict[int, list[float]] = {}
+    for index, value in values.items():
+        slots.setdefault(index % cycle, []).append(value)
+    if cycle > 1 and (len(slots) < cycle or min(len(v) for v in slots.values()) < 2):
+        slots = {0: list(values.values())}
+    share = PRIOR / len(slots)
+    means, smoothed, variance = [], [], 0.0
+    for deals in slots.values():
+        m = len(deals)
+        mean = sum(deals) / m
+        prior = (m * mean + share) / (m + 2 * share)
+        spread = sum((v - mean) ** 2 for v in deals) / (m - 1) if m > 1 else 0.0
+        widened = prior * (1 - prior) - mean * (1 - mean)
+        if spread == 0 and widened <= 0:  # deals all worth 1/2: the prior's deals at 0 and 1 still spread
+            widened = share * (prior ** 2 + (1 - prior) ** 2) / (m + 2 * share)
+        variance += (spread + widened) / m
+        means.append(mean)
+        smoothed.append(prior)
+    k = len(slots)
+    return sum(means) / k, sum(smoothed) / k, max(variance, 0.0) / (k * k)
+
+
+def wilson(value: float, n_eff: float, z: float = Z) -> list[float]:
+    """The Wilson interval of a proportion `value` measured as well as by `n_eff` binary trials."""
+    value = min(max(value, 0.0), 1.0)
+    d = 1 + z * z / n_eff
+    centre = (value + z * z / (2 * n_eff)) / d
+    half = z * math.sqrt(value * (1 - value) / n_eff + z * z / (4 * n_eff * n_eff)) / d
+    return [0.0 if value <= 0 else max(0.0, centre - half), 1.0 if value >= 1 else min(1.0, centre + half)]
+
+
+def _midp_tail(p: np.ndarray, x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Mid-p upper tail P(X > x) + P(X = x) / 2 of a binomial(n, p), for x possibly fractional."""
+    at_least = special.betainc(np.maximum(x, 1e-300), n - x + 1, p)
+    above = np.where(x + 1 <= n, special.betainc(x + 1, np.maximum(n - x, 1e-300), p), 0.0)
+    return (at_least + above) / 2
+
+
+def midp(successes: Sequence[float] | float, trials: Sequence[float] | float,
+         level: float = LEVEL) -> np.ndarray:
+    """The mid-p binomial interval(s) of `successes` out of `trials` (fractional successes allowed:
+    the binomial tails are regularized incomplete beta functions): rows of [low, high]."""
+    x = np.atleast_1d(np.asarray(successes, dtype=float))
+    n = np.atleast_1d(np.asarray(trials, dtype=float)) + 0 * x
+    x = np.clip(x, 0, n)
+    tail = (1 - level) / 2
+
+    def lower(xs: np.ndarray) -> np.ndarray:
+        lo, hi = np.zeros_like(xs), np.ones_like(xs)
+        for _ in range(42):  # bisection, every interval at once: the tail grows with p
+            mid = (lo + hi) / 2
+            above = _midp_tail(mid, xs, n) > tail
+            hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
+        return np.where(xs <= 0, 0.0, (lo + hi) / 2)
+
+    return np.column_stack([lower(x), 1 - lower(n - x)])
+
+
+# -- a row's score ----------------------------------------------------------------------------
+
+def score(deals: Mapping[str, Mapping[int, float]], cycles: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """A row's score with its 95% interval, and each game's value with its own.
+
+    `deals`: game -> deal index -> value; `cycles`: game -> its slots (`cycles_of`; 1 where absent)."""
+    games = sorted(deals)
+    parts = {g: game_estimate(deals[g], (cycles or {}).get(g, 1)) for g in games}
+    sizes = [len(deals[g]) for g in games]
+    own = midp([parts[g][0] * n for g, n in zip(games, sizes)], sizes)
+    by_game = {g: {"value": parts[g][0], "ci": [float(own[i, 0]), float(own[i, 1])], "n": sizes[i]}
+               for i, g in enumerate(games)}
+    value = float(np.mean([parts[g][0] for g in games]))
+    smoothed = float(np.mean([parts[g][1] for g in games]))
+    variance = sum(parts[g][2] for g in games) / len(games) ** 2
+    ci = wilson(value, smoothed * (1 - smoothed) / variance) if variance > 0 else [value, value]
+    return {"value": value, "ci": ci, "se": math.sqrt(variance), "n": sum(sizes), "by_game": by_game}
+
+
+def planning_width(per_stage: Mapping[str, int], stages: int) -> float:
+    """The width of the score's interval after `stages` stages for a row that wins half of every
+    game's deals, each with a binomial spread (1/4): what `--until-width` compares with."""
+    variance = sum(0.25 / (n * stages) for n in per_stage.values()) / len(per_stage) ** 2
+    low, high = wilson(0.5, 0.25 / variance)
+    return high - low
+
+
+def stages_for_width(per_stage: Mapping[str, int], width: float, most: int) -> int | None:
+    """The fewest stages (at most `most`) whose planning width is below `width`, or None."""
+    return next((k for k in range(1, most + 1) if planning_width(per_stage, k) < width), None)
+
+
+# -- the benchmarks' bootstraps ---------------------------------------------------------------
 
 def rng(seed: int, *names: str) -> np.random.Generator:
     """A generator fixed by the seed and the names it serves (a row's draws depend on it alone)."""
@@ -41,19 +207,3 @@ def interval(draws: np.ndarray) -> list[float]:
     tail = (1 - LEVEL) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail])
     return [float(low), float(high)]
-
-
-def score(deals: Mapping[str, Mapping[int, float]], *, seed: int, name: str,
-          resamples: int = RESAMPLES) -> dict[str, Any]:
-    """A row's score and per-game win rates, each with a bootstrap interval over its own deals."""
-    generator = rng(seed, "score", name)
-    by_game: dict[str, Any] = {}
-    draws = []
-    for game in sorted(deals):
-        values = np.array([deals[game][d] for d in sorted(deals[game])])
-        game_draws = resampled_means(values, generator, resamples)
-        by_game[game] = {"value": float(values.mean()), "ci": interval(game_draws), "n": len(values)}
-        draws.append(game_draws)
-    total = sum(len(d) for d in deals.values())
-    value = float(np.mean([g["value"] for g in by_game.values()]))
-    return {"value": value, "ci": interval(np.mean(draws, axis=0)), "n": total, "by_game": by_game}

@@ -7,12 +7,12 @@ A - B in score than if A and B had played **independent** deals of the same suit
 built-in candidates (default `builtin:scripted` and `builtin:random`):
 
 - duplicate: A and B play stages 1..k of one copy of the suite; the interval is `ranked.paired`'s
-  (the shared deals resampled within each game);
+  fixed-sample one (the spread of the paired differences within each game);
 - independent: B plays stages 1..k of a second copy that differs only in its name, hence in every
   deal's seed (the same games, rules, opponents, roles and seats); A's row is its duplicate one
   (so both designs share A's luck, and the comparison between them is sharper); the interval is
-  that of the difference of two bootstraps, each row's deals resampled on its own
-  (`unpaired`, the bootstrap of `suite_score.score`).
+  that of a difference of two independent estimates, each row's standard error from its own
+  deals (`unpaired`, from `suite_score.score`).
 
 Each row's own score interval is reported too: duplicate deals cannot narrow it (a row's score
 still rests on its own deals), they only cancel the luck two rows share. Every figure is a mean
@@ -45,10 +45,9 @@ from runner import suite as suites
 from runner import suite_score
 from site_builder.scoring import ranked
 from site_builder.scoring.corpus import load
-from site_builder.scoring.stats import RESAMPLES
 
 REPO = Path(__file__).resolve().parents[1]
-#: A row's deals: game -> deal index -> 1.0 won / 0.0 lost (as `ranked.outcomes` gives them).
+#: A row's deals: game -> deal index -> the deal's value (as `ranked.outcomes` gives them).
 Deals = Mapping[str, Mapping[int, float]]
 
 
@@ -108,24 +107,15 @@ def width(ci: Sequence[float]) -> float:
     return float(ci[1] - ci[0])
 
 
-def _score_draws(deals: Deals, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Bootstrap draws of a row's score as `suite_score.score` makes them: each game's deals resampled
-    on their own, the games' means averaged (each game weighs the same). The scorer's own
-    resampling and interval are used so that both designs differ only in the pairing."""
-    return np.mean([suite_score.resampled_means(np.array([deals[g][d] for d in sorted(deals[g])]), rng, resamples)
-                    for g in sorted(deals)], axis=0)
-
-
-def unpaired(a: Deals, b: Deals, *, seed: int, names: tuple[str, str], resamples: int = RESAMPLES
-             ) -> dict[str, Any]:
+def unpaired(a: Deals, b: Deals) -> dict[str, Any]:
     """Row a minus row b as if they had played independent deals: the difference of their scores,
-    with the interval of the difference of two independent bootstraps (each row's deals resampled
-    on its own; nothing is paired, so no luck cancels)."""
+    with the fixed-sample 95% interval of a difference of independent estimates (each row's
+    standard error from its own deals, `suite_score.score`; nothing is paired, so no luck cancels)."""
     games = sorted(set(a) & set(b))
-    draws = [_score_draws({g: a[g] for g in games}, suite_score.rng(seed, "unpaired", names[0]), resamples),
-             _score_draws({g: b[g] for g in games}, suite_score.rng(seed, "unpaired", names[1]), resamples)]
-    difference = float(np.mean([np.mean(list(a[g].values())) - np.mean(list(b[g].values())) for g in games]))
-    return {"difference": difference, "ci": suite_score.interval(draws[0] - draws[1])}
+    own = [suite_score.score({g: row[g] for g in games}) for row in (a, b)]
+    difference = own[0]["value"] - own[1]["value"]
+    half = suite_score.Z * float(np.hypot(own[0]["se"], own[1]["se"]))
+    return {"difference": difference, "ci": [difference - half, difference + half]}
 
 
 def correlation(a: Mapping[int, float], b: Mapping[int, float]) -> float | None:
@@ -142,20 +132,18 @@ def ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator > 0 else None
 
 
-def replicate_figures(a: Deals, b_same: Deals, b_other: Deals, *, seed: int, tag: str,
-                      resamples: int = RESAMPLES) -> dict[str, Any]:
+def replicate_figures(a: Deals, b_same: Deals, b_other: Deals) -> dict[str, Any]:
     """One replicate at one game count: A and B on the same deals (`b_same`) and B on its own
     (`b_other`): the widths of A - B both ways, each row's own score width, and per game the rows'
     win rates, the same widths and the correlation of A's and B's results on the shared deals."""
-    names = (f"A {tag}", f"B {tag}")
-    dup = ranked.paired(a, b_same, seed=seed, names=names, resamples=resamples)
+    dup = ranked.paired(a, b_same)
     assert dup is not None, "the duplicate rows share no deal"
-    ind = unpaired(a, b_other, seed=seed, names=names, resamples=resamples)
+    ind = unpaired(a, b_other)
     by_game = {}
     for game in sorted(a):
-        one = ranked.paired({game: a[game]}, {game: b_same[game]}, seed=seed, names=names, resamples=resamples)
+        one = ranked.paired({game: a[game]}, {game: b_same[game]})
         assert one is not None
-        other = unpaired({game: a[game]}, {game: b_other[game]}, seed=seed, names=names, resamples=resamples)
+        other = unpaired({game: a[game]}, {game: b_other[game]})
         by_game[game] = {"a": float(np.mean(list(a[game].values()))), "b": float(np.mean(list(b_same[game].values()))),
                          "duplicate": width(one["ci"]), "independent": width(other["ci"]),
                          "correlation": correlation(a[game], b_same[game])}
@@ -164,8 +152,8 @@ def replicate_figures(a: Deals, b_same: Deals, b_other: Deals, *, seed: int, tag
         "difference_duplicate": dup["difference"], "difference_independent": ind["difference"],
         "duplicate": width(dup["ci"]), "independent": width(ind["ci"]),
         "ratio": ratio(width(dup["ci"]), width(ind["ci"])),
-        "a_own": width(suite_score.score(a, seed=seed, name=names[0], resamples=resamples)["ci"]),
-        "b_own": width(suite_score.score(b_same, seed=seed, name=names[1], resamples=resamples)["ci"]),
+        "a_own": width(suite_score.score(a)["ci"]),
+        "b_own": width(suite_score.score(b_same)["ci"]),
         "by_game": by_game,
     }
 
@@ -231,7 +219,7 @@ def table(result: Mapping[str, Any]) -> str:
 # -- the run ------------------------------------------------------------------------------------
 
 def measure(a: str, b: str, stages: Sequence[int], replicates: int, work: Path, *, base: str = "ranked",
-            prefix: str = "bench", parallel: int = 2, seed: int = 0, resamples: int = RESAMPLES,
+            prefix: str = "bench", parallel: int = 2,
             progress: bool = True) -> dict[str, Any]:
     """Play and measure: per replicate r, A and B on copy `<prefix>` version r, B on copy
     `<prefix>-b` version r, each max(stages) stages; then the figures at every game count."""
@@ -260,12 +248,11 @@ def measure(a: str, b: str, stages: Sequence[int], replicates: int, work: Path, 
         figures = []
         for r, names in rows.items():
             a_row, b_same, b_other = (first_stages(found[n], per_stage, k) for n in names)
-            figures.append(replicate_figures(a_row, b_same, b_other, seed=seed, tag=f"r{r} k{k}",
-                                             resamples=resamples))
+            figures.append(replicate_figures(a_row, b_same, b_other))
             per_replicate.append({"replicate": r, "stages": k, "rows": list(names), **figures[-1]})
         by_stages[str(k)] = summary(figures)
     return {"a": a, "b": b, "suite": f"{suite.name}-{suite.version}", "replicates": replicates,
-            "stages": sorted(stages), "resamples": resamples, "seed": seed, "by_stages": by_stages,
+            "stages": sorted(stages), "by_stages": by_stages,
             "per_replicate": per_replicate}
 
 
@@ -279,14 +266,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--work", type=Path, help="folder for the copies and replays (kept; a run there resumes)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     parser.add_argument("--parallel", type=int, default=2, help="games played at once")
-    parser.add_argument("--seed", type=int, default=0, help="the bootstraps' seed")
-    parser.add_argument("--resamples", type=int, default=RESAMPLES)
     args = parser.parse_args(argv)
     if min(args.stages) < 1 or args.replicates < 1:
         parser.error("--stages and --replicates must be at least 1")
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as scratch:
         result = measure(args.a, args.b, args.stages, args.replicates, args.work or Path(scratch),
-                         base=args.suite, parallel=args.parallel, seed=args.seed, resamples=args.resamples)
+                         base=args.suite, parallel=args.parallel)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -160,7 +160,7 @@ def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
         return ""
     first = ranked[0]
     name = first["ref"].display if first["ref"] else first["label"]
-    said = f"{name} leads with {first['score']['value'] * 100:.1f}% of its seats won"
+    said = f"{name} leads with a score of {first['score']['value'] * 100:.1f}%"
     if len(ranked) == 1:
         return said + "; no other row has played a whole stage yet."
     second = ranked[1]
@@ -168,9 +168,11 @@ def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
     pair = first["compared"].get(second["row"])
     if pair and pair["separated"]:
         return (f"{said}, surely ahead of {other}: {pair['difference'] * 100:+.1f} points on the "
-                f"{pair['deals']:,} deals both played [{pair['ci'][0] * 100:+.1f}, {pair['ci'][1] * 100:+.1f}].")
+                f"{pair['deals']:,} deals both played [{pair['ci'][0] * 100:+.1f}, {pair['ci'][1] * 100:+.1f}], "
+                "a claim that holds with the whole table's at 95%.")
     wanted = first.get("wanted")
-    more = f" about {wanted['stages']} more stage{'s' if wanted['stages'] != 1 else ''} would tell" if wanted else ""
+    more = (f" if the gap seen is real, about {wanted['stages']} more stage{'s' if wanted['stages'] != 1 else ''} "
+            "would tell them apart 4 times in 5" if wanted else "")
     return f"{said}, but the deals played cannot yet tell it from {other};{more or ' no difference is seen'}."
 
 

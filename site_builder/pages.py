@@ -57,9 +57,19 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                                          "their games; in brackets, the range of places the 95% intervals allow. "
                                          "Any other agent has no rank here (it says why): its games' tables "
                                          "rank it."),
-    "tier": ("Tier", "Rows the deal-by-deal comparisons of the ranked suite cannot yet tell apart share a tier: a "
-                     "new tier starts below a row only where the next row is surely worse (its paired difference's "
-                     "95% interval leaves out zero)."),
+    "tier": ("Tier", "Rows the ranked board cannot yet tell apart share a tier: a new tier starts below a row only "
+                     "where the next row is surely below it, a claim that holds together with every other claim "
+                     "of the table at 95% and stays true however many stages are added."),
+    "ranked_rank": ("Ranked place", "The place by score among the maintainers' rows; in brackets, the best and worst place "
+                            "the board's claims allow. \"Surely above\" is claimed only where it holds for the whole "
+                            "table at once, at 95%, and at every number of stages: looking again after each stage or "
+                            "merge does not make a false claim likelier. A contributor's row gets the place it would "
+                            "take among the maintainers' rows, and its range from its own comparisons with them."),
+    "ranked_score": ("Ranked score", "The mean over the suite's games of the row's deal values: 1 a win, 0 a loss or a "
+                              "forfeit, and in between where the game keeps a score (the Prisoner's Dilemma and "
+                              "Public Good: the seat's points over the best seat's; The Chameleon and Undercover: "
+                              "MAgIC's credit). Its 95% interval covers the truth at least 93 times in 100 from one "
+                              "stage on, as simulated boards measure it (methodology: the ranked board)."),
     "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
                          "(Bradley-Terry, with an advantage per role taken out): 400 points more means 10-to-1 "
                          "odds of ranking higher, and an agent about which nothing is known sits at 1000. The "

@@ -112,7 +112,7 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
         "unsourced": len(corpus.games) - len(sourced),
         "ranked": sorted(ranked.values(), key=_latest_first("score")),
         "ratings": {name: sorted(rows.values(), key=_latest_first("rating")) for name, rows in sorted(tables.items())},
-        "estimates": "ranked rows: score with its 95% bootstrap interval; ratings: point estimates (no interval)",
+        "estimates": "ranked rows: score with its 95% interval; ratings: point estimates (no interval)",
     }
 
 

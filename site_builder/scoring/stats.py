@@ -134,3 +134,70 @@ def bootstrap(items: Sequence[T], statistic: Callable[[Sequence[T]], float | Non
         if value is not None:
             values.append(value)
     return percentile_interval(np.asarray(values, dtype=float), level)
+
+
+# -- claims that hold together: over every pair of a table, and at every number of stages -------
+
+#: The anytime boundary of a standardized difference (docs/metrics/ranked.md, "Claims"): a normal
+#: mixture boundary z(k) = sqrt((k + RHO) / k * log((k + RHO) / (RHO * A^2))) over the stages k two
+#: rows share, with A set so that a random walk of independent stages crosses it at some k of 1 to
+#: 1,000 (the most stages a suite row can have) with probability 0.05 (`anytime_crossing` measures
+#: it; 0.0937 is the 95% point of 400,000 walks). RHO puts the boundary lowest near 2 to 8 stages.
+ANYTIME_RHO = 0.5
+ANYTIME_A = 0.0937
+#: Simultaneous draws at least, and at least this many beyond the critical value (a critical
+#: value's level then errs by about one part in seven, a few hundredths of its z).
+MIN_DRAWS = 10_000
+TAIL_DRAWS = 50
+
+
+def anytime_z(stages: np.ndarray | float) -> np.ndarray:
+    """The anytime boundary at `stages` shared stages (>= 1)."""
+    k = np.asarray(stages, dtype=float)
+    return np.sqrt((k + ANYTIME_RHO) / k * np.log((k + ANYTIME_RHO) / (ANYTIME_RHO * ANYTIME_A ** 2)))
+
+
+def anytime_level(stages: np.ndarray | float) -> np.ndarray:
+    """The two-sided level a claim may spend at `stages` shared stages: P(|Z| > anytime_z)."""
+    from scipy import special
+
+    return 2 * special.ndtr(-anytime_z(stages))
+
+
+def anytime_crossing(walks: int, *, most: int = 1000, seed: int = 0) -> float:
+    """How often a Gaussian random walk of `most` stages crosses the anytime boundary (|S_k| / sqrt k
+    above anytime_z(k) at some k): the boundary's level over every look, by simulation."""
+    rng = np.random.default_rng(seed)
+    k = np.arange(1, most + 1)
+    bound = anytime_z(k)
+    crossed = 0
+    for start in range(0, walks, 2000):
+        paths = rng.standard_normal((min(2000, walks - start), most)).cumsum(axis=1) / np.sqrt(k)
+        crossed += int((np.abs(paths) > bound).any(axis=1).sum())
+    return crossed / walks
+
+
+def simultaneous_critical(loadings: np.ndarray, levels: Sequence[float], *, seed: int) -> np.ndarray:
+    """Critical values for standardized statistics that hold together: statistic j is
+    sum_i loadings[i, j] * x_i over independent standard normal x_i (the deals' and the rows'
+    shares of its noise); c_j is the 1 - levels[j] quantile of the largest |statistic| / sd over
+    all of them, so that, at each one's level, none passes its c_j by chance but with that
+    probability."""
+    loadings = np.asarray(loadings, dtype=float)
+    sd = np.sqrt((loadings ** 2).sum(axis=0))
+    sd[sd == 0] = 1.0
+    correlation = (loadings.T @ loadings) / np.outer(sd, sd)
+    values, vectors = np.linalg.eigh(correlation)
+    root = vectors * np.sqrt(np.clip(values, 0, None))
+    smallest = max(min(levels), 1e-9)
+    draws = min(2_000_000, max(MIN_DRAWS, math.ceil(TAIL_DRAWS / smallest)))
+    rng = np.random.default_rng(seed)
+    largest = np.abs(rng.standard_normal((draws, len(values))) @ root.T).max(axis=1)
+    largest.sort()
+    return np.array([quantile_above(largest, level) for level in levels])
+
+
+def quantile_above(ordered: np.ndarray, level: float) -> float:
+    """The value that a share `level` of the sorted draws `ordered` exceed."""
+    index = min(len(ordered) - 1, max(0, math.ceil((1 - level) * len(ordered)) - 1))
+    return float(ordered[index])

@@ -114,20 +114,34 @@ def test_bad_suite_flags_get_one_clear_line(tmp_path, args, message):
     assert not (tmp_path / "x").exists()
 
 
-def test_until_width_plays_stage_after_stage_and_stops_at_a_boundary(tmp_path):
-    out = tmp_path / "row"
-    result = invoke("run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(out),
-                    "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.2")
-    assert result.exit_code == 0, result.output
-    widths = [float(w) for w in re.findall(r"width (\d\.\d+),", result.output)]
-    assert len(widths) >= 2 and widths[-1] < 0.2 <= min(widths[:-1])
-    assert "stopped: the interval is narrower than 0.2" in result.output
-    assert len(list(out.glob("*.jsonl"))) == 23 * len(widths)  # whole stages only
-    plan = tomllib.loads((out / "tournament.toml").read_text(encoding="utf-8"))
-    assert plan["suite"]["stages"] == len(widths)
+def test_until_width_plays_the_stages_the_width_asks_for_whatever_the_results(tmp_path):
+    """--until-width decides the stages from the suite and the width alone (the planning width of
+    a row winning half of every game), so stopping tells nothing about the results: a strong and a
+    weak row play the same stages, and each stage prints the row's own interval."""
+    from runner import suite as suites
+    from runner import suite_score
+
+    suite = suites.find("ranked")
+    per_stage = {g.game: g.deals_per_stage for g in suite.games}
+    wanted = suites.stages_for_width(suite, 0.3, 1000)
+    assert wanted == 2 and suite_score.planning_width(per_stage, 2) < 0.3 <= suite_score.planning_width(per_stage, 1)
+    played = {}
+    for model in ("builtin:scripted", "builtin:random"):
+        out = tmp_path / model.replace(":", "-")
+        result = invoke("run", "--suite", "ranked", "--model", model, "--out", str(out),
+                        "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.3")
+        assert result.exit_code == 0, result.output
+        assert "--until-width 0.3: 2 stages" in result.output and "stopped: the 2 stages" in result.output
+        widths = [float(w) for w in re.findall(r"width (\d\.\d+),", result.output)]
+        played[model] = len(widths)
+        assert len(list(out.glob("*.jsonl"))) == 23 * len(widths)  # whole stages only
+        plan = tomllib.loads((out / "tournament.toml").read_text(encoding="utf-8"))
+        assert plan["suite"]["stages"] == len(widths)
+    assert played == {"builtin:scripted": 2, "builtin:random": 2}
     capped = invoke("run", "--suite", "ranked", "--model", "builtin:scripted", "--out", str(tmp_path / "capped"),
                     "--cache-dir", str(tmp_path / "cache"), "--until-width", "0.01", "--stages", "2")
     assert capped.exit_code == 0 and "stopped: stage 2 (--stages) is played" in capped.output
+    assert "no number of stages up to 2" in capped.output
     assert len(list((tmp_path / "capped").glob("*.jsonl"))) == 46
 
 

@@ -84,7 +84,7 @@ def test_the_headline_shows_the_maintainers_first_rows_and_the_full_table_shows_
     said = " ".join(home[table:].split())
     assert "Above: the first 5 of the maintainers' 9 rows; the full table below holds all 12, with 3 contributed " \
            "rows at their places." in said
-    assert "<summary>All 12 rows, with each game's win rate" in said
+    assert "<summary>All 12 rows, with each game's rate" in said
 
 
 def test_a_board_that_fits_the_headline_shows_every_row_and_says_nothing_more(results):
@@ -92,4 +92,4 @@ def test_a_board_that_fits_the_headline_shows_every_row_and_says_nothing_more(re
     table = home.index("gn-ranked-headline")
     headline = home[table:home.index("</table>", table)]
     assert all(f'data-sort="Row {n:02}"' in headline for n in range(5))
-    assert "Above:" not in home and "<summary>Each game's win rate" in home
+    assert "Above:" not in home and "<summary>Each game's rate" in home
