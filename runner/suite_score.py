@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from runner.games import chameleon as chameleon_rules
+from runner.games import undercover as undercover_rules
 from runner.seeds import SCORING_SEED
 
 #: The interval's level.
@@ -50,11 +52,10 @@ DEFAULT_SEED = SCORING_SEED
 #: Jeffreys' prior: this many deals' worth of wins and as many of losses, shared among a game's slots.
 PRIOR = 0.5
 
-#: MAgIC's credits per outcome, (hidden role, each seat of the other side), as
-#: site_builder/scoring/magic.py reads them (tests/scoring/test_ranked.py holds them equal).
-CHAMELEON_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
-                     "chameleon_guessed": (1, 1)}
-UNDERCOVER_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
+#: MAgIC's credits per outcome, (hidden role, each seat of the other side): the same table the
+#: MAgIC metrics read (site_builder/scoring/magic.py), kept beside each game's rules.
+CHAMELEON_CREDITS = chameleon_rules.MAGIC_CREDITS
+UNDERCOVER_CREDITS = undercover_rules.MAGIC_CREDITS
 #: The games whose value is a share of the best seat's points (the result's field of points).
 POINTS = {"prisoners_dilemma": "totals", "public_good": "finals"}
 

@@ -42,11 +42,15 @@ def test_a_deals_value(game, result, winners, seat, forfeited, value):
     assert deal_value(game, result, winners, seat, forfeited=forfeited) == pytest.approx(value)
 
 
-def test_the_credits_are_magics():
-    from site_builder.scoring import magic
+def test_every_outcome_of_the_hidden_role_games_has_a_credit():
+    """A deal's value reads the outcome's MAgIC credit: an outcome a game can end in without one
+    would stop the board (each game's outcomes are its FACTS)."""
+    from runner.games import chameleon, undercover
 
-    assert suite_score.CHAMELEON_CREDITS == magic.CHAMELEON_CREDITS
-    assert suite_score.UNDERCOVER_CREDITS == magic.UNDERCOVER_CREDITS
+    for module in (chameleon, undercover):
+        outcomes = set(module.FACTS.outcome.words)
+        assert outcomes == set(module.MAGIC_CREDITS), module.__name__
+        assert all(0 <= a <= 3 and 0 <= b <= 3 for a, b in module.MAGIC_CREDITS.values())
 
 
 def test_the_slots_are_the_suites_roles_or_seats():

@@ -33,6 +33,10 @@ WORD_JOINERS = "-'’"
 #: When the belief probes are asked: once, when every clue is in and before the vote (the default),
 #: or after every clue, as the MAgIC reference code does (docs/games/chameleon.md, "Probes").
 PROBE_SCHEDULES = ("before_vote", "every_clue")
+#: MAgIC's credits per outcome (MAgIC A.2, read as in the brief): (the chameleon, each other seat).
+#: The MAgIC win rates and the ranked suite's deal values both score an outcome by them.
+MAGIC_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
+                 "chameleon_guessed": (1, 1)}
 
 
 def fold(text: str) -> str:

@@ -24,6 +24,8 @@ MAX_WORD_CHARS = 40
 MAX_SENTENCE_WORDS = 30
 MAX_SENTENCE_CHARS = 300
 OUTCOMES = ("undercover_wins", "civilians_win", "even_vote")
+#: MAgIC's credits per outcome (MAgIC A.2, read as in the brief): (the undercover, each civilian).
+MAGIC_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
 #: One word: letters, with hyphens and apostrophes (straight or curly) allowed.
 WORD_RE = re.compile(r"^(?:[^\W\d_]|['’-])+$")
 #: Filler for random clues; none of these is likely to be a pair word, and any that is is skipped.

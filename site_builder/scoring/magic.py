@@ -18,6 +18,8 @@ import numpy as np
 from scipy.stats import ttest_ind
 
 from runner import games
+from runner.games import chameleon as chameleon_rules
+from runner.games import undercover as undercover_rules
 from site_builder.scoring import magic_reference as reference
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
 from site_builder.scoring.sections import Keep, compute
@@ -31,10 +33,9 @@ LAMBDA = 0.25  # weight of wrong second-chance guesses in Deception (MAgIC eq. 4
 MU = 0.6  # weight of The Chameleon in Self-awareness (MAgIC eq. 5)
 ALPHA = 0.05  # significance level of the vanilla-vs-enhanced tests
 
-# MAgIC credits per outcome, (hidden role, each seat of the other side), MAgIC A.2 read as in the brief.
-CHAMELEON_CREDITS = {"non_chameleons_win": (0, 2), "even_vote": (1, 1), "chameleon_wins": (2, 0),
-                     "chameleon_guessed": (1, 1)}
-UNDERCOVER_CREDITS = {"undercover_wins": (3, 0), "civilians_win": (0, 3), "even_vote": (2, 1)}
+# MAgIC credits per outcome, (hidden role, each seat of the other side), beside each game's rules.
+CHAMELEON_CREDITS = chameleon_rules.MAGIC_CREDITS
+UNDERCOVER_CREDITS = undercover_rules.MAGIC_CREDITS
 MAX_CREDIT = {"chameleon": 2, "non_chameleon": 2, "undercover": 3, "civilian": 3, "cost_sharing": 1,
               "prisoners_dilemma": 1, "public_good": 1}
 FULL_AREA = 3.5 * math.sin(2 * math.pi / 7)  # the radar polygon with every axis at 1
