@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import time
 from pathlib import Path
@@ -188,41 +186,62 @@ def _markdown_text(text: str) -> str:
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
 def serve(paths, site, cache, no_cache, seed, submissions, repo_url, magic_reading, port, no_build):
-    """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
-    if no_build and not (site / "index.html").is_file():
+    """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C).
+
+    The site is built in a folder beside the site folder and switched in at once when done, so a
+    server already using the folder (a site built before is served meanwhile) never finds it half
+    built.
+    """
+    import threading
+
+    from site_builder import serve as serving
+
+    folder = site.resolve()
+    if no_build and not (folder / "index.html").is_file():
         raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
     try:
-        server = make_server(site.resolve(), port)
+        server = serving.make_server(folder, port)
     except OSError as err:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from err
-    if not no_build:
-        # Built for the address it is served at, so Material's instant page changes work.
-        try:
-            _build(paths or (_default_replays(),), site, cache, no_cache, seed,
-                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url, magic_reading)
-        except BaseException:
-            server.server_close()
-            raise
-    click.echo(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    thread = threading.Thread(target=server.serve_forever, name="serve", daemon=True)
     try:
-        server.serve_forever()
+        if not no_build:
+            from site_builder.build import BuildError, check_site_folder
+
+            try:
+                check_site_folder(folder)
+            except BuildError as err:
+                raise click.ClickException(str(err)) from None
+            if (folder / "index.html").is_file():
+                thread.start()
+                click.echo(f"serving the site built before from {folder} at {url} while the new one is built "
+                           f"beside it, in {serving.next_folder(folder)}")
+            # Built for the address it is served at, so Material's instant page changes work.
+            try:
+                serving.build_beside(folder, lambda into: _build(
+                    paths or (_default_replays(),), into, cache, no_cache, seed, url, submissions, repo_url,
+                    magic_reading))
+            except (OSError, BuildError) as err:
+                raise click.ClickException(f"the site was not built: {err}") from None
+        click.echo(f"serving {folder} at {url} (Ctrl+C to stop)")
+        if not thread.is_alive():
+            thread.start()
+        while thread.is_alive():
+            thread.join(0.5)
     except KeyboardInterrupt:
         click.echo("stopped")
     finally:
+        if thread.is_alive():
+            server.shutdown()
         server.server_close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files of the site folder, without a log line per request."""
+def make_server(folder: Path, port: int):
+    """A static file server for `folder` on 127.0.0.1 (port 0: any free port): site_builder/serve.py."""
+    from site_builder.serve import make_server as serving
 
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
-def make_server(folder: Path, port: int) -> http.server.ThreadingHTTPServer:
-    """A static file server for `folder` on 127.0.0.1 (port 0: any free port)."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    return serving(folder, port)
 
 
 def _default_replays() -> Path:
