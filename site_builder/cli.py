@@ -261,19 +261,42 @@ def export():
 @export.command("magic")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-def export_magic(out, paths):
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
+              show_default=True, help="Cache of re-simulated replays, keyed by content hash (the one `score` "
+                                      "and `build` keep).")
+@click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
+def export_magic(out, paths, cache, no_cache):
     """Write 3-player MAgIC games (default: the replays/ folder) into OUT as the per-game result
     files of the MAgIC reference script (cathyxl/MAgIC, metrics_release.py), one folder tree per
-    agent, with OUT/manifest.json naming the agents and the games left out."""
-    from site_builder.export_magic import export as write_export
-    from site_builder.scoring.corpus import full_games, load
+    agent, with OUT/manifest.json naming the agents and the games left out.
 
+    The replays are checked as `score` checks them, answered from the same cache; the games
+    exported are then read again for their moves. Progress goes to stderr."""
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
-    corpus = load(paths or (_default_replays(),))
+    paths = paths or (_default_replays(),)
+    click.echo(f"export magic: checking the replays under {', '.join(map(str, paths))} "
+               f"({'no cache' if no_cache else f'cache {cache}'})", err=True)
+    from site_builder.export_magic import export as write_export
+    from site_builder.export_magic import exported
+    from site_builder.scoring.corpus import full_games, load
+    from site_builder.ticker import Reporter
+
+    resimulating = Reporter("re-simulating", "replays not in the cache")
+    try:
+        corpus = load(paths, None if no_cache else cache, progress=resimulating)
+    finally:
+        resimulating.close()
     for bad in corpus.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)
-    done = write_export(full_games(corpus), corpus.agents, out)
+    reading = Reporter("reading the moves of the MAgIC games", "games")
+    try:
+        full = {game.game_id: game for game in full_games(corpus, exported, progress=reading)}
+    finally:
+        reading.close()
+    # The games left out need no moves: export names them and says why from what `load` kept.
+    games = [full.get(game.game_id, game) for game in corpus.games if game.game_id in full or not exported(game)]
+    done = write_export(games, corpus.agents, out)
     click.echo(f"wrote {done.files} file(s) for {len(done.agents)} agent(s) into {out}; "
                f"{len(done.skipped)} game(s) or seat(s) left out (see {out / 'manifest.json'})")
