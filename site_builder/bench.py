@@ -283,6 +283,8 @@ def site_figures(site: Path) -> dict[str, Any]:
         "its model exchanges: exchange shard (median / largest)": f"{median(calls):,} / {calls[-1] if calls else 0:,} B",
         "replay list, first screen of all games: index + counts + one shard (page shell aside)":
             f"{sum(list_first_screen(site).values()):,} B",
+        "home page, first visit (its files and the sitemap)": f"{sum(home_first_visit(site).values()):,} B",
+        "search, on its first use: index + worker": f"{sum(search_on_first_use(site).values()):,} B",
     }
 
 
@@ -300,16 +302,33 @@ def list_first_screen(site: Path) -> dict[str, int]:
 PAGE_LOADS = re.compile(r'<(?:script[^>]*\ssrc|link[^>]*\srel="(?:stylesheet|icon)"[^>]*\shref)="([^"]+)"')
 
 
-def viewer_shell(site: Path) -> dict[str, int]:
-    """The viewer page and every file it loads by itself, by site path: wire bytes of each."""
-    from site_builder.viewer.pages import VIEWER_PAGE
-
-    page = site / VIEWER_PAGE.removesuffix(".md") / "index.html"
+def page_shell(site: Path, page: Path) -> dict[str, int]:
+    """A page and every file it loads by itself, by site path: wire bytes of each."""
     shell = {str(page.relative_to(site)): wire_bytes(page)}
     for ref in PAGE_LOADS.findall(page.read_text(encoding="utf-8")):
         target = (page.parent / ref.split("?")[0].split("#")[0]).resolve()
         shell.setdefault(str(target.relative_to(site.resolve())), wire_bytes(target))
     return shell
+
+
+def viewer_shell(site: Path) -> dict[str, int]:
+    """The viewer page and every file it loads by itself, by site path: wire bytes of each."""
+    from site_builder.viewer.pages import VIEWER_PAGE
+
+    return page_shell(site, site / VIEWER_PAGE.removesuffix(".md") / "index.html")
+
+
+def home_first_visit(site: Path) -> dict[str, int]:
+    """Site path -> wire bytes of every request a first visit to the home page makes: the page and
+    what it loads, and the sitemap Material's bundle fetches for instant navigation. The search
+    index and worker come when the search box is first used (search-on-demand.js): not counted."""
+    return {**page_shell(site, site / "index.html"), "sitemap.xml": wire_bytes(site / "sitemap.xml")}
+
+
+def search_on_first_use(site: Path) -> dict[str, int]:
+    """Site path -> wire bytes of what the first use of the search box fetches: index and worker."""
+    workers = sorted((site / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    return {str(p.relative_to(site)): wire_bytes(p) for p in [site / "search" / "search_index.json", *workers]}
 
 
 def first_visit(site: Path, game_id: str) -> dict[str, int]:

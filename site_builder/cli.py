@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import time
 from pathlib import Path
@@ -199,41 +197,62 @@ def _markdown_text(text: str) -> str:
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--no-build", is_flag=True, help="Serve the site folder as it is, without building it first.")
 def serve(paths, site, cache, no_cache, seed, submissions, repo_url, base, magic_reading, port, no_build):
-    """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C)."""
-    if no_build and not (site / "index.html").is_file():
+    """Build the site, then serve it on 127.0.0.1 until interrupted (Ctrl+C).
+
+    The site is built in a folder beside the site folder and switched in at once when done, so a
+    server already using the folder (a site built before is served meanwhile) never finds it half
+    built.
+    """
+    import threading
+
+    from site_builder import serve as serving
+
+    folder = site.resolve()
+    if no_build and not (folder / "index.html").is_file():
         raise click.ClickException(f"{site}/index.html not found: build the site first (drop --no-build)")
     try:
-        server = make_server(site.resolve(), port)
+        server = serving.make_server(folder, port)
     except OSError as err:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from err
-    if not no_build:
-        # Built for the address it is served at, so Material's instant page changes work.
-        try:
-            _build(paths or (_default_replays(),), site, cache, no_cache, seed,
-                   f"http://127.0.0.1:{server.server_address[1]}/", submissions, repo_url, magic_reading, base=base)
-        except BaseException:
-            server.server_close()
-            raise
-    click.echo(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    thread = threading.Thread(target=server.serve_forever, name="serve", daemon=True)
     try:
-        server.serve_forever()
+        if not no_build:
+            from site_builder.build import BuildError, check_site_folder
+
+            try:
+                check_site_folder(folder)
+            except BuildError as err:
+                raise click.ClickException(str(err)) from None
+            if (folder / "index.html").is_file():
+                thread.start()
+                click.echo(f"serving the site built before from {folder} at {url} while the new one is built "
+                           f"beside it, in {serving.next_folder(folder)}")
+            # Built for the address it is served at, so Material's instant page changes work.
+            try:
+                serving.build_beside(folder, lambda into: _build(
+                    paths or (_default_replays(),), into, cache, no_cache, seed, url, submissions, repo_url,
+                    magic_reading, base=base))
+            except (OSError, BuildError) as err:
+                raise click.ClickException(f"the site was not built: {err}") from None
+        click.echo(f"serving {folder} at {url} (Ctrl+C to stop)")
+        if not thread.is_alive():
+            thread.start()
+        while thread.is_alive():
+            thread.join(0.5)
     except KeyboardInterrupt:
         click.echo("stopped")
     finally:
+        if thread.is_alive():
+            server.shutdown()
         server.server_close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files of the site folder, without a log line per request."""
+def make_server(folder: Path, port: int):
+    """A static file server for `folder` on 127.0.0.1 (port 0: any free port): site_builder/serve.py."""
+    from site_builder.serve import make_server as serving
 
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
-def make_server(folder: Path, port: int) -> http.server.ThreadingHTTPServer:
-    """A static file server for `folder` on 127.0.0.1 (port 0: any free port)."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    return serving(folder, port)
 
 
 def _default_replays() -> Path:
@@ -253,19 +272,42 @@ def export():
 @export.command("magic")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-def export_magic(out, paths):
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
+              show_default=True, help="Cache of re-simulated replays, keyed by content hash (the one `score` "
+                                      "and `build` keep).")
+@click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
+def export_magic(out, paths, cache, no_cache):
     """Write 3-player MAgIC games (default: the replays/ folder) into OUT as the per-game result
     files of the MAgIC reference script (cathyxl/MAgIC, metrics_release.py), one folder tree per
-    agent, with OUT/manifest.json naming the agents and the games left out."""
-    from site_builder.export_magic import export as write_export
-    from site_builder.scoring.corpus import full_games, load
+    agent, with OUT/manifest.json naming the agents and the games left out.
 
+    The replays are checked as `score` checks them, answered from the same cache; the games
+    exported are then read again for their moves. Progress goes to stderr."""
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
-    corpus = load(paths or (_default_replays(),))
+    paths = paths or (_default_replays(),)
+    click.echo(f"export magic: checking the replays under {', '.join(map(str, paths))} "
+               f"({'no cache' if no_cache else f'cache {cache}'})", err=True)
+    from site_builder.export_magic import export as write_export
+    from site_builder.export_magic import exported
+    from site_builder.scoring.corpus import full_games, load
+    from site_builder.ticker import Reporter
+
+    resimulating = Reporter("re-simulating", "replays not in the cache")
+    try:
+        corpus = load(paths, None if no_cache else cache, progress=resimulating)
+    finally:
+        resimulating.close()
     for bad in corpus.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)
-    done = write_export(full_games(corpus), corpus.agents, out)
+    reading = Reporter("reading the moves of the MAgIC games", "games")
+    try:
+        full = {game.game_id: game for game in full_games(corpus, exported, progress=reading)}
+    finally:
+        reading.close()
+    # The games left out need no moves: export names them and says why from what `load` kept.
+    games = [full.get(game.game_id, game) for game in corpus.games if game.game_id in full or not exported(game)]
+    done = write_export(games, corpus.agents, out)
     click.echo(f"wrote {done.files} file(s) for {len(done.agents)} agent(s) into {out}; "
                f"{len(done.skipped)} game(s) or seat(s) left out (see {out / 'manifest.json'})")

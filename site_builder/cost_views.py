@@ -58,17 +58,46 @@ def frontier(points: Sequence[Mapping[str, Any]]) -> list[bool]:
     return marks
 
 
-def _chart(axis: str, percent: bool, points: list[dict[str, Any]], noun: str) -> dict[str, Any]:
+#: What a chart's cost axis measures (a row's "cost" there): dollars at list prices, which a model
+#: served locally has none of, or what every model row records, priced or not.
+USD, TOKENS, SECONDS = "usd", "tokens", "seconds"
+USAGE = (TOKENS, SECONDS)
+#: How each measure reads: the axis title, and what a row needs to have it.
+MEASURES = {
+    USD: ("mean cost per game (USD, list prices)", "a token price"),
+    TOKENS: ("tokens per game (input and output)", "recorded tokens"),
+    SECONDS: ("model-seconds per game", "recorded model time"),
+}
+
+
+def per_game(entry: Mapping[str, Any] | None, measure: str) -> float | None:
+    """A row's cost figures' value per game in `measure`, or None (no price, nothing recorded)."""
+    if not entry:
+        return None
+    if measure == USD:
+        return entry.get("usd_per_game")
+    if measure == SECONDS:
+        seconds = entry.get("model_seconds_per_game")
+        return seconds if seconds else None
+    tokens = (entry.get("input_tokens") or 0) + (entry.get("output_tokens") or 0)
+    return tokens / entry["games"] if tokens and entry.get("games") else None
+
+
+def _chart(axis: str, percent: bool, points: list[dict[str, Any]], noun: str, measure: str = USD) -> dict[str, Any]:
     """A chart's data: its points with their frontier marks, or why there is no chart."""
     for point, mark in zip(points, frontier(points)):
         point["frontier"] = mark
     points.sort(key=lambda p: (p["cost"], -p["value"], p["label"]))
     why = None
-    if len(points) < MIN_POINTS:
+    if len(points) < MIN_POINTS and measure == USD:
         why = (f"No cost chart: {'only one' if points else 'no'} {noun} has both a token price and a {axis} "
                "(models run locally, scripted agents and models missing from the price table have none)"
                + (", and a chart needs two." if points else "."))
-    return {"axis": axis, "percent": percent, "points": points, "why": why}
+    elif len(points) < MIN_POINTS:
+        why = (f"No chart of {MEASURES[measure][0]}: {'only one' if points else 'no'} {noun} has both "
+               f"{MEASURES[measure][1]} and a {axis}" + (", and a chart needs two." if points else "."))
+    return {"axis": axis, "percent": percent, "points": points, "why": why, "measure": measure,
+            "title": MEASURES[measure][0]}
 
 
 def game_chart(results: Mapping[str, Any], refs: Mapping[str, Any], name: str) -> dict[str, Any]:
@@ -92,30 +121,51 @@ def game_chart(results: Mapping[str, Any], refs: Mapping[str, Any], name: str) -
     return _chart(axis, percent, points, "agent of this game")
 
 
-def overall_chart(results: Mapping[str, Any], refs: Mapping[str, Any]) -> dict[str, Any]:
-    """Every rated agent's cost per game over all its games against its overall rating."""
+def overall_chart(results: Mapping[str, Any], refs: Mapping[str, Any], measure: str = USD) -> dict[str, Any]:
+    """Every rated agent's cost per game over all its games (in `measure`) against its overall rating."""
     points = []
     for row in results["ratings"].get("overall", {}).get("agents", []):
         spent = agent_cost(results, row["agent"])
-        if row["agent"] in refs and priced(spent):
-            points.append({"label": refs[row["agent"]].display, "cost": spent["usd_per_game"], "value": row["rating"],
+        cost = per_game(spent, measure)
+        if row["agent"] in refs and cost is not None:
+            points.append({"label": refs[row["agent"]].display, "cost": cost, "value": row["rating"],
                            "ci": row.get("rating_ci"), "games": spent["games"]})
-    return _chart("rating", False, points, "rated agent")
+    return _chart("rating", False, points, "rated agent", measure)
 
 
-def ranked_chart(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Each ranked row's cost per suite game against its ranked score (boards.ranked_rows)."""
-    points = [{"label": r["ref"].display if r.get("ref") else r["label"], "cost": r["cost"]["usd_per_game"],
+def ranked_chart(rows: Sequence[Mapping[str, Any]], measure: str = USD) -> dict[str, Any]:
+    """Each ranked row's cost per suite game (in `measure`) against its ranked score (boards.ranked_rows)."""
+    points = [{"label": r["ref"].display if r.get("ref") else r["label"], "cost": per_game(r["cost"], measure),
                "value": r["score"]["value"], "ci": r["score"]["ci"], "games": r["cost"]["games"]}
-              for r in rows if r.get("score") and priced(r.get("cost"))]
-    return _chart("ranked score", True, points, "ranked row")
+              for r in rows if r.get("score") and per_game(r.get("cost"), measure) is not None]
+    return _chart("ranked score", True, points, "ranked row", measure)
 
 
 def chart_data(results: Mapping[str, Any], refs: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]],
                games: Sequence[str]) -> dict[str, Any]:
-    """data/cost.json: the ranked board's, the overall and each played game's chart."""
+    """data/cost.json: the ranked board's, the overall and each played game's chart in dollars, and
+    the ranked board's and the overall one in tokens and in model-seconds (every model row has those)."""
     return {"ranked": ranked_chart(ranked), "overall": overall_chart(results, refs),
+            **{measure: {"ranked": ranked_chart(ranked, measure), "overall": overall_chart(results, refs, measure)}
+               for measure in USAGE},
             "games": {name: game_chart(results, refs, name) for name in games if results["leaderboards"].get(name)}}
+
+
+def why_unpriced(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The cost page's reasons a row has no price, each once: its status word as the table shows
+    it, the reason, and how many rows it holds for, in the table's order."""
+    reasons: dict[tuple[str, str], int] = {}
+    for row in rows:
+        cost = row["cost"]
+        if cost["usd_per_game"] is None:
+            key = (status_word(cost), cost.get("why") or "no price")
+            reasons[key] = reasons.get(key, 0) + 1
+    return [{"word": word, "why": why, "rows": n} for (word, why), n in reasons.items()]
+
+
+def status_word(cost: Mapping[str, Any]) -> str:
+    """What the cost page's table says of a row without a price: why in one word or two."""
+    return "local" if cost.get("status") == "local" else "no price"
 
 
 def any_priced(results: Mapping[str, Any], keys: Sequence[str], game: str | None = None) -> bool:

@@ -102,6 +102,12 @@ def hidden_role_file(game: ScoredGame, targets: Sequence[int], labels: Sequence[
             "consistency_metric": _consistency(game, targets), "pgm_metric": _deductions(game, hidden)}
 
 
+def exported(game: ScoredGame) -> bool:
+    """Whether a game is written (its seats may still be left out): a complete 3-player MAgIC
+    game. `export` says why each other game of these five is left out."""
+    return game.game in GAMES and len(game.seats) == PLAYERS and game.valid
+
+
 def _result(game: ScoredGame, seat: int) -> str:
     return "win" if seat in game.winners else "lose"
 

@@ -405,8 +405,10 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
         _metric_page(name, ctx, env, pages)
     _studies(ctx, env, pages)
     _downloads(ctx, env, pages, csv_names)
+    cost_rows = cost_views.page_rows(results, refs)
     pages.markdown[cost_views.PAGE] = env.get_template("cost.md.j2").render(
-        **ctx, page=cost_views.PAGE, rows=cost_views.page_rows(results, refs))
+        **ctx, page=cost_views.PAGE, rows=cost_rows, unpriced=cost_views.why_unpriced(cost_rows),
+        status_word=cost_views.status_word)
     history_pages.render(ctx, env, pages.markdown, pages.data)  # the board over time, and each release's
     pages.markdown["glossary.md"] = env.get_template("glossary.md.j2").render(**ctx, page="glossary.md")
     pages.data["data/radar.json"] = radar_data(results, refs)

@@ -13,7 +13,7 @@ import hashlib
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,21 +201,26 @@ def _collector_paused() -> Iterator[None]:
 REFERENCE = "maintainers"
 
 
+#: progress(done, total): called as each replay the cache did not hold is re-simulated.
+Progress = Callable[[int, int], None]
+
+
 def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None, *, derive: bool = True,
-         owner_of: Mapping[str, str] | None = None) -> Corpus:
+         owner_of: Mapping[str, str] | None = None, progress: Progress | None = None) -> Corpus:
     """Validate and re-simulate every replay under `paths` (answering from the cache if given).
 
     `derive=False` (hand-dealt test corpora only) skips the check that each game follows from its
     seed; such results are cached apart from the checked ones. `owner_of` (path -> owner id; a
     path not in it is REFERENCE's) says whose each file is: every agent is then described from
     each owner's games apart (`Corpus.described`), and `Corpus.agents` from the reference's first.
+    `progress`, if given, hears of each re-simulated replay (none when the cache holds them all).
     """
     with _collector_paused():
-        return _load(paths, cache_path, derive=derive, owner_of=owner_of or {})
+        return _load(paths, cache_path, derive=derive, owner_of=owner_of or {}, progress=progress)
 
 
 def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, derive: bool,
-          owner_of: Mapping[str, str]) -> Corpus:
+          owner_of: Mapping[str, str], progress: Progress | None = None) -> Corpus:
     # Digests depend on the installed neural embedder too (`digest.environment`).
     version = f"{SCORER_VERSION}+{environment()}" + ("" if derive else "+underived")
     cache = Cache(cache_path, version) if cache_path else None
@@ -260,7 +265,9 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
         # A few new games load here, not in a process per core: their statements use the cores.
         threads = (os.cpu_count() or 1) if in_process(len(names)) else 1
         checked = map_on_cores(_check, [(name, derive, shelf, threads) for name in names], batch=BATCH)
-        for name, (content_hash, blob, embedded) in zip(names, checked):
+        for done, (name, (content_hash, blob, embedded)) in enumerate(zip(names, checked), 1):
+            if progress is not None:
+                progress(done, len(names))
             made.update(embedded)
             if content_hash is None:  # the file could not be read this time
                 entries.append((name, f"unreadable:{name}", orjson.loads(blob)))
@@ -280,16 +287,25 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
     return _assemble(entries, files, files_read, resimulated, owner_of)
 
 
-def full_games(corpus: Corpus) -> list[ScoredGame]:
-    """The corpus's games with their events and probes (a loaded game keeps only its digest):
-    each file read and re-simulated again. For exports, which write per-move data."""
+def full_games(corpus: Corpus, wanted: Callable[[ScoredGame], bool] | None = None,
+               progress: Progress | None = None) -> list[ScoredGame]:
+    """The corpus's games (those `wanted`, if given) with their events and probes (a loaded game
+    keeps only its digest): each file read and re-simulated again. For exports, which write
+    per-move data. A file whose bytes are still those `load` checked is not derived from its seed
+    again (that check depends on the bytes alone, and they passed it); a file changed since is
+    left out."""
+    games = [game for game in corpus.games if wanted is None or wanted(game)]
     out = []
-    for game in corpus.games:
+    for done, game in enumerate(games, 1):
         path = corpus.paths[game.game_id]
         raw = Path(path).read_bytes()
-        checked = check_bytes(path, raw)
-        if checked.ok:  # it was when loaded; a file changed since is left out
-            out.append(scored_game(checked, hashlib.sha256(raw).hexdigest()))
+        content_hash = hashlib.sha256(raw).hexdigest()
+        if content_hash == game.content_hash:
+            checked = check_bytes(path, raw, derive=False)
+            if checked.ok:
+                out.append(scored_game(checked, content_hash))
+        if progress is not None:
+            progress(done, len(games))
     return out
 
 

@@ -21,7 +21,7 @@ from site_builder.scoring.model import ScoredGame
 from site_builder.viewer.data import DATA_VERSION, read_records, replay_data
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR, to_json, write_json
 from site_builder.viewer.listing import replay_index, write_list
-from site_builder.viewer.shards import MANIFEST, bucket_count, pack, shard_hash, shard_name, unpack
+from site_builder.viewer.shards import MANIFEST, SHARD_SUFFIX, bucket_count, pack, shard_hash, shard_name, unpack
 
 #: At most this many games per shard on average (the bucket count is the smallest power of two
 #: that keeps to it): packed, a game's data is ~0.3 KB and a model game's exchanges ~0.8 KB
@@ -68,7 +68,7 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
     for folder in (DATA_DIR, CALLS_DIR, LIST_DIR):
         shutil.rmtree(site / folder, ignore_errors=True)
         (site / folder).mkdir(parents=True)
-    old = _read_manifest(manifest, site) if previous is not None else {}
+    old = _read_manifest(manifest, previous) if previous is not None else {}
     old_games: dict[str, dict[str, Any]] = old.get("games", {})
     labels = {key: info.label for key, info in corpus.agents.items()}
     entries: list[_Entry] = []
@@ -115,8 +115,9 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
     if manifest is not None:
         manifest.parent.mkdir(parents=True, exist_ok=True)
         games = {e.game.game_id: {"key": e.key, "calls": calls_of[e.game.game_id]} for e in entries}
-        manifest.write_text(json.dumps({"version": DATA_VERSION, "site": str(site.resolve()), "data": data_buckets,
-                                        "calls": calls_buckets, "games": games}, sort_keys=True), encoding="utf-8")
+        manifest.write_text(json.dumps({"version": DATA_VERSION, "shards": shard_files(site / DATA_DIR, site / CALLS_DIR),
+                                        "data": data_buckets, "calls": calls_buckets, "games": games},
+                                       sort_keys=True), encoding="utf-8")
     return DataWritten(files=moved + written, written=written, rendered=rendered)
 
 
@@ -233,12 +234,26 @@ def _data_key(game: ScoredGame, labels: Mapping[str, str], source: Mapping[str, 
     return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
 
 
-def _read_manifest(path: Path | None, site: Path) -> dict[str, Any]:
-    """The previous build's bucket counts and game keys for this site folder; none (so everything
-    is made again) if unreadable, of another format or written for another site folder."""
+def shard_files(data: Path, calls: Path) -> str:
+    """Which shard files these folders hold: a digest of each one's name, size and modification
+    time. A shard kept by a rename or a hard link keeps all three; one written again does not."""
+    digest = hashlib.sha256()
+    for name, folder in (("data", data), ("calls", calls)):
+        for path in sorted(folder.glob(f"*{SHARD_SUFFIX}")) if folder.is_dir() else []:
+            stat = path.stat()
+            digest.update(f"{name}/{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _read_manifest(path: Path | None, previous: Path) -> dict[str, Any]:
+    """The last build's bucket counts and game keys, if they describe the very shards set aside in
+    `previous` (whichever folder that build wrote them to: `gamenight serve` builds beside the site
+    it serves); none, so everything is made again, if unreadable, of another format or written
+    with other shards (another site folder's, or this one's rebuilt without the manifest)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8")) if path is not None else {}
-        usable = data.get("version") == DATA_VERSION and data.get("site") == str(site.resolve()) \
+        usable = data.get("version") == DATA_VERSION \
+            and data.get("shards") == shard_files(previous / Path(DATA_DIR).name, previous / Path(CALLS_DIR).name) \
             and isinstance(data.get("games"), dict) and isinstance(data.get("data"), int) \
             and isinstance(data.get("calls"), int)
         return data if usable else {}

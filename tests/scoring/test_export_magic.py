@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from click.testing import CliRunner
 from test_magic import AGENTS, B, KX, X, chameleon, cost_sharing, prisoners, public_good, undercover
 
 from runner.cli import main
-from site_builder.export_magic import export
+from site_builder.export_magic import GAMES, export, exported
+from site_builder.scoring.corpus import full_games, load
+
+BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 
 
 def test_files_follow_the_scripts_layout_and_keys(tmp_path):
@@ -60,3 +65,42 @@ def test_the_command_refuses_a_folder_that_is_not_empty(tmp_path):
     (tmp_path / "old.json").write_text("{}")
     result = CliRunner().invoke(main, ["export", "magic", str(tmp_path), str(tmp_path)])
     assert result.exit_code == 1 and "is not empty" in result.output
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_command_answers_from_the_scorers_cache_and_says_how_far_it_is(tmp_path):
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    for path in sorted(BUILTIN.glob("*.jsonl"))[:40]:
+        shutil.copy(path, replays)
+    cache = tmp_path / "cache" / "scores.sqlite"
+    runs = {}
+    for name, options in (("cold", ["--cache", str(cache)]), ("warm", ["--cache", str(cache)]), ("none", ["--no-cache"])):
+        result = CliRunner().invoke(main, ["export", "magic", str(tmp_path / name), str(replays), *options])
+        assert result.exit_code == 0, result.output
+        runs[name] = result.stderr.splitlines()
+    # Not a terminal: plain lines, the first at once, then counts; a cold cache re-simulates every file.
+    assert runs["cold"][0] == f"export magic: checking the replays under {replays} (cache {cache})"
+    assert "re-simulating: 0 of 40 replays not in the cache" in runs["cold"]
+    assert any(line.startswith("re-simulating: 40 of 40 replays not in the cache in ") for line in runs["cold"])
+    assert not any(line.startswith("re-simulating") for line in runs["warm"])  # the cache holds every game
+    games = sum(1 for g in load([replays]).games if exported(g))
+    assert any(line.startswith(f"reading the moves of the MAgIC games: {games} of {games} games in ")
+               for line in runs["warm"])
+    assert files_of(tmp_path / "cold") == files_of(tmp_path / "warm") == files_of(tmp_path / "none")
+    assert json.loads((tmp_path / "warm" / "manifest.json").read_text())["files"] > 0
+
+
+def test_full_games_reads_the_wanted_games_and_leaves_out_a_file_changed_since(tmp_path):
+    first, second = sorted(BUILTIN.glob("builtin-chameleon-*.jsonl"))[:2]
+    for path in (first, second):
+        shutil.copy(path, tmp_path)
+    corpus = load([tmp_path])
+    shutil.copy(second, tmp_path / first.name)  # another valid replay under the first one's name
+    heard = []
+    full = full_games(corpus, lambda g: g.game in GAMES, progress=lambda done, total: heard.append((done, total)))
+    assert [g.game_id for g in full] == [second.stem] and heard == [(1, 2), (2, 2)]
+    assert full[0].events and full[0].content_hash == corpus.games[1].content_hash

@@ -37,9 +37,10 @@ ROLES = {"as_chameleon": "chameleon", "as_non_chameleon": "non_chameleon", "as_u
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("export") / "magic"
-    result = CliRunner().invoke(main, ["export", "magic", str(out), *map(str, CORPORA)])
+    cache = out.parent / "cache" / "scores.sqlite"
+    result = CliRunner().invoke(main, ["export", "magic", str(out), *map(str, CORPORA), "--cache", str(cache)])
     assert result.exit_code == 0, result.output
-    corpus = load(CORPORA)
+    corpus = load(CORPORA, cache)  # answered from the export's cache
     return json.loads((out / "manifest.json").read_text(encoding="utf-8")), corpus
 
 

@@ -31,6 +31,8 @@ SCHEMES = {"light": "default", "dark": "slate"}
 #: The play page's background in each scheme (play.css).
 PLAY_BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(30, 33, 41)"}
 TIMEOUT = 45_000  # ms, as the other browser tests: a shared machine may be slow
+#: A shipped Werewolf game the LLM judges annotated (memorable statements: links to their events).
+JUDGED_REPLAY = Path(__file__).resolve().parents[2] / "replays" / "builtin" / "builtin-werewolf-001df066adae.jsonl"
 
 
 @contextlib.contextmanager
@@ -59,6 +61,9 @@ def served(tmp_path_factory, serve, small_corpus) -> tuple[Path, str]:
     session's `small_corpus`), built into a site served locally."""
     root = tmp_path_factory.mktemp("axe-site")
     shutil.copytree(small_corpus, root / "replays")
+    # A shipped Werewolf game with LLM judges' notes: the viewer's outcome links to their events.
+    (root / "replays" / "judged").mkdir()
+    shutil.copy(JUDGED_REPLAY, root / "replays" / "judged")
     # in git, so the board over time has points to draw and a release has its page
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "replays")
@@ -86,7 +91,10 @@ def page_kinds(site: Path) -> dict[str, str]:
         "Werewolf study": "/studies/werewolf/", "methodology (code blocks)": "/methodology/llm/",
         "methodology (formulas wider than a phone)": "/methodology/metrics/werewolf/",
         "rules": "/methodology/games/cost_sharing/", "replays list": "/replays/",
-        "viewer": f"/replays/viewer/?id={werewolf_game}", "cost": "/cost/", "not found": "/404.html",
+        "viewer": f"/replays/viewer/?id={werewolf_game}",
+        "viewer, a player's view, Next pressed": f"/replays/viewer/?id={werewolf_game}&pov=2&step=3",
+        "viewer, the outcome with the judges' notes": f"/replays/viewer/?id={JUDGED_REPLAY.stem}&step=999",
+        "cost": "/cost/", "not found": "/404.html",
         "board over time": "/history/", "releases": "/releases/", "release": "/releases/board-axe/",
     }
     for path in kinds.values():  # each is a page of this build (a renamed page must not pass unseen)
@@ -115,8 +123,15 @@ def test_axe_finds_nothing_on_any_kind_of_page(browser, served, axe_script, widt
     with axe_tab(browser, width, scheme) as tab:
         for kind, path in page_kinds(site).items():
             tab.goto(base + path, wait_until="networkidle")
-            if kind == "viewer":
+            if kind.startswith("viewer"):
                 tab.wait_for_selector("[data-ready]")
+            if kind == "viewer, a player's view, Next pressed":  # pressed, it keeps the focus: its colours then
+                tab.locator(".gn-next").click()
+                tab.locator(".gn-next").focus()
+                assert tab.locator(".gn-badge").count() > 0  # the "you" badge
+            if kind == "viewer, the outcome with the judges' notes":
+                tab.locator("details").evaluate_all("ds => ds.forEach(d => { d.open = true; })")
+                assert tab.locator(".gn-judge .gn-link").count() > 0  # "event N" links
             if kind == "board over time":  # every chart drawn, and the tables under them open
                 tab.evaluate(DRAW_CHARTS)
             tab.wait_for_timeout(200)  # charts draw after their data arrives

@@ -117,6 +117,40 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
     assert "Cost / game</th>" not in plain.markdown["exhibition.md"]
 
 
+def test_tokens_and_model_time_are_charted_for_every_model_row_priced_or_local(results):
+    refs = labels.agent_refs(results)
+    data = cost_views.chart_data(results, refs, boards.ranked_rows(results, refs), list(pages.game_titles()))
+    costs = by_label(results)
+    for measure in cost_views.USAGE:
+        chart = data[measure]["overall"]
+        assert chart["why"] is None and chart["measure"] == measure
+        shown = {p["label"]: p["cost"] for p in chart["points"]}
+        assert len(shown) == 4 and "gemma-local" in shown  # the local row too: it has no price, but tokens and time
+        for point in chart["points"]:
+            cheaper_stronger = [p for p in chart["points"] if p is not point and p["cost"] <= point["cost"]
+                                and p["value"] >= point["value"]]
+            assert point["frontier"] == (not cheaper_stronger)
+    local = costs["gemma-local"]
+    tokens = {p["label"]: p["cost"] for p in data["tokens"]["overall"]["points"]}
+    assert tokens["gemma-local"] == pytest.approx((local["input_tokens"] + local["output_tokens"]) / local["games"])
+    seconds = {p["label"]: p["cost"] for p in data["seconds"]["overall"]["points"]}
+    assert seconds["gemma-local"] == pytest.approx(DECISIONS * 1.5)
+    assert data["tokens"]["ranked"]["why"].startswith("No chart of tokens per game")  # no suite game here
+    page = pages.render(results).markdown["cost.md"]
+    assert 'data-where="tokens.overall"' in page and 'data-where="seconds.overall"' in page
+    assert "title=" not in page  # a phone cannot show a title: nothing is said only there
+
+
+def test_the_cost_page_says_once_why_a_price_is_absent():
+    local = {"status": "local", "usd_per_game": None, "why": "served from the machine that played its games"}
+    rows = [{"cost": local}, {"cost": {"status": "priced", "usd_per_game": 0.1, "why": None}}, {"cost": local},
+            {"cost": {"status": "unpriced", "usd_per_game": None, "why": "no price for x:y in the price table"}},
+            {"cost": local}]
+    assert cost_views.why_unpriced(rows) == [
+        {"word": "local", "why": "served from the machine that played its games", "rows": 3},
+        {"word": "no price", "why": "no price for x:y in the price table", "rows": 1}]
+
+
 def test_the_ranked_table_has_a_cost_column_when_a_row_is_priced(results):
     ranked = copy.deepcopy(results)
     row = {"row": "ranked-1-gpt4", "suite": "ranked-1", "label": "gpt4", "agents": {}, "owner": None, "stages": 1,
@@ -153,10 +187,19 @@ def test_the_cost_charts_draw_with_every_name_as_text(page, served):
         chart = page.locator("[data-gn-chart='cost']").first
         chart.scroll_into_view_if_needed()
         page.wait_for_selector("[data-gn-chart='cost'][data-gn-rendered]", timeout=TIMEOUT)
-        labels = page.locator("[data-gn-chart='cost'] .textpoint text").all_text_contents()
+        labels = chart.locator(".textpoint text").all_text_contents()
         assert len(labels) == 3 and any(label.startswith("<img src=x") for label in labels)  # shown, not run
-        assert page.locator("[data-gn-chart='cost'] .scatterlayer .trace").count() == 3  # frontier + 2 groups
+        assert chart.locator(".scatterlayer .trace").count() == 3  # frontier + 2 groups
         assert page.evaluate("() => window.gnPwned") is None
+    # The cost page's charts of tokens and of model time: the local row is a point too.
+    page.goto(base + "/cost/")
+    for where in ("tokens.overall", "seconds.overall"):
+        chart = page.locator(f"[data-gn-chart='cost'][data-where='{where}']")
+        chart.scroll_into_view_if_needed()
+        page.wait_for_selector(f"[data-gn-chart='cost'][data-where='{where}'][data-gn-rendered]", timeout=TIMEOUT)
+        assert chart.locator(".point").count() == 4
+        assert "gemma-local" in chart.locator(".textpoint text").all_text_contents()
+    assert page.evaluate("() => window.gnPwned") is None
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))

@@ -139,3 +139,25 @@ def test_new_replays_rewrite_only_the_shards_they_fall_in(corpora, tmp_path, mon
     assert {name for name in now if now[name] != old.get(name)} <= touched | {"index.json"}
     cold = write.write_data(load([first, more]), tmp_path / "cold")
     assert tree(site / "replays") == tree(tmp_path / "cold" / "replays") and cold.rendered == len(after_corpus.games)
+
+
+def test_the_manifest_is_trusted_only_for_the_shards_it_describes(corpora, tmp_path):
+    """A site rebuilt without the manifest (no cache) between two cached builds has shards the
+    manifest does not describe: the next cached build makes every game again rather than copy
+    lines it does not know (here: the relabelled agent's name would stay in the old games' data)."""
+    root, first, _ = corpora
+    folder, site, cache = tmp_path / "replays", tmp_path / "site", tmp_path / "cache.sqlite"
+    shutil.copytree(first, folder)
+    build_site([folder], site, cache_path=cache, seed=5)
+    added = []
+    for path in sorted(play(tmp_path / "extra", 3, 13).glob("*.jsonl")):  # `random` named "Dice" thrice more
+        lines = path.read_text(encoding="utf-8").splitlines()
+        header = relabelled(json.loads(lines[0]), "random", "Dice")
+        added.append(folder / f"{header['game_id']}.jsonl")
+        added[-1].write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    build_site([folder], site, seed=5)  # no cache: the manifest still describes the first build
+    for path in added:
+        path.unlink()
+    again = build_site([folder], site, cache_path=cache, seed=5)
+    assert again.replay_games_rendered == again.games
+    assert tree(site) == tree(build_site([folder], tmp_path / "cold", seed=5).results.parents[1])

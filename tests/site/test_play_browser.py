@@ -170,7 +170,8 @@ def test_a_whole_game_is_played_with_the_keyboard_alone(browser, tmp_path):
 
 
 def test_the_players_table_fits_a_phone_without_scrolling_sideways(browser, tmp_path):
-    """At 390 px the players' table is fitted as on the site's pages (fit.js): stacked, not scrolled."""
+    """At 390 px the players are a compact list, a line or two each (pov.js), not the table stacked
+    into a card per player; wide again, the table."""
     table = deal("werewolf", {}, 4, [Person("Ann", role="seer")])
     seat = next(iter(table.people))
     context = browser.new_context(viewport={"width": 390, "height": 844})
@@ -181,9 +182,14 @@ def test_the_players_table_fits_a_phone_without_scrolling_sideways(browser, tmp_
         wrap = tab.locator(".gn-players")
         scroll, client = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
         assert scroll <= client + 1 and tab.evaluate("document.documentElement.scrollWidth") <= 390
-        assert "gn-stacked" in tab.locator(".gn-players table").get_attribute("class")
+        assert tab.locator(".gn-players table").is_hidden()
+        items = tab.locator(".gn-player-list li")
+        assert items.count() == tab.locator(".gn-players tbody tr").count() > 1 and items.first.is_visible()
+        assert all(item.bounding_box()["height"] < 70 for item in items.all())  # two lines at most
         tab.set_viewport_size({"width": 1366, "height": 900})  # wide again: a plain table
-        tab.wait_for_function("() => !document.querySelector('.gn-players table').classList.contains('gn-stacked')")
+        tab.locator(".gn-players table").wait_for()
+        assert tab.locator(".gn-player-list").is_hidden()
+        assert "gn-stacked" not in tab.locator(".gn-players table").get_attribute("class")
     context.close()
 
 

@@ -415,3 +415,35 @@ def test_the_other_magic_reading_is_one_tap_away(new_tab, base, site, width):
         # A permalink to the other reading opens it too.
         tab.goto(base + "/magic/deception/#other-reading")
         assert tab.locator("details#other-reading").evaluate("d => d.open")
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_box_that_scrolls_sideways_shows_that_it_does(new_tab, base, width):
+    """A line above it says so, and the side hiding columns fades out, following the scroll: a
+    table cut at the screen's edge is never taken for the whole table (the Werewolf board at 1366
+    px, a matrix on a phone)."""
+    with new_tab(viewport={"width": width, "height": 844}) as tab:
+        tab.goto(base + "/games/werewolf/")
+        tab.wait_for_selector("article table[data-gn-labelled]")
+        boxes = tab.locator("article [data-gn-scrolls]")
+        assert boxes.count() > 0
+        assert tab.locator("article .gn-scroll-hint").count() == boxes.count()  # one line per scrolling box
+        for i in range(boxes.count()):
+            box = boxes.nth(i)
+            assert box.evaluate("b => b.previousElementSibling.matches('.gn-scroll-hint[aria-hidden=true]')")
+            assert "scroll" in box.evaluate("b => b.previousElementSibling.textContent")
+            more = lambda: box.get_attribute("data-gn-more")  # noqa: E731
+            assert more() == "right" and box.evaluate("b => getComputedStyle(b).maskImage") != "none"
+            box.evaluate("b => { b.scrollLeft = (b.scrollWidth - b.clientWidth) / 2; }")
+            tab.wait_for_function("b => b.getAttribute('data-gn-more') === 'both'", arg=box.element_handle())
+            box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+            tab.wait_for_function("b => b.getAttribute('data-gn-more') === 'left'", arg=box.element_handle())
+            box.focus()  # focused, the box drops the fade that would hide its outline
+            assert box.evaluate("b => getComputedStyle(b).maskImage") in ("none", "")
+        # A table that fits its box says nothing of scrolling.
+        tab.set_viewport_size({"width": 2400, "height": 844})
+        tab.wait_for_timeout(300)
+        fitting = tab.evaluate("() => [...document.querySelectorAll('article .gn-scroll')].filter(b => "
+                               "b.scrollWidth <= b.clientWidth + 1).length")
+        assert fitting > 0 and tab.locator("article .gn-scroll-hint").count() == \
+            tab.locator("article [data-gn-scrolls]").count()

@@ -72,3 +72,37 @@ def test_the_lists_first_screen_fetches_what_the_bench_counts(new_tab, site, ser
         wait_for_quiet(sent)
         fetched = {path.lstrip("/"): size for path, size in sent if path.startswith("/" + LIST_DIR)}
         assert fetched == bench.list_first_screen(site)
+
+
+def test_the_home_page_fetches_search_only_when_the_search_box_is_used(new_tab, site, serve_like_pages):
+    base, sent = serve_like_pages(site)
+    with new_tab(viewport={"width": 1366, "height": 900}) as tab:
+        tab.goto(f"{base}/", wait_until="networkidle")
+        wait_for_quiet(sent)
+        measured = {path.lstrip("/") or "index.html": size for path, size in sent}
+        assert len(measured) == len(sent), f"a file was fetched twice: {sent}"
+        assert measured == bench.home_first_visit(site)
+        assert not set(measured) & set(bench.search_on_first_use(site)), measured
+
+        # The first use of the box fetches the index and the worker, once, and a query is answered.
+        before = len(sent)
+        box = tab.locator("input[data-md-component=search-query]")
+        box.click()
+        box.press_sequentially("werewolf")
+        tab.locator(".md-search-result__item").first.wait_for()
+        wait_for_quiet(sent)
+        assert {path.lstrip("/"): size for path, size in sent[before:]} == bench.search_on_first_use(site)
+        assert len(sent) - before == 2
+        assert "werewolf" in tab.locator(".md-search-result__item").first.inner_text().lower()
+
+
+def test_a_phone_opens_search_with_the_icon_and_gets_answers(new_tab, site, serve_like_pages):
+    base, sent = serve_like_pages(site)
+    with new_tab(viewport={"width": 390, "height": 844}, has_touch=True) as tab:
+        tab.goto(f"{base}/games/werewolf/", wait_until="networkidle")
+        wait_for_quiet(sent)
+        assert not any(path.endswith("search_index.json") for path, _ in sent)
+        tab.locator("label[for=__search]").first.tap()
+        tab.locator("input[data-md-component=search-query]").press_sequentially("chameleon")
+        tab.locator(".md-search-result__item").first.wait_for()
+        assert sum(path.endswith("search_index.json") for path, _ in sent) == 1

@@ -154,7 +154,9 @@ def test_an_undercover_civilian_sees_no_roles_until_the_vote_result(page, site):
         assert [row[1] for row in view["table"]] == ["?"] * len(data["players"])
         words = [row[3] for row in view["table"]]
         assert words == [data["private"][civilian]["word"] if s == civilian else "?" for s in range(len(words))]
-        assert not any("undercover" in cell or "civilian" in cell for row in view["table"] for cell in row)
+        # (the civilian's own agent is named with its strategy, "undercover/associative": no role in that)
+        cells = [cell.replace("undercover/", "") for row in view["table"] for cell in row]
+        assert not any("undercover" in cell or "civilian" in cell for cell in cells)
         page.keyboard.press("ArrowRight")
         view = snapshot(page)
     assert view["step"] == reveal
@@ -628,3 +630,58 @@ def test_judge_annotations_say_what_each_is_and_which_judge_made_it(page, site):
     assert "variation (round 1): no player's role named in the statements" in entries
     assert "wonder: not evaluated (the judge declined)" in entries
     assert "memorability: the most memorable statements: event " in " ".join(entries)
+
+
+def test_a_phone_shows_the_players_as_a_compact_list(browser, site):
+    """Eight Werewolf players were 48 stacked rows at 390 px, mostly "?": now a line or two each,
+    with what the view does not know said in words, and the table on a wider screen."""
+    game_id, data = SAMPLES["werewolf"], data_of(site, SAMPLES["werewolf"])
+    seer = next(seat for seat, p in enumerate(data["players"]) if p["role"] == "seer")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    try:
+        open_viewer(tab, site, game_id, pov=seer, step=3)
+        assert tab.locator(".gn-players table").is_hidden()
+        items = tab.locator(".gn-player-list li")
+        assert items.count() == len(data["players"]) == 8
+        line = tab.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.gn-player-list li')).lineHeight)")
+        assert all(item.bounding_box()["height"] <= 3.5 * line for item in items.all())  # two lines, three at most
+        mine = tab.locator(".gn-player-list li.gn-you")
+        assert mine.locator(".gn-badge").inner_text() == "you" and "seer" in mine.inner_text()
+        assert data["players"][seer]["agent"] in mine.inner_text()
+        others = [items.nth(s).inner_text() for s in range(8) if s != seer]
+        assert all("not known" in text and "?" not in text for text in others)
+        assert tab.locator(".gn-unknown-note").is_hidden()  # no "?" to explain on a phone
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390
+        tab.set_viewport_size({"width": 1366, "height": 900})
+        tab.locator(".gn-players table").wait_for()
+        assert tab.locator(".gn-player-list").is_hidden()
+        assert tab.locator(".gn-unknown-note").inner_text().startswith("?: not known to")
+    finally:
+        context.close()
+
+
+def test_nothing_in_the_viewer_lives_only_in_a_title(page, site):
+    """A phone cannot show a title: the agent's model or strategy is written out, "?" explained in a
+    line; only the step buttons keep a title (their names are their aria-labels and symbols)."""
+    game_id, data = SAMPLES["werewolf"], data_of(site, SAMPLES["werewolf"])
+    open_viewer(page, site, game_id)
+    titled = page.evaluate("() => [...document.querySelectorAll('[data-gn-viewer] [title]')]"
+                           ".filter(e => !(e.matches('button[data-go]') && e.getAttribute('aria-label')))"
+                           ".map(e => e.outerHTML.slice(0, 80))")
+    assert titled == []
+    about = data["players"][0]["about"]
+    assert about.split(" (")[-1].rstrip(")") in page.locator(".gn-players tbody tr").first.inner_text()
+
+
+def test_past_statements_are_cut_to_two_lines_and_shown_in_full_on_demand(page, site):
+    game_id = PAYLOAD_WEREWOLF  # statements of every payload: long
+    open_viewer(page, site, game_id, step=999)
+    history = page.locator(".gn-history")
+    clamped = "() => [...document.querySelectorAll('.gn-history li:not(.gn-current) .gn-jump')]" \
+              ".filter(b => b.scrollHeight > b.clientHeight + 1).length"
+    assert page.evaluate(clamped) > 0  # cut to two lines
+    page.locator(".gn-full").check()
+    assert "gn-history-full" in history.get_attribute("class") and page.evaluate(clamped) == 0
+    page.locator(".gn-full").uncheck()
+    assert page.evaluate(clamped) > 0

@@ -61,17 +61,45 @@
   }
 
   /** A box that scrolls sideways is a named region the keyboard can focus and scroll (axe:
-   * scrollable-region-focusable); the attributes it had of its own are left alone. */
+   * scrollable-region-focusable), and it shows that it scrolls: a line above it says so, and the
+   * side where columns are hidden fades out (fit.css), so a table cut at the screen's edge is never
+   * taken for the whole table. The attributes it had of its own are left alone. */
   function scrolling(box, table, on) {
     if (!box.hasAttribute("data-gn-scrolls") && (box.hasAttribute("tabindex") || !on)) return;
+    var hint = box.previousElementSibling && box.previousElementSibling.hasAttribute("data-gn-scroll-hint")
+      ? box.previousElementSibling : null;
     if (!on) {
-      ["data-gn-scrolls", "tabindex", "role", "aria-label"].forEach(function (a) { box.removeAttribute(a); });
+      ["data-gn-scrolls", "tabindex", "role", "aria-label", "data-gn-more"].forEach(function (a) { box.removeAttribute(a); });
+      if (hint) hint.remove();
       return;
     }
     box.setAttribute("data-gn-scrolls", "");
     box.setAttribute("tabindex", "0");
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", regionName(box, table) + " (scrolls sideways)");
+    if (!hint) {
+      // The region's name says it to a screen reader already: the line is for the eyes.
+      hint = document.createElement("p");
+      hint.className = "gn-scroll-hint";
+      hint.setAttribute("data-gn-scroll-hint", "");
+      hint.setAttribute("aria-hidden", "true");
+      hint.textContent = "Wider than the screen: scroll the table sideways for more columns \u2192";
+      box.parentNode.insertBefore(hint, box);
+    }
+    if (!box.hasAttribute("data-gn-scroll-watched")) {
+      box.setAttribute("data-gn-scroll-watched", "");
+      box.addEventListener("scroll", function () { hidden(box); }, { passive: true });
+    }
+    hidden(box);
+  }
+
+  /** Which sides of a scrolling box hide columns: data-gn-more="left", "right" or "both". */
+  function hidden(box) {
+    if (!box.hasAttribute("data-gn-scrolls")) return;
+    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    var more = left && right ? "both" : left ? "left" : right ? "right" : null;
+    if (more) box.setAttribute("data-gn-more", more);
+    else box.removeAttribute("data-gn-more");
   }
 
   /** The table's caption, else the heading it sits under, else its first column's name. */

@@ -279,9 +279,16 @@
       // Strength (up) against mean cost per game (across), each row with its 95% interval, and
       // the cost frontier: the best strength to be had at each cost, a step through its rows
       // carried on to the dearest row.
-      var where = el.getAttribute("data-where").split(".");
-      var chart = where[0] === "games" ? data.games[where[1]] : data[where[0]];
+      // data-where is the chart's path in data/cost.json: "ranked", "games.chameleon", "tokens.overall".
+      var chart = el.getAttribute("data-where").split(".").reduce(function (at, key) { return at[key]; }, data);
       var points = chart.points;
+      // The cost axis: dollars at list prices, or what every model row records (tokens, model-seconds).
+      var dollars = !chart.measure || chart.measure === "usd";
+      var spent = function (x) {
+        if (dollars) return "$" + x.toPrecision(3) + " per game";
+        if (chart.measure === "tokens") return Math.round(x).toLocaleString("en") + " tokens per game";
+        return x.toFixed(1) + " model-seconds per game";
+      };
       var costs = points.map(function (p) { return p.cost; });
       var low = Math.min.apply(null, costs), high = Math.max.apply(null, costs);
       var logScale = low > 0 && high / low > 20;  // costs orders of magnitude apart: a log axis
@@ -293,7 +300,9 @@
         return {
           type: "scatter", mode: "markers+text", name: name,
           x: rows.map(function (p) { return p.cost; }), y: rows.map(function (p) { return p.value * scale; }),
-          text: rows.map(function (p) { return esc(short(p.label)); }),
+          // Many rows (a chart of every model row's tokens): only the frontier's names, so they
+          // stay readable; the table under the chart names every point.
+          text: rows.map(function (p) { return dollars || onFrontier || points.length <= 6 ? esc(short(p.label)) : ""; }),
           // Beside the point, clear of its whisker; the dearest row's name to its left, inside the plot.
           textposition: rows.map(function (p) { return p.cost === high ? "middle left" : "middle right"; }),
           cliponaxis: false, marker: { size: 10, color: color },
@@ -302,8 +311,8 @@
             array: rows.map(function (p) { return p.ci ? (p.ci[1] - p.value) * scale : 0; }),
             arrayminus: rows.map(function (p) { return p.ci ? (p.value - p.ci[0]) * scale : 0; })
           },
-          customdata: rows.map(function (p) { return [esc(p.label), "$" + p.cost.toPrecision(3), shown(p.value), p.games]; }),
-          hovertemplate: "%{customdata[0]}<br>%{customdata[1]} per game over %{customdata[3]} games<br>" +
+          customdata: rows.map(function (p) { return [esc(p.label), spent(p.cost), shown(p.value), p.games]; }),
+          hovertemplate: "%{customdata[0]}<br>%{customdata[1]} over %{customdata[3]} games<br>" +
                          esc(chart.axis) + " %{customdata[2]}<br>" + name + "<extra></extra>"
         };
       };
@@ -315,12 +324,12 @@
           { type: "scatter", mode: "lines", name: "cost frontier", x: stepX, y: stepY,
             line: { shape: "hv", dash: "dot", color: "rgba(63,81,181,0.9)" }, hoverinfo: "skip" },
           group(true, "on the cost frontier", "rgba(63,81,181,0.95)"),
-          group(false, "a cheaper row is stronger", "rgba(128,128,128,0.8)")
+          group(false, dollars ? "a cheaper row is stronger" : "a row spending less is stronger", "rgba(128,128,128,0.8)")
         ],
         layout: {
           height: 400,
-          xaxis: { type: logScale ? "log" : "linear", title: { text: "mean cost per game (USD, list prices)" },
-                   tickprefix: "$", rangemode: logScale ? undefined : "tozero" },
+          xaxis: { type: logScale ? "log" : "linear", title: { text: esc(chart.title || "mean cost per game (USD, list prices)") },
+                   tickprefix: dollars ? "$" : "", rangemode: logScale ? undefined : "tozero" },
           yaxis: { title: { text: esc(chart.axis) }, ticksuffix: chart.percent ? "%" : "" },
           legend: { orientation: "h", y: -0.28 },
           margin: { t: 24, r: 24, b: 80, l: 56 }

@@ -308,23 +308,52 @@
     }
 
     // -- panels -------------------------------------------------------------------------------
+    /** What an agent is, beyond its label: its model and design, or its strategy's settings (the
+        label's words are not said twice). */
+    function aboutAgent(p) {
+      var about = typeof p.about === "string" ? p.about : "";
+      if (about.indexOf(p.agent) === 0) about = about.slice(p.agent.length).trim();
+      return about ? el("span", { class: "gn-about", text: about }) : null;
+    }
+
+    /** The players: a table, and on a phone a compact list of the same (viewer.css shows one), one
+        line or two per player with only what this view knows; "?" is said once below, not per cell. */
     function playersTable(panel, b, atEnd) {
+      var unknown = false;
       var head = el("tr", {}, el("th", { scope: "col", text: "Player" }), el("th", { scope: "col", text: "Role" }),
         el("th", { scope: "col", text: "Agent" }), b.columns.map(function (c) { return el("th", { scope: "col", text: c }); }),
         atEnd ? el("th", { scope: "col", text: "Result" }) : null);
       var rows = players.map(function (p, seat) {
         var you = seat === at.pov();
+        unknown = unknown || !knowsRole(seat) || !knowsAgent(seat);
         return el("tr", { class: you ? "gn-you" : null },
           el("th", { scope: "row" }, p.name, you ? el("span", { class: "gn-badge", text: "you" }) : null),
-          el("td", { class: knowsRole(seat) ? null : "gn-hidden", title: knowsRole(seat) ? null : "not known to this player" },
-            knowsRole(seat) ? words(p.role, "-") : "?"),
-          knowsAgent(seat) ? el("td", { title: p.about, text: p.agent })
-            : el("td", { class: "gn-hidden", title: "not known to this player", text: "?" }),
+          knowsRole(seat) ? el("td", { text: words(p.role, "-") }) : el("td", { class: "gn-hidden", text: "?" }),
+          knowsAgent(seat) ? el("td", {}, p.agent, aboutAgent(p)) : el("td", { class: "gn-hidden", text: "?" }),
           b.rows[seat].map(function (cell) { return el("td", { text: cell }); }),
-          atEnd ? el("td", { text: data.outcome.winners.indexOf(seat) >= 0 ? "won" : "\u2014" }) : null);
+          atEnd ? el("td", { text: won(seat) ? "won" : "\u2014" }) : null);
       });
-      fill(panel, el("table", { class: "gn-table" }, el("thead", {}, head), el("tbody", {}, rows)));
+      var list = el("ul", { class: "gn-player-list", "aria-label": "Players" }, players.map(function (p, seat) {
+        var you = seat === at.pov();
+        var who = [knowsRole(seat) ? words(p.role, "-") : null, knowsAgent(seat) ? p.agent : null].filter(Boolean);
+        var missing = !knowsRole(seat) && !knowsAgent(seat) ? "role and agent not known"
+          : !knowsRole(seat) ? "role not known" : !knowsAgent(seat) ? "agent not known" : null;
+        var facts = b.columns.map(function (c, k) { return b.rows[seat][k] ? c + " " + b.rows[seat][k] : null; })
+          .filter(Boolean);
+        if (atEnd) facts.push(won(seat) ? "won" : "did not win");
+        return el("li", { class: you ? "gn-you" : null },
+          el("strong", { text: p.name }), you ? el("span", { class: "gn-badge", text: "you" }) : null,
+          who.length ? [" \u00b7 ", who.join(" \u00b7 ")] : null,
+          knowsAgent(seat) ? [" ", aboutAgent(p)] : null,
+          missing ? [" \u00b7 ", el("span", { class: "gn-hidden", text: missing })] : null,
+          facts.length ? el("span", { class: "gn-player-facts", text: facts.join(" \u00b7 ") }) : null);
+      }));
+      var note = unknown && at.pov() !== null
+        ? el("p", { class: "gn-dim gn-unknown-note", text: "?: not known to " + name(at.pov()) + " at this step." }) : null;
+      fill(panel, el("table", { class: "gn-table" }, el("thead", {}, head), el("tbody", {}, rows)), list, note);
     }
+
+    function won(seat) { return data.outcome.winners.indexOf(seat) >= 0; }
 
 
     function statePanel(panel, b) {

@@ -48,7 +48,7 @@
     var players = data.players;
     var last = data.steps.length + 1; // the outcome step
     var $ = function (selector) { return root.querySelector(selector); };
-    var slider = $(".gn-slider"), povSelect = $(".gn-pov"), probesBox = $(".gn-probes");
+    var slider = $(".gn-slider"), povSelect = $(".gn-pov"), probesBox = $(".gn-probes"), fullBox = $(".gn-full");
     var pov = parsePov(params.get("pov"));
     // Belief probes (private questions asked outside the game) are hidden unless asked for, or
     // unless the address points at one (a permalink to a probe still opens it).
@@ -476,6 +476,9 @@
 
     function onButton(event) { move(event.currentTarget.dataset.go); }
 
+    /** Past statements in full, or each cut to two lines (the default: the history stays short). */
+    function onFull() { $(".gn-history").classList.toggle("gn-history-full", fullBox.checked); }
+
     function onProbes() {
       showProbes = probesBox.checked;
       visible = visibleSteps();
@@ -489,6 +492,8 @@
     povSelect.addEventListener("change", onPov);
     probesBox.checked = showProbes;
     probesBox.addEventListener("change", onProbes);
+    fullBox.addEventListener("change", onFull);
+    onFull();
     slider.addEventListener("input", onSlider);
     var buttons = root.querySelectorAll("[data-go]");
     buttons.forEach(function (button) { button.addEventListener("click", onButton); });
@@ -503,6 +508,7 @@
         document.removeEventListener("keydown", onKey);
         povSelect.removeEventListener("change", onPov);
         probesBox.removeEventListener("change", onProbes);
+        fullBox.removeEventListener("change", onFull);
         slider.removeEventListener("input", onSlider);
         buttons.forEach(function (button) { button.removeEventListener("click", onButton); });
       }
