@@ -518,9 +518,10 @@ def compact_model(ref: str, where: str) -> AgentSpec:
     return _llm_agent(name[:60], spec, f"{where}: {ref}")
 
 
-def key_option(value: str) -> str:
-    """`--key-env VAR`: the NAME of the variable holding the key, checked like `api_key_env`."""
-    variable = _key_variable(value, "--key-env")
+def key_option(value: str, where: str = "--key-env") -> str:
+    """`--key-env VAR` (or a roster's `key_env`, at `where`): the NAME of the variable holding the
+    key, checked like `api_key_env`."""
+    variable = _key_variable(value, where)
     assert variable is not None
     return variable
 
