@@ -106,18 +106,8 @@ class Roster:
 
 def load(path: str | Path = ROSTER_FILE, shown: str | None = None) -> Roster:
     """Read and check a roster file."""
-    where = shown or str(path)
-    try:
-        raw, data = tomlfile.read_file(path, MAX_FILE_BYTES, where)
-    except tomlfile.FileProblem as exc:
-        raise RosterError(str(exc)) from None
-    try:
-        return from_dict(raw, where, data.decode("utf-8"))
-    except PlanError as exc:
-        raise RosterError(tomlfile.one_line(str(exc))) from None
-    except Exception as exc:  # noqa: BLE001 - a broken file must never end a command with a traceback
-        raise RosterError(tomlfile.one_line(f"{where}: cannot be read as a roster ({type(exc).__name__}: {exc})")
-                          ) from None
+    return tomlfile.read_checked(path, MAX_FILE_BYTES, shown or str(path), from_dict, RosterError, PlanError,
+                                 "a roster")
 
 
 def from_dict(raw: Mapping[str, Any], where: str = "roster", text: str = "") -> Roster:

@@ -15,7 +15,7 @@ later stages of its row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -107,11 +107,11 @@ class RosterPlan:
         stages = [i for i in self.kept if i.kind == STAGE]
         verifications = [i for i in self.kept if i.kind == VERIFY]
         models = len({i.label for i in stages})
-        left = [f"{i.short} ({_usd(i.estimate) if i.why == OVER_BUDGET else i.why})" for i in self.left_out]
+        left = [f"{i.short} ({usd(i.estimate) if i.why == OVER_BUDGET else i.why})" for i in self.left_out]
         more = len(left) - MAX_LEFT_OUT_NAMED
         named = left[:MAX_LEFT_OUT_NAMED] + ([f"and {more} more"] if more > 0 else [])
-        return (f"USD {self.estimate:,.2f} of {self.budget:,.2f}: {_count(len(stages), 'stage')} of "
-                f"{_count(models, 'model')}, {_count(len(verifications), 'verification')}; left out: "
+        return (f"USD {self.estimate:,.2f} of {self.budget:,.2f}: {counted(len(stages), 'stage')} of "
+                f"{counted(models, 'model')}, {counted(len(verifications), 'verification')}; left out: "
                 f"{', '.join(named) if named else 'nothing'}")
 
     def markdown(self) -> str:
@@ -128,7 +128,7 @@ class RosterPlan:
             for n, item in enumerate(self.items, start=1):
                 plan = "to play" if item.kept else f"left out: {item.why}"
                 lines.append(f"| {n} | {escape_markdown(item.title)} | {escape_markdown(item.model)} | "
-                             f"{_usd(item.estimate).removeprefix('USD ')} | {escape_markdown(plan)} |")
+                             f"{usd(item.estimate).removeprefix('USD ')} | {escape_markdown(plan)} |")
             lines.append("")
         lines += [f"**{escape_markdown(self.budget_line())}**", ""]
         return "\n".join(lines)
@@ -141,11 +141,11 @@ class RosterPlan:
 OVER_BUDGET = "over the budget"
 
 
-def _usd(value: float | None) -> str:
+def usd(value: float | None) -> str:
     return "—" if value is None else f"USD {value:,.2f}" if value >= 0.005 or value == 0 else f"USD {value:,.4f}"
 
 
-def _count(n: int, word: str) -> str:
+def counted(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
@@ -361,7 +361,3 @@ def read(path: Path) -> RosterPlan:
             raise RosterPlanError(f"{path}: items[{n}]: not an item of a roster plan")
         items.append(Item(**entry))
     return RosterPlan(str(raw["roster"]), str(raw["suite"]), float(raw["budget"]), items)
-
-
-def rows_of(items: Iterable[Item]) -> list[str]:
-    return sorted({i.folder for i in items})

@@ -30,7 +30,7 @@ from pathlib import Path
 from runner.replay.format import iter_replay_files
 from runner.run import Usage, model_calls
 from runner.tournament import price_text
-from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan, _count, _usd
+from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan, counted, usd
 from site_builder.sources import ACTIONS_BOT_EMAIL, ACTIONS_BOT_LOGIN
 from site_builder.submission_cli import escape_markdown
 
@@ -94,8 +94,8 @@ class RunResult:
     def summary_line(self) -> str:
         played = [o for o in self.outcomes if o.counts]
         stages = [o for o in played if o.item.kind == STAGE]
-        return (f"{_count(len(stages), 'stage')} of {_count(len({o.item.label for o in stages}), 'model')}, "
-                f"{_count(len(played) - len(stages), 'verification')}, {_count(sum(o.games for o in played), 'game')}; "
+        return (f"{counted(len(stages), 'stage')} of {counted(len({o.item.label for o in stages}), 'model')}, "
+                f"{counted(len(played) - len(stages), 'verification')}, {counted(sum(o.games for o in played), 'game')}; "
                 f"spent USD {self.spent:,.2f} of {self.plan.budget:,.2f} (the dry run said USD {self.plan.estimate:,.2f})")
 
     def markdown(self) -> str:
@@ -107,7 +107,7 @@ class RunResult:
         for n, outcome in enumerate(self.outcomes, start=1):
             said = f"{outcome.status}: {outcome.said}" if outcome.said else outcome.status
             lines.append(f"| {n} | {escape_markdown(outcome.item.title)} | {escape_markdown(said)} | {outcome.games} | "
-                         f"{_usd(outcome.cost).removeprefix('USD ')} |")
+                         f"{usd(outcome.cost).removeprefix('USD ')} |")
         lines += ["", f"**{escape_markdown(self.summary_line())}**", ""]
         return "\n".join(lines)
 
@@ -140,7 +140,7 @@ def play(plan: RosterPlan, replays: Path, *, parallel: int = 4, gamenight: Seque
             outcomes.append(Outcome(item, "not played", said="an earlier stage of its row failed"))
             continue
         if spent + (item.estimate or 0.0) > plan.budget + 1e-9:
-            outcomes.append(Outcome(item, "not played", said=f"its {_usd(item.estimate)} would pass the budget "
+            outcomes.append(Outcome(item, "not played", said=f"its {usd(item.estimate)} would pass the budget "
                                                              f"(USD {spent:,.2f} spent)"))
             continue
         folder = replays / item.folder
@@ -237,7 +237,7 @@ def pull_request(result: RunResult, *, run_id: str | None, commit: str | None, r
         "- GitHub runs no workflow on a pull request a workflow opened: close and reopen it to run the tests and "
         "the submission check.", "",
         result.plan.markdown(), result.markdown(),
-        f"{_count(len(result.files), 'file')} under replays/."])
+        f"{counted(len(result.files), 'file')} under replays/."])
     return PullRequest(f"maintainers-run/{day}-{suffix}", title, body, result.files)
 
 
