@@ -229,6 +229,7 @@ def test_the_maintainers_run_gives_the_keys_to_the_step_that_plays_and_writes_on
     assert play["run"].startswith("gamenight roster run ")
     assert all(value == f"${{{{ secrets.{name} }}}}" for name, value in play["env"].items())
     assert workflow["jobs"]["play"]["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["play"]["environment"] == "maintainers-run"  # its secrets: main only
     assert workflow["jobs"]["pull-request"]["permissions"] == {"contents": "write", "pull-requests": "write"}
     token = [(job_name, step["name"]) for job_name, step in steps(workflow) if "github.token" in json.dumps(step)]
     assert token == [("pull-request", "Open the pull request")]
