@@ -19,6 +19,7 @@ import click
 from runner import prices as price_table
 from runner import roster as rosters
 from site_builder import roster_plan, roster_play
+from site_builder.git import GitError
 
 
 def _append(path: Path | None, text: str) -> None:
@@ -117,14 +118,8 @@ def branch_command(export_dir: Path, checkout: Path) -> None:
     try:
         request = roster_play.read_export(export_dir)
         commit = roster_play.commit_branch(request, export_dir, checkout)
-    except roster_play.PullRequestError as exc:
+    except (roster_play.PullRequestError, GitError) as exc:
         raise click.ClickException(str(exc)) from None
-    except Exception as exc:  # git's failures: one line
-        from site_builder.git import GitError
-
-        if isinstance(exc, GitError):
-            raise click.ClickException(str(exc)) from None
-        raise
     if commit is None:
         click.echo("nothing to propose: the run wrote no replays")
     else:

@@ -133,6 +133,7 @@ def test_calls_the_response_cache_answered_cost_nothing(tmp_path):
 
 def export_of(tmp_path: Path, files: dict[str, str], branch: str = "maintainers-run/2026-12-01-7") -> Path:
     folder = tmp_path / "export"
+    folder.mkdir(parents=True, exist_ok=True)
     for relative, text in files.items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text, encoding="utf-8")
@@ -167,3 +168,18 @@ def test_the_push_reads_the_token_through_gh_for_this_command_only():
     assert env["GIT_CONFIG_COUNT"] == "3" and env["GIT_CONFIG_KEY_0"] == "a.b"
     assert [env[f"GIT_CONFIG_VALUE_{n}"] for n in (1, 2)] == ["", "!gh auth git-credential"]
     assert all("t" != v for k, v in env.items() if k.startswith("GIT_CONFIG_"))  # the token is never config
+
+
+def test_the_commands_say_what_is_wrong_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from site_builder.roster_cli import roster
+
+    bad = CliRunner().invoke(roster, ["run", str(tmp_path / "nothing.json")])
+    assert bad.exit_code == 1 and "nothing.json: not a roster plan" in bad.output and "Traceback" not in bad.output
+    empty = export_of(tmp_path, {})
+    said = CliRunner().invoke(roster, ["open-pull-request", str(empty), "--dry-run"])
+    assert said.exit_code == 0 and said.output.strip() == "nothing to propose: no pull request is opened"
+    hostile = export_of(tmp_path / "h", {"replays/../x.jsonl": "x"})
+    refused = CliRunner().invoke(roster, ["branch", str(hostile), "--checkout", str(tmp_path)])
+    assert refused.exit_code == 1 and "is not a file of a replay folder" in refused.output
