@@ -25,8 +25,9 @@ from runner.replay.format import Problem, iter_replay_files
 from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
-                        Summary, Usage, default_cache_dir, estimate, run)
-from runner.tournament import MAX_SEED, PlanError, from_flags, key_option, load, reading_key, with_key_env
+                        Summary, Usage, default_cache_dir, estimate, estimated_stage_cost, run)
+from runner.tournament import (MAX_SEED, PlanError, from_flags, key_option, load, price_option, reading_key,
+                               with_key_env)
 from runner.written import RECORD
 
 if TYPE_CHECKING:
@@ -277,7 +278,7 @@ def _suite_tournament(chosen: Suite, who: Candidate, stages: int, price_text: st
         models = {agent.spec["model"] for agent in tournament.llm_agents()}
         if not models:
             raise PlanError("--price: a built-in candidate costs nothing")
-        price = _price(price_text)
+        price = price_option(price_text)
         tournament = replace(tournament, prices={model: price for model in models})
     return tournament
 
@@ -316,18 +317,6 @@ def _planned_stages(out: Path, name: str) -> int:
     suite = raw.get("suite")
     stages = suite.get("stages") if isinstance(suite, dict) and raw.get("name") == name else None
     return stages if isinstance(stages, int) and not isinstance(stages, bool) and 0 < stages <= 1000 else 0
-
-
-def _price(text: str) -> Price:
-    """`IN/OUT[/CACHED]`: USD per million input, output and (optionally) cached input tokens."""
-    parts = text.split("/")
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        values = []
-    if len(values) not in (2, 3) or any(not v >= 0 or v == float("inf") for v in values):
-        raise PlanError(f"--price {text!r}: give USD per million tokens as IN/OUT or IN/OUT/CACHED, e.g. 0.15/0.60")
-    return Price(values[0], values[1], values[2] if len(values) == 3 else None)
 
 
 def _print_suite_estimate(tournament: Tournament) -> None:
@@ -401,7 +390,7 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
     while True:
         tournament = replace(suites.tournament_for(chosen, who, stage), prices=first.prices)
         if budget is not None and not last_stage:  # no stage played yet: its price is the dry run's
-            last_stage = _estimated_stage_cost(tournament, stage)
+            last_stage = estimated_stage_cost(tournament, stage)
             if spent + last_stage > budget:
                 click.echo(f"stopped: stage {stage} (about USD {last_stage:,.2f} by the dry run) would pass the "
                            f"budget of USD {budget:,.2f}")
@@ -431,18 +420,6 @@ def _play_until(first: Tournament, out: Path, parallel: int, cache_dir: Path | N
             click.echo(f"stopped: stage {most} (--stages) is played")
             return
         stage += 1
-
-
-def _estimated_stage_cost(tournament: Tournament, stage: int) -> float:
-    """The dry run's USD of one stage of a suite tournament."""
-    from runner.run import estimate_matchup
-
-    total = 0.0
-    for position, matchup in enumerate(tournament.matchups):
-        if matchup.deal is not None and matchup.deal.stage == stage:
-            figures = asyncio.run(estimate_matchup(tournament, position, sample=1))
-            total += sum(part.cost(tournament.prices.get(model)) or 0.0 for model, part in figures.models.items())
-    return total
 
 
 def _print_provider_failures(summary: Summary) -> None:

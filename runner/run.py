@@ -634,3 +634,13 @@ async def estimate_matchup(tournament: Tournament, position: int, sample: int = 
 async def estimate(tournament: Tournament, sample: int = ESTIMATE_SAMPLE) -> list[MatchupEstimate]:
     """The dry-run figures of every matchup; plays nothing, calls no model, needs no key."""
     return [await estimate_matchup(tournament, i, sample) for i in range(len(tournament.matchups))]
+
+
+def estimated_stage_cost(tournament: Tournament, stage: int) -> float:
+    """The dry run's USD of one stage of a suite tournament (a model without a price costs nothing here)."""
+    total = 0.0
+    for position, matchup in enumerate(tournament.matchups):
+        if matchup.deal is not None and matchup.deal.stage == stage:
+            figures = asyncio.run(estimate_matchup(tournament, position, sample=1))
+            total += sum(part.cost(tournament.prices.get(model)) or 0.0 for model, part in figures.models.items())
+    return total

@@ -118,18 +118,7 @@ def shipped(name: str, version: int) -> Suite | None:
 def load(path: str | Path, shown: str | None = None) -> Suite:
     """Read and check a suite file; anything wrong is a SuiteError of one line naming the file and
     the field (and the line of the game's table, where the problem is in one)."""
-    where = shown or str(path)
-    try:
-        raw, data = tomlfile.read_file(path, MAX_FILE_BYTES, where)
-    except tomlfile.FileProblem as exc:
-        raise SuiteError(str(exc)) from None
-    try:
-        return from_dict(raw, where, data.decode("utf-8"))
-    except PlanError as exc:
-        raise SuiteError(tomlfile.one_line(str(exc))) from None
-    except Exception as exc:  # noqa: BLE001 - a broken file must never end a command with a traceback
-        raise SuiteError(tomlfile.one_line(f"{where}: cannot be read as a suite ({type(exc).__name__}: {exc})")
-                         ) from None
+    return tomlfile.read_checked(path, MAX_FILE_BYTES, shown or str(path), from_dict, SuiteError, PlanError, "a suite")
 
 
 def from_dict(raw: Mapping[str, Any], where: str = "suite", text: str = "") -> Suite:

@@ -14,7 +14,10 @@ import os
 import re
 import sys
 import tomllib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: Tables and arrays nested in one another (a tournament file needs three or four levels).
 MAX_DEPTH = 32
@@ -51,6 +54,23 @@ def read_file(path: str | os.PathLike[str], limit: int, where: str | None = None
         return parse(data, limit, size), data
     except TomlError as exc:
         raise FileProblem(f"{where}:{exc.line}: {exc.message}" if exc.line else f"{where}: {exc.message}") from None
+
+
+def read_checked(path: str | os.PathLike[str], limit: int, where: str, check: Callable[[dict[str, Any], str, str], T],
+                 error: type[Exception], known: type[Exception], what: str) -> T:
+    """The file at `path` read (at most `limit` bytes) and checked by `check(tables, where, text)`;
+    anything wrong, `known` from the check or anything unforeseen, becomes one line of `error`
+    starting with `where` (a broken file must never end a command with a traceback)."""
+    try:
+        raw, data = read_file(path, limit, where)
+    except FileProblem as exc:
+        raise error(str(exc)) from None
+    try:
+        return check(raw, where, data.decode("utf-8"))
+    except known as exc:
+        raise error(one_line(str(exc))) from None
+    except Exception as exc:  # noqa: BLE001 - see above
+        raise error(one_line(f"{where}: cannot be read as {what} ({type(exc).__name__}: {exc})")) from None
 
 
 def one_line(text: str, limit: int = MAX_MESSAGE) -> str:

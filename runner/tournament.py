@@ -518,11 +518,33 @@ def compact_model(ref: str, where: str) -> AgentSpec:
     return _llm_agent(name[:60], spec, f"{where}: {ref}")
 
 
-def key_option(value: str) -> str:
-    """`--key-env VAR`: the NAME of the variable holding the key, checked like `api_key_env`."""
-    variable = _key_variable(value, "--key-env")
+def key_option(value: str, where: str = "--key-env") -> str:
+    """`--key-env VAR` (or a roster's `key_env`, at `where`): the NAME of the variable holding the
+    key, checked like `api_key_env`."""
+    variable = _key_variable(value, where)
     assert variable is not None
     return variable
+
+
+def price_option(text: str, where: str = "--price") -> Price:
+    """`IN/OUT[/CACHED]` (`--price`, a roster's `price`): USD per million input, output and
+    (optionally) cached input tokens."""
+    parts = text.split("/") if isinstance(text, str) else []
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (2, 3) or any(not v >= 0 or v == float("inf") for v in values):
+        raise PlanError(f"{where} {_shown(text)}: give USD per million tokens as IN/OUT or IN/OUT/CACHED, e.g. "
+                        "0.15/0.60")
+    return Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+def price_text(price: Price) -> str:
+    """A price as `--price` takes it (`IN/OUT[/CACHED]`; a cache write is priced by the runner's
+    default, 1.25 times input, Anthropic's own)."""
+    shown = [f"{value:.12g}" for value in (price.input, price.output)]
+    return "/".join(shown + ([f"{price.cached_input:.12g}"] if price.cached_input is not None else []))
 
 
 def reading_key(agent: AgentSpec, variable: str) -> AgentSpec:

@@ -41,10 +41,12 @@ class OwnerError(ValueError):
 @dataclass(frozen=True)
 class Submitter:
     """Who opened the pull request: a GitHub login and account number, or nobody known (a local
-    check without --author)."""
+    check without --author). The GitHub Actions bot opens the maintainers' run's pull requests: it
+    submits as the maintainers (sources.ACTIONS_BOT_LOGIN)."""
 
     login: str | None
     account: int | None = None
+    maintainers: bool = False
 
     @staticmethod
     def of(login: str | None, account: str | int | None = None) -> Submitter:
@@ -52,6 +54,11 @@ class Submitter:
             if account not in (None, ""):
                 raise OwnerError("--author-id needs --author: the account's login names it in the report")
             return Submitter(None)
+        if login == sources.ACTIONS_BOT_LOGIN:
+            if account not in (None, "") and str(account) != str(sources.ACTIONS_BOT_ID):
+                raise OwnerError(f"--author {login} is GitHub's account number {sources.ACTIONS_BOT_ID}, not "
+                                 f"{str(account)!r}")
+            return Submitter(login, sources.ACTIONS_BOT_ID, maintainers=True)
         if not _LOGIN.match(login):
             raise OwnerError(f"--author {login!r} is not a GitHub login (letters, digits and single hyphens)")
         if account is None or account == "":
@@ -64,6 +71,8 @@ class Submitter:
         """Whether the rows of `source` are this person's: the same account number, or the same login
         where the source names no number (a merge commit, an old-style no-reply address)."""
         owner = source.owner
+        if self.maintainers:
+            return owner == sources.MAINTAINERS
         if owner.startswith("id:"):
             return self.account is not None and owner == f"id:{self.account}"
         return self.login is not None and owner == f"@{self.login.lower()}"
@@ -71,12 +80,16 @@ class Submitter:
     @property
     def owner(self) -> str:
         """The owner id sources.Source.owner gives this person's merged pull requests."""
+        if self.maintainers:
+            return sources.MAINTAINERS
         if self.account is not None:
             return f"id:{self.account}"
         return f"@{self.login.lower()}" if self.login else "nobody known"
 
     @property
     def label(self) -> str:
+        if self.maintainers:
+            return f"the maintainers (their run, opened by {self.login})"
         return f"@{self.login}" if self.login else "an author not named (run the check with --author LOGIN)"
 
 

@@ -12,7 +12,9 @@ request's title is free text):
 - one parent: a squash merge if its subject ends with " (#12)"; its author is the pull request's
   author, known by GitHub login when the author e-mail is GitHub's no-reply address (and by the
   account's number too when the address has one: ID+login@users.noreply.github.com), else by the
-  commit's display name, cleaned (site_builder/names.py) and shown quoted, never as an @login;
+  commit's display name, cleaned (site_builder/names.py) and shown quoted, never as an @login.
+  A pull request the GitHub Actions bot opened (the maintainers' run, ACTIONS_BOT_EMAIL) is the
+  maintainers';
 - anything else (a pushed commit, an octopus merge, a subject that fits the other kind): the
   maintainers.
 
@@ -62,6 +64,13 @@ _SQUASH = re.compile(r" \(#([1-9][0-9]{0,8})\)\s*$")
 _NOREPLY = re.compile(rf"^(?:([1-9][0-9]{{0,19}})\+)?({_LOGIN})@users\.noreply\.github\.com\Z",
                       re.IGNORECASE | re.ASCII)
 _AT_SIGNS = "@\uff20\ufe6b "  # @, fullwidth and small @, and the spaces between them
+#: The GitHub Actions bot: the author GitHub gives a pull request that a workflow of this repository
+#: opens with its own GITHUB_TOKEN, such as the maintainers' run (.github/workflows/maintainers-run.yml).
+#: No account can open a pull request as it, and a fork's workflows get no token that opens one
+#: here; so its squash-merged pull requests are the maintainers' own games.
+ACTIONS_BOT_LOGIN = "github-actions[bot]"
+ACTIONS_BOT_ID = 41898282
+ACTIONS_BOT_EMAIL = f"{ACTIONS_BOT_ID}+{ACTIONS_BOT_LOGIN}@users.noreply.github.com"
 
 
 def _display_name(name: str) -> str:
@@ -177,6 +186,8 @@ def of_commit(subject: str, author: str, commit: str, date: str, *, parents: int
             return Source(PULL_REQUEST, int(merge.group(1)), merge.group(2), True, commit, date)
     elif parents == 1:
         squash = _SQUASH.search(subject)
+        if squash and email.strip().lower() == ACTIONS_BOT_EMAIL:
+            return Source(MAINTAINERS, commit=commit, date=date)  # the maintainers' run, merged by a maintainer
         if squash:
             number = int(squash.group(1))
             noreply = _NOREPLY.match(email.strip())

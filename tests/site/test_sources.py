@@ -70,6 +70,27 @@ def test_a_squash_author_is_a_login_only_from_githubs_noreply_address(email, aut
     assert (source.author, source.login, source.account) == (author, login, account)
 
 
+BOT = "41898282+github-actions[bot]@users.noreply.github.com"
+
+
+@pytest.mark.parametrize("subject, author, email, parents, expected", [
+    # The maintainers' run opens its pull requests as the GitHub Actions bot; squash-merged, they are theirs.
+    ("Maintainers' run 2026-12-01: 1 stage of 1 model (#12)", "github-actions[bot]", BOT, 1, ("maintainers", None)),
+    ("Maintainers' run (#12)", "github-actions[bot]", BOT.upper(), 1, ("maintainers", None)),
+    # Anyone may call themselves the bot: the name alone is a pull request's author shown quoted.
+    ("Maintainers' run (#12)", "github-actions[bot]", "mallory@example.org", 1, ("pull_request", "github-actions[bot]")),
+    ("Maintainers' run (#12)", "github-actions", "41898282+github-actions@users.noreply.github.com", 1,
+     ("pull_request", "github-actions")),
+    # A merge commit names the branch's owner, the organisation, never the bot: the run's pull
+    # requests are squash-merged, as every pull request is (docs/maintainers.md).
+    ("Merge pull request #12 from gamenight/maintainers-run-7", "Maintainer", "", 2, ("pull_request", "gamenight")),
+])
+def test_a_squash_merge_of_the_bots_pull_request_is_the_maintainers(subject, author, email, parents, expected):
+    source = sources.of_commit(subject, author, "0" * 40, "2026-12-01T00:00:00+00:00", parents=parents, email=email)
+    assert (source.kind, source.author) == expected
+    assert (source.owner == "maintainers") == (expected[0] == "maintainers")
+
+
 @pytest.mark.parametrize("name, shown", [
     ("Jane Doe", '"Jane Doe"'),
     ("@octocat", '"octocat"'),

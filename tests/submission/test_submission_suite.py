@@ -23,6 +23,7 @@ from tests.llm.test_tournament_llm import legal_reply
 
 ALICE = "alice <1234+alice@users.noreply.github.com>"
 ALICE_ID = "1234"
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 ROW = "ranked-1-suite-model"
 PLAN = f"replays/{ROW}/tournament.toml"
 
@@ -113,6 +114,20 @@ def test_another_owner_may_not_add_a_stage_to_her_row(repo, stages):
     repo.write_all({path: raw for path, raw in stages[2].items() if path not in stages[1] or path == PLAN})
     code, summary = verdict(repo, "bob")
     assert code == 1 and f"tournament '{ROW}' belongs to @alice" in summary, summary
+
+
+def test_the_maintainers_run_adds_the_next_stage_of_its_row_as_the_maintainers(repo, stages):
+    """The maintainers' run opens its pull requests as the GitHub Actions bot: stage 1, squash-merged,
+    is the maintainers' row, and the run's next pull request adds stage 2 to it; nobody else may."""
+    repo.git("checkout", "-q", "main")
+    repo.write_all(stages[1])
+    repo.commit(f"Maintainers' run: stage 1 of {ROW} (#7)", author=f"github-actions[bot] <{BOT_EMAIL}>")
+    repo.git("checkout", "-q", "-b", "next")
+    repo.write_all({path: raw for path, raw in stages[2].items() if path not in stages[1] or path == PLAN})
+    code, summary = verdict(repo, "github-actions[bot]", "41898282")
+    assert code == 0 and "✅ accepted: 23 new replay(s), every check passed" in summary, summary
+    code, summary = verdict(repo, "bob", "99")
+    assert code == 1 and f"tournament '{ROW}' belongs to the maintainers" in summary, summary
 
 
 def test_a_later_pull_request_adds_stages_it_never_replaces_them(repo, stages):

