@@ -63,11 +63,15 @@ def test_the_home_page_ranks_within_each_game_first(results):
     # The home page keeps a line per game, at the old anchor of its board (links to /#board-<game> still
     # land there), naming the leader and linking the game's page; the boards are on the game pages.
     assert "gn-game-table" not in home and 'id="gn-overall"' not in home
+    assert any(r["rank"] for board in per_game for r in board["rows"])
     for board in per_game:
         line = home.split(f'<li id="board-{board["name"]}">')[1].split("</li>")[0]
         assert f'href="games/{board["name"]}/"' in line
-        leader = next(r for r in board["rows"] if r["rank"])
-        assert f'{markupsafe.escape(leader["ref"].display)}</a>' in line and " leads" in line
+        leader = next((r for r in board["rows"] if r["rank"]), None)
+        if leader is None:  # every agent of this small corpus's game is provisional
+            assert "nobody ranked yet" in line
+        else:
+            assert f'{markupsafe.escape(leader["ref"].display)}</a>' in line and " leads" in line
         game = site[f"games/{board['name']}.md"]
         assert f"Winning: {markupsafe.escape(board['winning'])}. {markupsafe.escape(board['ranked_by'])}." in game
     assert 'href="exhibition/"' in home and 'id="gn-overall"' in site["exhibition.md"]
