@@ -82,13 +82,13 @@ ROLE_EDGE = 80.0
 
 
 def role_duel(number: int, a: str, b: str, strength: Mapping[str, float], rng: np.random.Generator,
-              a_role: str | None = None, game: str = "chameleon") -> ScoredGame:
+              a_role: str | None = None, game: str = "chameleon", role_edge: float = ROLE_EDGE) -> ScoredGame:
     """Two agents, one dealt the chameleon (at random unless `a_role`), the winner drawn by strength
-    plus the role's advantage."""
+    plus the role's advantage (the non-chameleon's seat `role_edge` points the easier)."""
     if a_role is None:
         a_role = CHAMELEON if rng.random() < 0.5 else NON_CHAMELEON
     b_role = NON_CHAMELEON if a_role == CHAMELEON else CHAMELEON
-    edge = {CHAMELEON: -ROLE_EDGE / 2, NON_CHAMELEON: ROLE_EDGE / 2}
+    edge = {CHAMELEON: -role_edge / 2, NON_CHAMELEON: role_edge / 2}
     a_wins = rng.random() < win_chance(strength[a] + edge[a_role], strength[b] + edge[b_role])
     return duel(game, number, a, b, bool(a_wins), (a_role, b_role))
 
@@ -384,15 +384,21 @@ def separated(ranges: Iterable[tuple[int, int, int]]) -> bool:
 
 # -- 5. agents seen in no common role ------------------------------------------------------------
 
+#: The twins' role advantage: the non-chameleon's seat wins 3 games in 4 between equals.
+TWINS_EDGE = ELO * math.log(3)
+
+
 def twins_table(rng: np.random.Generator, games: int = 60) -> dict[str, Any]:
     """Two agents of the same strength, one seen only as the chameleon and one only as a
     non-chameleon, each playing `games` games against the same opponent (the non-chameleon's
-    seat is the easier), rated in The Chameleon's table."""
+    seat wins 3 in 4), rated in The Chameleon's table."""
     strength = {"opponent": 1000.0, "twin-chameleon": 1000.0, "twin-non-chameleon": 1000.0}
     played = []
     for number in range(games):
-        played.append(role_duel(2 * number, "twin-chameleon", "opponent", strength, rng, CHAMELEON))
-        played.append(role_duel(2 * number + 1, "twin-non-chameleon", "opponent", strength, rng, NON_CHAMELEON))
+        played.append(role_duel(2 * number, "twin-chameleon", "opponent", strength, rng, CHAMELEON,
+                                role_edge=TWINS_EDGE))
+        played.append(role_duel(2 * number + 1, "twin-non-chameleon", "opponent", strength, rng, NON_CHAMELEON,
+                                role_edge=TWINS_EDGE))
     infos = {k: AgentInfo(k, k, {"kind": "builtin", "strategy": k}) for k in strength}
     return ratings.board(played, infos, seed=_seed(rng), game="chameleon")
 
@@ -407,7 +413,8 @@ def twins_claims(boards_n: int, rng: np.random.Generator) -> list[dict[str, Any]
         false.append(separated(boards.rank_ranges(table["agents"]).values()))
         said.append(any({"twin-chameleon", "twin-non-chameleon"} <= {*gap["a"]["agents"], *gap["b"]["agents"]}
                         for gap in boards.role_gaps(table["agents"])))
-    setting = "identical twins, one only as the chameleon, one only as a non-chameleon, 60 games each vs one opponent"
+    setting = ("identical twins, one only as the chameleon, one only as a non-chameleon (which wins 3 in 4), 60 games "
+               "each vs one opponent")
     return [
         figure("agents sharing no role", setting, "boards claiming one twin above the other", float(np.mean(claimed)),
                "== 0", not any(claimed), boards_n),

@@ -72,8 +72,8 @@ def test_simultaneous_intervals_leave_nan_out_and_give_none_for_a_column_without
 
 
 def test_the_expanded_level_widens_small_samples_only():
-    assert stats.expanded_level(1) == 1.0 and stats.expanded_level(2) == 1.0
-    assert stats.expanded_level(10) == pytest.approx(0.9829, abs=1e-4)
+    assert stats.expanded_level(1) == 1.0 and stats.expanded_level(2) == pytest.approx(0.9944, abs=1e-4)
+    assert stats.expanded_level(10) == pytest.approx(0.9612, abs=1e-4)  # Phi(sqrt(10 / 9) * 1.96) a side
     assert stats.expanded_level(10_000) == pytest.approx(0.95, abs=1e-3)
     assert [stats.expanded_level(n) for n in (5, 10, 20, 40)] == sorted((stats.expanded_level(n) for n in (5, 10, 20, 40)),
                                                                       reverse=True)
