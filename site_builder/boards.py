@@ -124,7 +124,7 @@ def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, 
     """Per agent of one rating table: its rank by rating, and the best and worst rank the table's
     board-wide intervals allow (1 + how many are surely better; the count of those not surely
     worse), as `ratings.surely_above` reads them: on each row's `band` (its rating_ci where a row
-    has no band field), never between two rows whose games share no role. A provisional row
+    has no band field), never between two rows the games cannot compare (`ratings.comparable`). A provisional row
     (`ratings.provisional`) has no rank.
 
     Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",

@@ -10,9 +10,9 @@ and decides nothing between the others (the leaderboards leave it out of their r
 
 A matrix shades a pair (one agent surely beats the other) only when a test of its decided games
 against a coin toss holds after Holm's correction for every pair the matrix tests, and only from
-MIN_DECIDED decided games on: among agents of equal strength, chance alone then shades any cell
-of a matrix in at most 1 matrix in 20, where each cell's own 95% interval shaded about a tenth of
-a cell per pair (`sure`; docs/metrics.md, "Head to head").
+MIN_DECIDED decided games on: among agents of equal strength, chance alone then shades a cell in
+at most 1 matrix in 20, where shading each cell whose own 95% interval clears 50% shaded about a
+tenth of a cell per pair (`sure`; docs/metrics.md, "Head to head").
 """
 
 from __future__ import annotations
