@@ -14,7 +14,7 @@ from typing import Any
 from runner import games as registry
 from runner.replay.format import agent_kind
 from site_builder.labels import AgentRef
-from site_builder.scoring import head_to_head, ratings
+from site_builder.scoring import head_to_head, ratings, stats
 
 
 #: An agent that forfeited more than this share of its games is never ranked across games: it
@@ -39,7 +39,41 @@ def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, game
     forfeits = (agent.get("forfeit_rate") or {}).get("value") or 0.0
     if forfeits > MAX_FORFEIT_RANKED:
         return f"forfeited {forfeits:.0%} of its games"
+    if ratings.provisional(rated):
+        return provisional_why(rated)
     return None
+
+
+def provisional_why(rated: Mapping[str, Any]) -> str:
+    """Why a provisional rating row has no place, and how far its virtual draw pulls it."""
+    pulled = rated.get("shrinkage")
+    pull = f"; its one virtual draw pulls it {pulled:.0%} of the way to 1000" if pulled is not None else ""
+    return f"provisional: {rated['games']} rated games of the {ratings.MIN_GAMES} a place needs{pull}"
+
+
+def role_gaps(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The groups of a rating table's placed rows that the games cannot compare (`ratings.comparable`),
+    as pairs of groups {"roles", "agents"} (agents in the rows' order) with `why`: "roles" where in
+    some game both played they held no role in common, "linked" where the games do not tie them
+    together at all (their difference rests on the virtual draws). The table claims no "above"
+    between two such agents."""
+    groups: dict[Any, dict[str, Any]] = {}
+    for row in rows:
+        if ratings.provisional(row) or not row.get("rating_ci"):
+            continue
+        group = groups.setdefault(ratings.signature(row), {"roles": sorted(row.get("roles") or {}), "agents": [],
+                                                           "row": row})
+        group["agents"].append(row["agent"])
+    found = list(groups.values())
+    out = []
+    for i, a in enumerate(found):
+        for b in found[i + 1:]:
+            if not ratings.comparable(a["row"], b["row"]):
+                why = "roles" if not ratings.share_a_role(a["row"].get("roles") or {}, b["row"].get("roles") or {}) \
+                    else "linked"
+                out.append({"a": {k: a[k] for k in ("roles", "agents")}, "b": {k: b[k] for k in ("roles", "agents")},
+                            "why": why})
+    return out
 
 
 def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> list[dict[str, Any]]:
@@ -68,8 +102,12 @@ def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, in
     rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
     if ratings.cooperative(name):
         board = results["leaderboards"].get(name) or {}
+        rated = [r for r in board.get("agents", []) if r.get("win_rate")]
+        # Board-wide: each rate's Wilson interval at 95% / (the maintainers' rows), so that all hold at once.
+        z = stats.bonferroni_z(sum(1 for r in rated if not r.get("owner")))
         rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
-                 "owner": r.get("owner")} for r in board.get("agents", []) if r.get("win_rate")]
+                 "band": list(stats.wilson(r["win_rate"]["value"] * r["win_rate"]["n"], r["win_rate"]["n"], z) or ()),
+                 "owner": r.get("owner")} for r in rated]
         return rank_ranges(rows)
     return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
 
@@ -83,28 +121,29 @@ def ranked_by(name: str) -> str:
 
 
 def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int, int]]:
-    """Per agent of one rating table: its rank by rating, and the best and worst rank its interval
-    allows against the others' (1 + how many are surely better; the count of those not surely worse).
+    """Per agent of one rating table: its rank by rating, and the best and worst rank the table's
+    board-wide intervals allow (1 + how many are surely better; the count of those not surely
+    worse), as `ratings.surely_above` reads them: on each row's `band` (its rating_ci where a row
+    has no band field), never between two rows the games cannot compare (`ratings.comparable`). A provisional row
+    (`ratings.provisional`) has no rank.
 
     Ranks are places among the maintainers' rows: a contributor's row (one with an "owner",
     scoring/board.py) gets the place it would take among them, and never moves theirs or another
-    contributor's. Counted by bisection in sorted bounds, so a table of N agents costs N log N,
-    not N squared."""
-    rated = [r for r in rows if r.get("rating_ci")]
+    contributor's. Counted by bisection in sorted bounds (`ratings.Sure`), so a table of N agents
+    costs N log N, not N squared."""
+    rated = [{**r, "band": r["band"] if "band" in r else r.get("rating_ci")} for r in rows
+             if not ratings.provisional(r)]
+    rated = [r for r in rated if r["band"]]
     ours = [r for r in rated if not r.get("owner")]
     order = sorted(ours, key=lambda r: -r["rating"])
     places = {id(r): place for place, r in enumerate(order, start=1)}
     descending = sorted(-r["rating"] for r in ours)
-    lows = sorted(r["rating_ci"][0] for r in ours)
-    highs = sorted(r["rating_ci"][1] for r in ours)
+    sure = ratings.Sure(ours)
     out: dict[str, tuple[int, int, int]] = {}
     for row in rated:
-        low, high = row["rating_ci"]
         mine = id(row) in places
         place = places[id(row)] if mine else 1 + bisect.bisect_left(descending, -row["rating"])
-        better = len(lows) - bisect.bisect_right(lows, high)  # others' low above this high (never itself)
-        not_worse = len(highs) - bisect.bisect_left(highs, low) - mine  # others' high at or above this low
-        out[row["agent"]] = (place, 1 + better, 1 + not_worse)
+        out[row["agent"]] = (place, 1 + sure.above(row), sure.count - sure.below(row) + (0 if mine else 1))
     return out
 
 
@@ -225,8 +264,10 @@ def matrix(results: Mapping[str, Any], name: str, order: Sequence[str],
     `order` that met another agent, the maintainers' before the `contributed` ones (so rows a
     pull request adds only fill free places, never take one of theirs), and per (row, column) how
     often the row's agent beat the column's (`head_to_head.beats`, None where no game decided
-    between them) and the games both played (0: they never met). None for a game without
-    head-to-head results (cooperative)."""
+    between them), the games both played (0: they never met) and `shaded`: "ahead" or "behind"
+    where the pair's winner is sure over the matrix's pairs together (`head_to_head.sure`), else
+    None. `tested`: the pairs the matrix tests; `chance`: how many cells each cell's own interval
+    would shade among equal agents. None for a game without head-to-head results (cooperative)."""
     table = (results.get("head_to_head") or {}).get(name)
     if table is None:
         return None
@@ -234,14 +275,23 @@ def matrix(results: Mapping[str, Any], name: str, order: Sequence[str],
     met = {k for pair in pairs for k in pair}
     agents = [k for k in order if k in met]
     shown = sorted(agents, key=lambda k: k in contributed)[:MAX_MATRIX_AGENTS]  # stable: board order kept
+    inside = set(shown)
+    family = [p for (a, b), p in pairs.items() if a in inside and b in inside]
+    sure = head_to_head.sure(family)
+    tests = len(head_to_head.tested(family))
 
     def cell(row: str, column: str) -> dict[str, Any]:
         pair = pairs.get((row, column)) or pairs.get((column, row))
         if pair is None:
-            return {"met": 0, "beats": None}
-        return {"met": pair["met"], "beats": head_to_head.beats(pair, row)}
+            return {"met": 0, "beats": None, "shaded": None}
+        beats = head_to_head.beats(pair, row)
+        shaded = None
+        if (pair["a"], pair["b"]) in sure and beats is not None:
+            shaded = "ahead" if beats["value"] > 0.5 else "behind"
+        return {"met": pair["met"], "beats": beats, "shaded": shaded}
 
-    return {"agents": shown, "total": len(agents),
+    return {"agents": shown, "total": len(agents), "tested": tests, "chance": head_to_head.chance_cells(tests),
+            "min_decided": head_to_head.MIN_DECIDED,
             "cells": [[None if r == c else cell(r, c) for c in shown] for r in shown]}
 
 

@@ -21,8 +21,8 @@ import jinja2
 from runner import games as registry
 from site_builder import cost_views, history_pages, magic_views
 from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, game_rankings, game_ranks,
-                                 game_summaries, leaderboard_rows, matrix, people_row, rated_games, ranked_by,
-                                 ranked_reading, ranked_rows, self_play_only)
+                                 game_summaries, leaderboard_rows, matrix, people_row, provisional_why, rated_games,
+                                 ranked_by, ranked_reading, ranked_rows, role_gaps, self_play_only)
 from site_builder.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
                                  game_chart_data, measured_axes, radar_data, variant_title)
 from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_num, fmt_pct, headline,
@@ -49,14 +49,16 @@ class SitePages:
 #: (tap or keyboard, not hover only) and the Glossary page lists them all. Order: the Glossary's.
 GLOSSARY: dict[str, tuple[str, str]] = {
     "rank": ("Rank", "The place in this game: by its rating, or for a cooperative game by its seat win rate. In "
-                     "brackets, the range of places the 95% intervals allow: \"2 (1-4)\" means second, but the "
-                     "data cannot tell it from first or fourth. A contributor's row gets the place it would take "
-                     "among the maintainers' rows."),
+                     "brackets, the range of places the table allows at 95% for the whole table at once: \"2 (1-4)\" "
+                     "means second, but the data cannot tell it from first or fourth. No place is claimed between "
+                     "agents the games cannot compare (seen in no common role, say). An agent rated on fewer than "
+                     f"{ratings.MIN_GAMES} games is provisional and has no place. A contributor's row, marked *, gets "
+                     "the place it would take among the maintainers' rows."),
     "rank_across": ("Rank across games", "The place by the rating over every rated game, each weighing the same, "
-                                         "among the agents that played all of them and forfeited at most half "
-                                         "their games; in brackets, the range of places the 95% intervals allow. "
-                                         "Any other agent has no rank here (it says why): its games' tables "
-                                         "rank it."),
+                                         "among the agents that played all of them, forfeited at most half their "
+                                         f"games and were rated on at least {ratings.MIN_GAMES}; in brackets, the "
+                                         "range of places the table allows at 95% for the whole table at once. Any "
+                                         "other agent has no rank here (it says why): its games' tables rank it."),
     "tier": ("Tier", "Rows the ranked board cannot yet tell apart share a tier: a new tier starts below a row only "
                      "where the next row is surely below it, a claim that holds together with every other claim "
                      "of the table at 95% and stays true however many stages are added."),
@@ -72,8 +74,10 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                               "stage on, as simulated boards measure it (methodology: the ranked board)."),
     "rating": ("Rating", "A skill rating on the Elo scale, fitted to every game's ranking of the agents in it "
                          "(Bradley-Terry, with an advantage per role taken out): 400 points more means 10-to-1 "
-                         "odds of ranking higher, and an agent about which nothing is known sits at 1000. The "
-                         "interval is a 95% bootstrap over games."),
+                         "odds of ranking higher, and an agent about which nothing is known sits at 1000: one "
+                         "virtual draw against 1000 pulls every rating toward it, a large share of the way for an "
+                         "agent of few games (provisional below " + str(ratings.MIN_GAMES) + "). The interval is a "
+                         "95% bootstrap over games."),
     "win_rate": ("Win Rate", "MAgIC's win rate: the credit an agent earned over the most it could earn, over "
                              "the roles it played."),
     "seat_win_rate": ("Seat win rate", "The share of an agent's seats that were among the winners; shared wins "
@@ -172,7 +176,9 @@ def _exhibition(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) 
         **ctx, page="exhibition.md", rows=rows, providers=sorted({r["provider"] for r in rows}),
         designs=sorted({r["design"] for r in rows}),
         played=[g for g in ctx["games"] if g in results["corpus"]["by_game"]],
-        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED,
+        rated_games=rated_games(results), max_forfeits=MAX_FORFEIT_RANKED, min_games=ratings.MIN_GAMES,
+        placed_contributors=any(r["rank"] and r["ref"].submitted for r in rows),
+        gaps=role_gaps([r["rating"] for r in rows if r["rank"]]),
         overall_cost=cost_views.any_priced(results, [r["ref"].key for r in rows]))
 
 
@@ -191,6 +197,8 @@ def _game_page(name: str, ctx: dict[str, Any], env: jinja2.Environment, pages: S
         matrix=matrix(results, name, [r["agent"] for r in ordered],
                       {r["agent"] for r in ordered if r["agent"] in ctx["refs"] and ctx["refs"][r["agent"]].submitted}),
         people=people_row(results, name), people_label=PEOPLE_LABEL,
+        min_games=ratings.MIN_GAMES, provisional_why=provisional_why, gaps=role_gaps((rating or {}).get("agents", [])),
+        placed_contributors=any(k in ctx["refs"] and ctx["refs"][k].submitted for k in ranks),
         roles=board["roles"] if board else list(registry.get(name).roles),
         game_cost=cost_views.any_priced(results, [r["agent"] for r in ordered], name),
         cost_chart=ctx["cost_data"]["games"].get(name))

@@ -274,11 +274,12 @@ def _at(results: Mapping[str, Any], path: Sequence[str]) -> Any:
 
 def _rank_against(added: list[dict[str, Any]], reference: Sequence[Mapping[str, Any]]) -> None:
     """A contributor's rating rows ranked against the reference's rows alone: its best possible
-    rank is 1 + the reference rows whose interval lies wholly above its own."""
-    lows = [r["rating_ci"][0] for r in reference if r.get("rating_ci") and "owner" not in r]
+    rank is 1 + the reference rows surely above it (`ratings.surely_above`); a provisional row
+    has none."""
+    sure = ratings.Sure(r for r in reference if "owner" not in r)
     for row in added:
-        ci = row.get("rating_ci")
-        row["rank_upper_bound"] = None if ci is None else 1 + sum(1 for low in lows if low > ci[1])
+        placed = not ratings.provisional(row) and row.get("band")
+        row["rank_upper_bound"] = 1 + sure.above(row) if placed else None
 
 
 #: How each kind of list is ordered (as results.assemble orders it).

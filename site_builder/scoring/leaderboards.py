@@ -10,8 +10,9 @@ from typing import Any
 from runner import games as registry
 from site_builder.scoring import placeholders
 from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by_agent
+from site_builder.scoring.ratings import cooperative
 from site_builder.scoring.sections import Keep, compute
-from site_builder.scoring.stats import bootstrap_mean, rate
+from site_builder.scoring.stats import bootstrap_mean, clustered_rate, rate
 
 
 def _mean_with_ci(values: Sequence[float], seed: int) -> dict[str, Any] | None:
@@ -136,19 +137,17 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], conduct:
          seed: int) -> dict[str, Any]:
     # A forfeit is a loss of every seat of the agent that forfeited; another's forfeit leaves the
     # game out of this agent's rates (docs/metrics.md, "Forfeits").
-    seats = [(g, s) for g in mine if g.counts_for(key) for s in g.seats_of(key)]
-    wins = sum(s.won for _, s in seats)
-    roles: dict[str, list[bool]] = defaultdict(list)
-    for _, s in seats:
-        roles[s.role].append(s.won)
+    counted = [g for g in mine if g.counts_for(key)]
+    seats = [(g, s) for g in counted for s in g.seats_of(key)]
     row: dict[str, Any] = {
         "agent": key, "label": agent.label, "provider": agent.provider, "design": agent.design,
         **conduct,
         "seats": len(seats),
         # Games in which it held every seat: they rate nothing, and a win rate of them says little.
         "self_play_games": sum(1 for g in mine if all(s.agent == key for s in g.seats)),
-        "win_rate": rate(wins, len(seats)),
-        "roles": {role: rate(sum(w), len(w)) for role, w in sorted(roles.items())},
+        "win_rate": clustered_rate(tables(counted, key, cooperative(name))),
+        "roles": {role: clustered_rate(tables(counted, key, cooperative(name), role))
+                  for role in sorted({s.role for _, s in seats})},
         # Its clues and statements that copy the answer form (language-model agents; every game it
         # played, forfeited ones too: a move is a move).
         "placeholders": placeholders.share(*placeholders.agent_copies(mine, key)),
@@ -158,6 +157,20 @@ def _row(name: str, key: str, agent: AgentInfo, mine: list[ScoredGame], conduct:
         values = [v for g, s in seats if g.valid and (v := score[2](g, s)) is not None]
         row[score[0]] = _mean_with_ci(values, seed)
     return row
+
+
+def tables(games: Iterable[ScoredGame], key: str, together: bool, role: str | None = None) -> list[tuple[int, int]]:
+    """Per game, (seats of `key` that won, its seats), of `role` only if given: the trials of its
+    win rate, which `stats.clustered_rate` counts by game, since the seats of a table share their
+    outcome more often than not. `together` (a cooperative game: every seat of a table wins or
+    loses with the others) makes each game one trial, (won, 1): the outcome is the table's, once."""
+    out = []
+    for game in games:
+        mine = [s for s in game.seats_of(key) if role is None or s.role == role]
+        if mine:
+            won = sum(s.won for s in mine)
+            out.append((int(won > 0), 1) if together else (won, len(mine)))
+    return out
 
 
 #: What `usage_counts` adds up per agent, in order.

@@ -20,6 +20,7 @@ draws. docs/metrics/ratings.md says why this model and what each number means.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 from collections import Counter
@@ -33,7 +34,7 @@ from threadpoolctl import threadpool_limits
 from runner import games as registry
 from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import KeepDerived, compute_derived
-from site_builder.scoring.stats import percentile_interval, resample_counts
+from site_builder.scoring.stats import expanded_level, percentile_interval, resample_counts, simultaneous_intervals
 
 MODEL = ("Bradley-Terry (pairwise, draws as half a win) with an advantage per role, maximum likelihood with "
          "one virtual draw per agent and per role")
@@ -288,16 +289,95 @@ def elo(strength: Any) -> Any:
     return BASE + ELO * strength
 
 
-def rank_upper_bounds(intervals: Mapping[str, Sequence[float] | None]) -> dict[str, int | None]:
-    """1 + the number of agents whose lower bound is above this agent's upper bound (None without interval)."""
-    out: dict[str, int | None] = {}
-    for agent, ci in intervals.items():
-        if ci is None:
-            out[agent] = None
-            continue
-        out[agent] = 1 + sum(1 for other, oci in intervals.items()
-                             if other != agent and oci is not None and oci[0] > ci[1])
+#: An agent rated on fewer games than this is provisional: listed with its rating, given no place
+#: and no "surely above" either way. Measured (site_builder/calibration_boards.py): an interval of
+#: 2 games covers its agent's strength 66% of the time, of 5 games 90%, of 10 games 94%, of 20 95%.
+MIN_GAMES = 10
+
+
+def provisional(row: Mapping[str, Any]) -> bool:
+    """Whether a rating row is provisional (fewer than MIN_GAMES games), so placed nowhere."""
+    return bool(row.get("provisional", row.get("games", MIN_GAMES) < MIN_GAMES))
+
+
+def _roles_by_game(roles: Mapping[str, int]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for role in roles:
+        game, _, name = role.rpartition(":")
+        out.setdefault(game, set()).add(name)
     return out
+
+
+def share_a_role(a: Mapping[str, int], b: Mapping[str, int]) -> bool:
+    """Whether two agents (their rows' `roles`) held a common role in every game both were rated in.
+
+    Where they did not (one seen only as the chameleon, the other only as a non-chameleon), their
+    games compare them only through the role advantages, which assume each agent is as strong in
+    every role as in the roles it was seen in: an assumption their games cannot test, so no claim
+    that one is above the other is made between them."""
+    mine, theirs = _roles_by_game(a), _roles_by_game(b)
+    return all(mine[game] & theirs[game] for game in mine.keys() & theirs.keys())
+
+
+def signature(row: Mapping[str, Any]) -> tuple[int | None, frozenset[str]]:
+    """What decides which rows a rating row can be compared with (`comparable`): its `linked`
+    group and the roles it was seen in. Rows of one signature are all comparable, or none are."""
+    return row.get("linked", 0), frozenset(row.get("roles") or {})
+
+
+def comparable(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether the games can tell two rating rows apart: their games tie them together (`linked`,
+    `_linked`) and share a role (`share_a_role`). Rows without `linked` are taken as tied."""
+    linked = a.get("linked", 0), b.get("linked", 0)
+    return linked[0] is not None and linked[0] == linked[1] and share_a_role(a.get("roles") or {},
+                                                                             b.get("roles") or {})
+
+
+def surely_above(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether rating row `a` is surely above row `b` on the table's board-wide intervals: neither
+    provisional, the games can compare them (`comparable`) and a's `band` lies wholly above b's."""
+    if provisional(a) or provisional(b) or not a.get("band") or not b.get("band"):
+        return False
+    return a["band"][0] > b["band"][1] and comparable(a, b)
+
+
+class Sure:
+    """How many of some rating rows are surely above, or surely below, any row (`surely_above`):
+    counted by bisection in the sorted bounds of each group of rows of one `signature`, so N
+    rows cost N log N (times the groups), not N squared. Provisional rows and rows without a band
+    are left out of the rows counted."""
+
+    def __init__(self, rows: Iterable[Mapping[str, Any]]):
+        groups: dict[tuple[int | None, frozenset[str]], tuple[list[float], list[float], Mapping[str, Any]]] = {}
+        self.count = 0
+        for row in rows:
+            if provisional(row) or not row.get("band"):
+                continue
+            lows, highs, _ = groups.setdefault(signature(row), ([], [], row))
+            lows.append(row["band"][0])
+            highs.append(row["band"][1])
+            self.count += 1
+        self.groups = [(sorted(lows), sorted(highs), first) for lows, highs, first in groups.values()]
+
+    def _sharing(self, row: Mapping[str, Any]) -> list[tuple[list[float], list[float], Mapping[str, Any]]]:
+        return [g for g in self.groups if comparable(g[2], row)]
+
+    def above(self, row: Mapping[str, Any]) -> int:
+        """The rows counted whose band lies wholly above this row's (and that are `comparable` with it)."""
+        high = row["band"][1]
+        return sum(len(lows) - bisect.bisect_right(lows, high) for lows, _, _ in self._sharing(row))
+
+    def below(self, row: Mapping[str, Any]) -> int:
+        """The rows counted whose band lies wholly below this row's (and that are `comparable` with it)."""
+        low = row["band"][0]
+        return sum(bisect.bisect_left(highs, low) for _, highs, _ in self._sharing(row))
+
+
+def rank_upper_bounds(rows: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
+    """1 + the number of rows surely above each row (`surely_above`); None for a provisional row or
+    one without a band."""
+    sure = Sure(rows)
+    return {row["agent"]: None if provisional(row) or not row.get("band") else 1 + sure.above(row) for row in rows}
 
 
 def leaderboard(games: Sequence[ScoredGame], agents: Mapping[str, AgentInfo], *, seed: int,
@@ -487,19 +567,29 @@ def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, s
             present = np.hstack([drawn @ design.members, drawn @ design.role_games]) > 0
             for i, name in enumerate(design.parameters):
                 scale = elo if i < len(design.agents) else (lambda x: ELO * x)
-                ci = percentile_interval(np.where(present[:, i], scale(values[:, i]), np.nan))
+                behind = games_of[i] if i < len(design.agents) else role_games[i - len(design.agents)]
+                ci = percentile_interval(np.where(present[:, i], scale(values[:, i]), np.nan),
+                                         expanded_level(int(round(behind))))
                 intervals[name] = None if ci is None else [ci[0], ci[1]]
-        upper = rank_upper_bounds({a: intervals[a] for a in design.agents}) if held is None \
-            else dict.fromkeys(design.agents)
         covered = _role_games(counts)
+        pulled = shrinkage(design, point)
+        linked = _linked(design, held)
         for i, agent in enumerate(design.agents):
             if held is not None and agent in held:
                 continue  # an anchor: its row is the table it was taken from
             info = agents.get(agent)
+            games = int(round(games_of[i]))
             rows.append({"agent": agent, "label": info.label if info else agent, "rating": elo(float(point[i])),
-                         "rating_ci": intervals[agent], "games": int(round(games_of[i])),
-                         "rank_upper_bound": upper[agent],
+                         "rating_ci": intervals[agent], "band": None, "games": games,
+                         "provisional": games < MIN_GAMES, "shrinkage": float(pulled[i]), "linked": linked[agent],
+                         "rank_upper_bound": None,
                          "roles": {_shown(k, game): n for k, n in sorted(covered.get(agent, {}).items())}})
+        if drawn is not None and values is not None:
+            _bands(rows, design, values, present)
+        if held is None:  # a contributor's rows are ranked by the board, against the maintainers' table
+            upper = rank_upper_bounds(rows)
+            for row in rows:
+                row["rank_upper_bound"] = upper[row["agent"]]
         rows.sort(key=lambda row: (-row["rating"], row["agent"]))
         for i, name in enumerate(design.parameters[len(design.agents):], start=len(design.agents)):
             if held is not None and name in held:
@@ -507,6 +597,68 @@ def _fitted(counts: Mapping[Pattern, int], agents: Mapping[str, AgentInfo], *, s
             roles.append({"role": _shown(name, game), "advantage": ELO * float(point[i]), "ci": intervals[name],
                           "games": int(round(role_games[i - len(design.agents)]))})
     return {"resamples": used, "agents": rows, "roles": roles}
+
+
+def shrinkage(design: Design, point: np.ndarray) -> np.ndarray:
+    """Per agent, the share of what the fit knows of its strength that is its one virtual draw:
+    the draw's information over all of it (the games' and the draw's, at the fitted strengths).
+    A rating is pulled about that share of the way from what its games alone say toward 1000:
+    half the way for an agent whose games weigh what one draw does."""
+    p = 1.0 / (1.0 + np.exp(-(point @ design.model.T)))
+    n = design.counts @ design.weights
+    games = (n * p * (1 - p)) @ design.model[:, :len(design.agents)] ** 2
+    q = 1.0 / (1.0 + np.exp(-point[:len(design.agents)]))
+    draw = q * (1 - q)
+    return draw / (draw + games)
+
+
+def _linked(design: Design, held: Mapping[str, float] | None) -> dict[str, int | None]:
+    """Per agent, which agents its games tie it to: agents with the same number are compared by
+    their games, whatever strengths and role advantages fit them; between agents of different
+    numbers (or None) the difference of their ratings is not told by the games at all, only by the
+    virtual draws (agents that never met anyone who met the other; two agents each seen in one role
+    against one opponent, where the role's advantage and their strengths trade off exactly).
+
+    A difference of two strengths is told by the games when it is orthogonal to every direction
+    the games cannot see (the null space of the pairs' rows of the model): agents whose rows of a
+    basis of that null space are equal are tied together. The largest such group is 0. With
+    `held` (a contributor's table fitted against the maintainers'), only the free parameters vary:
+    an agent the anchors tie down is 0, any other None."""
+    free = [i for i, name in enumerate(design.parameters) if held is None or name not in held]
+    model = design.model[:, free]
+    if model.shape[1] == 0:
+        return {}
+    values, vectors = np.linalg.eigh(model.T @ model)
+    null = vectors[:, values < 1e-9 * max(1.0, float(values.max(initial=0.0)))]
+    at = {design.parameters[i]: j for j, i in enumerate(free)}
+    agents = [a for a in design.agents if a in at]
+    if held is not None:
+        return {a: 0 if np.abs(null[at[a]]).max(initial=0.0) < 1e-6 else None for a in agents}
+    groups: list[tuple[np.ndarray, list[str]]] = []  # (a member's row of the null space, members)
+    for a in agents:
+        row = null[at[a]]
+        home = next((members for first, members in groups if np.abs(first - row).max(initial=0.0) < 1e-6), None)
+        if home is None:
+            groups.append((row, [a]))
+        else:
+            home.append(a)
+    groups.sort(key=lambda g: (-len(g[1]), g[1][0]))
+    return {a: number for number, (_, members) in enumerate(groups) for a in members}
+
+
+def _bands(rows: list[dict[str, Any]], design: Design, values: np.ndarray, present: np.ndarray) -> None:
+    """Each non-provisional row's `band`: the 95% intervals of the table's non-provisional ratings
+    widened together until all of them hold at once in 95% of the resamples
+    (`stats.simultaneous_intervals`), so "surely above" read off them is a claim about the whole
+    table, not about one pair."""
+    column = {a: i for i, a in enumerate(design.agents)}
+    shown = [row for row in rows if not row["provisional"] and row["rating_ci"]]
+    if not shown:
+        return
+    at = [column[row["agent"]] for row in shown]
+    drawn = np.where(present[:, at], elo(values[:, at]), np.nan)
+    for row, band in zip(shown, simultaneous_intervals(drawn)):
+        row["band"] = None if band is None else [band[0], band[1]]
 
 
 def _shown(role: str, game: str | None) -> str:

@@ -27,7 +27,9 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 12  # 12: "head_to_head", per competitive game how often each agent beat each other one
+RESULTS_VERSION = 13  # 13: head-to-head pairs' "p_value"; rating rows' "band", "provisional", "shrinkage" and
+#   "linked"; seat win rates' "games" (issue #42)
+# 12: "head_to_head", per competitive game how often each agent beat each other one
 # 11: "history" (the board over time: each ranked row's score and each agent's rating at each
 #   merge; scoring/history.py) and "releases" (the board at each release tag), both written by `gamenight build`
 # 10: "cost" (per language-model agent: cost per game at the price table's list prices,

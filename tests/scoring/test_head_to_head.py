@@ -71,3 +71,27 @@ def test_a_pair_that_met_without_a_decided_game_has_no_share():
     (pair,) = head_to_head.head_to_head([game([("b", True), ("a", True)])])["pairs"]
     assert (pair["a"], pair["b"], pair["met"], pair["beats"]) == ("a", "b", 1, None)
     assert head_to_head.beats(pair, "b") is None
+
+
+def decided(a: str, b: str, a_won: int, b_won: int, start: int = 0) -> list[ScoredGame]:
+    return [game([(a, i < a_won), (b, i >= a_won)], index=start + i) for i in range(a_won + b_won)]
+
+
+def test_each_pair_carries_its_exact_test_against_a_coin_toss():
+    table = head_to_head.head_to_head(decided("a", "b", 9, 1))
+    assert table["pairs"][0]["p_value"] == pytest.approx(2 * 11 / 1024)  # P(X <= 1 | 10, 1/2) = 11 / 1024
+    tie = head_to_head.head_to_head([game([("a", True), ("b", True)])])
+    assert tie["pairs"][0]["p_value"] is None and tie["pairs"][0]["beats"] is None
+
+
+def test_a_pair_is_sure_only_from_the_minimum_of_decided_games_and_after_holm():
+    # 9-0 is a p of 0.004, but under MIN_DECIDED games: never sure. 10-0 alone in its matrix is.
+    assert head_to_head.MIN_DECIDED == 10
+    assert head_to_head.sure(head_to_head.head_to_head(decided("a", "b", 9, 0))["pairs"]) == set()
+    assert head_to_head.sure(head_to_head.head_to_head(decided("a", "b", 10, 0))["pairs"]) == {("a", "b")}
+    # 15-5 (p = 0.041) is sure alone; beside a second pair of 15-5 neither holds at 0.05 / 2.
+    alone = head_to_head.head_to_head(decided("a", "b", 15, 5))["pairs"]
+    assert head_to_head.sure(alone) == {("a", "b")}
+    two = head_to_head.head_to_head(decided("a", "b", 15, 5) + decided("c", "d", 15, 5, start=100))["pairs"]
+    assert head_to_head.sure(two) == set()
+    assert head_to_head.chance_cells(66) == pytest.approx(6.6)

@@ -7,7 +7,8 @@ import builders
 from builders import PD_PAYOFFS, builtin, infos, llm, replay, scored
 
 from site_builder.scoring.leaderboards import leaderboards, usage
-from site_builder.scoring.model import agent_key
+from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, agent_key
+from site_builder.scoring.stats import wilson
 
 A, B = builtin("a", "prisoners_dilemma/always_defect"), builtin("b", "prisoners_dilemma/tit_for_tat")
 C, D = "cooperate", "defect"
@@ -56,7 +57,7 @@ def test_a_forfeit_is_a_loss_of_the_forfeiting_agent_only():
     assert a["win_rate"]["value"] == 1.0 and a["forfeit_rate"]["value"] == 0.0
     # b: both its seats of the forfeited game are losses, as are its two seats of g1.
     assert (b["games"], b["forfeits"], b["left_out"], b["seats"]) == (2, 1, 0, 4)
-    assert b["win_rate"] == {"value": 0.0, "ci": b["win_rate"]["ci"], "n": 4}
+    assert b["win_rate"] == {"value": 0.0, "ci": b["win_rate"]["ci"], "n": 4, "games": 2}
     assert b["forfeit_rate"]["value"] == pytest.approx(1 / 2) and b["forfeit_rate"]["n"] == 2
     # b decided three times (the forfeit, seats 1 and 2 of g1); two needed more than one attempt.
     assert b["decisions"] == 3 and b["reask_rate"]["value"] == pytest.approx(2 / 3)
@@ -105,3 +106,46 @@ def test_traits_drawn_per_game_are_not_part_of_an_agents_identity():
     fixed = {**base, "design_params": {"openness": 6, "agreeableness": 3, "drawn": ["openness"]}}
     assert agent_key(one) == agent_key(two)
     assert agent_key(one) != agent_key(fixed)
+
+
+def table(game: str, number: int, seats: list[tuple[str, str, bool]], result: dict | None = None):
+    """A complete game of `game` with seats (agent key, role, won), built as the scorer's own object."""
+    seated = tuple(SeatInfo(i, f"P{i}", role, key, won) for i, (key, role, won) in enumerate(seats))
+    return ScoredGame(game_id=f"{game}-{number}", game=game, variant={}, setup={}, tournament="t", created="",
+                      content_hash=f"h-{game}-{number}", status="complete", seats=seated,
+                      winners=tuple(s.seat for s in seated if s.won), result=result or {}, events=(), probes=(),
+                      usage=tuple({} for _ in seated))
+
+
+def test_cost_sharing_counts_games_not_seats():
+    # x holds two airlines at 6 tables and one at 4; 5 of the 10 tables agreed, 3 of them with two of x's seats.
+    x, y = agent_key(builtin("x", "cost_sharing/conceding")), agent_key(builtin("y", "cost_sharing/proportional"))
+    games = []
+    for i in range(10):
+        held, agreed = (2 if i < 6 else 1), i in (0, 1, 2, 6, 7)
+        result = {"success": agreed, "agreed_split": [33.33, 33.33, 33.34] if agreed else None}
+        games.append(table("cost_sharing", i, [(x, "airline", agreed)] * held + [(y, "airline", agreed)] * (3 - held),
+                           result))
+    names = {x: builtins_info(x, "x"), y: builtins_info(y, "y")}
+    row = {r["label"]: r for r in leaderboards(games, names, seed=1)["cost_sharing"]["agents"]}["x"]
+    assert row["seats"] == 16
+    # One outcome per table: 5 agreements of 10 games (the seats would say 8 of 16, with 16 trials).
+    assert row["win_rate"] == {"value": 0.5, "ci": row["win_rate"]["ci"], "n": 10, "games": 10}
+    assert row["win_rate"]["ci"] == pytest.approx(list(wilson(5, 10)))
+    assert row["roles"]["airline"]["n"] == 10
+
+
+def test_team_mates_of_one_table_are_not_independent_trials():
+    # z holds the three non-chameleons of every table; they win together at 10 of 20 tables.
+    z, w = agent_key(builtin("z", "random")), agent_key(builtin("w", "chameleon/associative"))
+    games = [table("chameleon", i, [(w, "chameleon", i % 2 == 1)] + [(z, "non_chameleon", i % 2 == 0)] * 3)
+             for i in range(20)]
+    names = {z: builtins_info(z, "z"), w: builtins_info(w, "w")}
+    row = {r["label"]: r for r in leaderboards(games, names, seed=1)["chameleon"]["agents"]}["z"]
+    assert (row["win_rate"]["value"], row["win_rate"]["n"], row["win_rate"]["games"]) == (0.5, 60, 20)
+    assert row["win_rate"]["ci"] == pytest.approx(list(wilson(10, 20)))  # 20 trials, not 60
+    assert row["roles"]["non_chameleon"]["ci"] == pytest.approx(list(wilson(10, 20)))
+
+
+def builtins_info(key: str, label: str) -> AgentInfo:
+    return AgentInfo(key, label, {"kind": "builtin", "strategy": label})

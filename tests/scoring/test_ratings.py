@@ -137,10 +137,19 @@ def test_the_fit_is_the_maximum_of_the_likelihood(base):
 
 
 def test_rank_upper_bound_on_a_hand_made_table():
-    table = {"A": [10.0, 12.0], "B": [9.0, 11.0], "C": [5.0, 8.0], "D": [1.0, 5.0], "E": None}
+    bands = {"A": [10.0, 12.0], "B": [9.0, 11.0], "C": [5.0, 8.0], "D": [1.0, 5.0], "E": None}
+    table = [{"agent": k, "band": band, "games": 40, "roles": {"player": 40}} for k, band in bands.items()]
     # A: nobody's lower bound is above 12. B: A's 10 is not above 11. C: 10 and 9 are above 8.
     # D: 10, 9 are above 5, C's 5 is not (equal). E: no interval, no rank.
     assert ratings.rank_upper_bounds(table) == {"A": 1, "B": 1, "C": 3, "D": 3, "E": None}
+    # A provisional row (fewer than MIN_GAMES games) is neither ranked nor counted above another.
+    table[0]["games"] = ratings.MIN_GAMES - 1
+    assert ratings.rank_upper_bounds(table) == {"A": None, "B": 1, "C": 2, "D": 2, "E": None}
+    # Rows seen in no common role, or that the games do not tie together, are never counted.
+    table[1]["roles"] = {"chameleon": 40}
+    table[2]["roles"] = {"non_chameleon": 40}
+    table[3]["linked"] = 1
+    assert ratings.rank_upper_bounds(table) == {"A": None, "B": 1, "C": 1, "D": 1, "E": None}
 
 
 def test_percentile_interval():
@@ -338,3 +347,51 @@ def test_the_weaker_agent_in_the_favoured_role_is_not_ranked_first(base):
     assert rated["weak"]["roles"] == {"chameleon": 600}
     assert rated["strong"]["roles"] == {"non_chameleon": 600}
     assert rated["c1"]["roles"] == {"chameleon": 600, "non_chameleon": 600}
+
+
+def test_agents_seen_in_no_common_role_are_never_surely_above_each_other(base):
+    table = ratings.leaderboard(known_strengths(base), ROLE_AGENTS, seed=2, game="chameleon", resamples=200)
+    rated = {ROLE_AGENTS[r["agent"]].label: r for r in table["agents"]}
+    # strong (only ever a non-chameleon) and weak (only ever the chameleon) share no role: their
+    # 1000-point gap rests on every agent being as strong in every role, which nothing tests.
+    assert rated["strong"]["band"][0] > rated["weak"]["band"][1]
+    assert not ratings.surely_above(rated["strong"], rated["weak"])
+    assert ratings.surely_above(rated["strong"], rated["c1"]) and ratings.surely_above(rated["c1"], rated["weak"])
+    assert rated["strong"]["rank_upper_bound"] == 1 and rated["weak"]["rank_upper_bound"] == 3  # c1 and c2 above it
+
+
+def twins(base: ScoredGame, games: int = 60) -> list[ScoredGame]:
+    """weak only ever the chameleon against c1, strong only ever a non-chameleon against c1."""
+    rng = random.Random(3)
+    out = []
+    for i in range(games):
+        out.append(role_game(base, f"t{i:03d}", "weak", "c1", rng))
+        out.append(role_game(base, f"u{i:03d}", "c1", "strong", rng))
+    return out
+
+
+def test_agents_the_games_do_not_tie_together_are_told_apart_by_nothing(base):
+    # weak plays c1 only as the chameleon, strong plays c1 only as a non-chameleon: the role's
+    # advantage and the three strengths trade off exactly, so no difference between them is told.
+    table = ratings.leaderboard(twins(base), ROLE_AGENTS, seed=2, game="chameleon", resamples=100)
+    rated = {ROLE_AGENTS[r["agent"]].label: r for r in table["agents"]}
+    assert len({r["linked"] for r in rated.values()}) == 3
+    assert all(ratings.rank_upper_bounds(table["agents"])[r["agent"]] == 1 for r in table["agents"])
+    # Games that tie them together (c1 and c2 in both roles against each other, each newcomer
+    # against both) give one group.
+    tied = ratings.leaderboard(known_strengths(base, 60), ROLE_AGENTS, seed=2, game="chameleon", resamples=0)
+    assert {r["linked"] for r in tied["agents"]} == {0}
+
+
+def test_a_rating_of_few_games_is_provisional_and_says_how_far_its_draw_pulls_it(base):
+    few = [game(base, f"f{i}", [("a", i % 2 == 0), ("b", i % 2 == 1)]) for i in range(4)]
+    many = few + [game(base, f"m{i}", [("a", i % 2 == 0), ("b", i % 2 == 1)]) for i in range(40)]
+    small = rows(ratings.leaderboard(few, AGENTS, seed=1, game="prisoners_dilemma", resamples=50))
+    large = rows(ratings.leaderboard(many, AGENTS, seed=1, game="prisoners_dilemma", resamples=50))
+    assert small["a"]["provisional"] and small["a"]["rank_upper_bound"] is None and small["a"]["band"] is None
+    assert not large["a"]["provisional"] and large["a"]["rank_upper_bound"] == 1 and large["a"]["band"]
+    # At even odds a game tells as much of a strength as the virtual draw does (p(1 - p) = 1/4 each):
+    # against 4 games the draw is a fifth of what is known, against 44 one forty-fifth.
+    assert small["a"]["shrinkage"] == pytest.approx(1 / 5, rel=0.05)
+    assert large["a"]["shrinkage"] == pytest.approx(1 / 45, rel=0.05)
+    assert ratings.MIN_GAMES == 10

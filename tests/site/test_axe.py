@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,12 +60,19 @@ def axe_script() -> str:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, serve, small_corpus) -> tuple[Path, str]:
     """The built-in tournament, two games per matchup, and a stage of the ranked suite (the
-    session's `small_corpus`), built into a site served locally."""
+    session's `small_corpus`), and 40 Chameleon games of one lopsided pair, built into a site served
+    locally."""
     root = tmp_path_factory.mktemp("axe-site")
     shutil.copytree(small_corpus, root / "replays")
     # A shipped Werewolf game with LLM judges' notes: the viewer's outcome links to their events.
     (root / "replays" / "judged").mkdir()
     shutil.copy(JUDGED_REPLAY, root / "replays" / "judged")
+    # A pair lopsided enough for a matrix to shade (30-10 of 40 decided: sure after Holm's
+    # correction); the two games a matchup of the small corpus never are.
+    lopsided = subprocess.run([sys.executable, "-m", "runner", "run", "--game", "chameleon",
+                               "--role", "chameleon=chameleon/associative", "--role", "*=random", "--games", "40",
+                               "--out", str(root / "replays" / "lopsided")], capture_output=True, text=True, check=False)
+    assert lopsided.returncode == 0, lopsided.stderr
     # in git, so the board over time has points to draw and a release has its page
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "replays")

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from site_builder import boards, labels
-from site_builder.scoring import stats
+from site_builder.scoring import head_to_head, ratings, stats
 
 
 def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_played(results):
@@ -23,7 +23,8 @@ def test_the_cross_game_table_ranks_only_agents_of_every_rated_game_that_mostly_
         assert set(games) <= set(r["played"]) and r["rating"] and r["unranked"] is None
         assert r["forfeit_rate"]["value"] <= boards.MAX_FORFEIT_RANKED
     for r in others:  # each says why it has no rank
-        assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"])
+        assert r["unranked"] and (r["covered"] < len(games) or not r["rating"] or "forfeited" in r["unranked"]
+                                  or r["unranked"].startswith("provisional"))
     assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
     rated_rest = [r for r in others if r["rating"]]
     assert others == rated_rest + [r for r in others if not r["rating"]]
@@ -103,7 +104,7 @@ def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
     drawn = boards.matrix(many, name, [f"x{i:02}" for i in range(21)])
     assert drawn["agents"] == [f"x{i:02}" for i in range(boards.MAX_MATRIX_AGENTS)] and drawn["total"] == 21
     assert drawn["cells"][0][1]["beats"]["value"] == 1.0 and drawn["cells"][1][0]["beats"]["value"] == 0.0
-    assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None}
+    assert drawn["cells"][0][0] is None and drawn["cells"][0][2] == {"met": 0, "beats": None, "shaded": None}
     assert boards.matrix({**results, "head_to_head": {}}, name, order) is None
     # Contributed agents first on the board only fill the places the maintainers' agents leave.
     theirs = {f"x{i:02}" for i in range(5)}
@@ -111,3 +112,57 @@ def test_the_matrix_shows_the_first_agents_of_the_board_only(results):
     assert placed["agents"] == [f"x{i:02}" for i in range(5, 5 + boards.MAX_MATRIX_AGENTS)]
     roomy = boards.matrix(many, name, [f"x{i:02}" for i in range(8)], {"x00"})
     assert roomy["agents"] == [f"x{i:02}" for i in range(1, 8)] + ["x00"]
+
+
+def test_a_provisional_rating_has_no_place_and_says_why():
+    agent = {"by_game": {"chameleon": 3}, "forfeit_rate": {"value": 0.0}}
+    rated = {"rating": 1010.0, "rating_ci": [700.0, 1300.0], "games": 3, "provisional": True, "shrinkage": 0.42}
+    assert boards.why_unranked(agent, rated, ["chameleon"]) == (
+        f"provisional: 3 rated games of the {ratings.MIN_GAMES} a place needs; "
+        "its one virtual draw pulls it 42% of the way to 1000")
+    rows = [{"agent": "few", **rated, "band": None},
+            {"agent": "many", "rating": 990.0, "rating_ci": [980.0, 1000.0], "band": [975.0, 1005.0], "games": 80}]
+    assert boards.rank_ranges(rows) == {"many": (1, 1, 1)}
+
+
+def test_rank_ranges_claim_nothing_between_rows_the_games_cannot_compare():
+    row = lambda agent, rating, roles, linked=0: {"agent": agent, "rating": rating, "band": [rating - 5, rating + 5],
+                                                  "games": 50, "roles": roles, "linked": linked}
+    rows = [row("top", 100, {"chameleon": 50, "non_chameleon": 50}), row("chameleon only", 80, {"chameleon": 50}),
+            row("non-chameleon only", 60, {"non_chameleon": 50}), row("untied", 40, {"chameleon": 50}, linked=1)]
+    # top is above the two it shares a role with; the two one-role rows share none; untied is tied to nobody.
+    assert boards.rank_ranges(rows) == {"top": (1, 1, 2), "chameleon only": (2, 2, 4),
+                                        "non-chameleon only": (3, 2, 4), "untied": (4, 1, 4)}
+    gaps = boards.role_gaps([{**r, "rating_ci": r["band"]} for r in rows])
+    assert [(g["a"]["agents"], g["b"]["agents"], g["why"]) for g in gaps] == [
+        (["top"], ["untied"], "linked"), (["chameleon only"], ["non-chameleon only"], "roles"),
+        (["chameleon only"], ["untied"], "linked"), (["non-chameleon only"], ["untied"], "roles")]
+
+
+def test_a_cooperative_board_ranks_on_intervals_that_hold_together():
+    rates = {"a": (19, 20), "b": (10, 20), "c": (10, 20)}
+    board = {"agents": [{"agent": k, "win_rate": {"value": w / n, "ci": list(stats.wilson(w, n)), "n": n}}
+                        for k, (w, n) in rates.items()]}
+    ranks = boards.game_ranks({"leaderboards": {"cost_sharing": board}}, "cost_sharing")
+    # a's own interval [0.76, 0.99] clears b's [0.30, 0.70]; held together over three rows it no longer does.
+    assert stats.wilson(19, 20)[0] > stats.wilson(10, 20)[1]
+    assert ranks == {"a": (1, 1, 3), "b": (2, 1, 3), "c": (3, 1, 3)}
+
+
+def test_the_matrix_shades_only_what_holds_over_all_its_pairs():
+    def pair(a, b, a_won, b_won):
+        return {"a": a, "b": b, "met": a_won + b_won, "a_won": a_won, "b_won": b_won,
+                "beats": stats.rate(a_won, a_won + b_won), "p_value": stats.sign_test(a_won, b_won)}
+    # 15-5 (p = 0.041) and 4-0 alone: the first is sure, the 4-0 below MIN_DECIDED is never shaded.
+    alone = {"head_to_head": {"chameleon": {"pairs": [pair("a", "b", 15, 5), pair("c", "d", 4, 0)]}}}
+    drawn = boards.matrix(alone, "chameleon", ["a", "b", "c", "d"])
+    shaded = {(drawn["agents"][i], drawn["agents"][j]): c["shaded"] for i, row in enumerate(drawn["cells"])
+              for j, c in enumerate(row) if c and c["shaded"]}
+    assert shaded == {("a", "b"): "ahead", ("b", "a"): "behind"}
+    assert drawn["tested"] == 1 and drawn["chance"] == pytest.approx(0.1) and drawn["min_decided"] == head_to_head.MIN_DECIDED
+    # Beside ten more pairs of 12-8 (none sure), 15-5 no longer holds at 0.05 / 11.
+    crowded = {"head_to_head": {"chameleon": {"pairs": [pair("a", "b", 15, 5)] + [
+        pair(f"x{i:02}", f"y{i:02}", 12, 8) for i in range(10)]}}}
+    order = ["a", "b"] + [f"{s}{i:02}" for i in range(5) for s in "xy"]
+    drawn = boards.matrix(crowded, "chameleon", order)
+    assert drawn["tested"] == 6 and not any(c and c["shaded"] for row in drawn["cells"] for c in row)
