@@ -837,3 +837,8 @@ async def _judge_with_progress(files: list[Path], agent: AgentSpec, tournament: 
         task = progress.add_task("judging", total=len(files))
         return await run_judge(files, agent, tournament.providers, dimensions=dimensions, parallel=parallel,
                                retry_failed=retry_failed, on_done=lambda path: progress.advance(task))
+
+
+from runner.verify_cli import verify_command  # noqa: E402 - a light module: it imports what it needs when it runs
+
+main.add_command(verify_command)

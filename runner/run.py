@@ -106,9 +106,12 @@ class Seats:
     one `Connections` registry (one shared, rate-limited client per endpoint), answering from the
     response cache first when the run has one."""
 
-    def __init__(self, connections: Any = None, cache: Any = None):
+    def __init__(self, connections: Any = None, cache: Any = None, prompt_version: str | None = None):
         self.connections = connections
         self.cache = cache  # a runner.llm.cache.ResponseCache, or None
+        #: The released prompt set the models are prompted with (None: the current one); a
+        #: verification plays a row's deals again with the row's own (runner/verify.py).
+        self.prompt_version = prompt_version
 
     def agent(self, spec: AgentSpec, game: str, seat: int, rng: random.Random, game_id: str = "") -> Agent:
         if not spec.is_llm:
@@ -122,7 +125,8 @@ class Seats:
             from runner.llm.cache import CachedChatModel
 
             model = CachedChatModel(model, self.cache, f"{game_id}/seat-{seat}")
-        return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name)
+        return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name,
+                              prompt_version=self.prompt_version)
 
 
 class CannotStart(Exception):
@@ -240,14 +244,15 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
     seating = Seating(agents, game.seat_names(params, setup), roles)
     return await play(game, params, setup, seating, seed=planned.seed, game_id=planned.game_id,
                       tournament=planned.tournament, matchup=matchup.label, created=created,
-                      max_attempts=max_attempts, probes=probes, suite=planned.suite_header())
+                      max_attempts=max_attempts, probes=probes, suite=planned.suite_header(),
+                      verify=planned.verify_header())
 
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,
               on_done: Callable[[PlannedGame, str], None] | None = None,
               environ: Mapping[str, str] | None = None, cache_dir: Path | None = None, *,
               record: Path | None = None, only_mine: bool = False,
-              on_foreign: Callable[[Summary], None] | None = None) -> Summary:
+              on_foreign: Callable[[Summary], None] | None = None, prompt_version: str | None = None) -> Summary:
     """Play every planned game not already on disk under `out`, `parallel` at a time.
 
     Language models get their keys from `environ` (default: the process environment); a missing
@@ -259,7 +264,8 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     With `record` (a cache folder), every game written is noted there (runner/written.py), and kept
     games no run of this machine wrote are listed in `summary.foreign` with who added them;
     `on_foreign` hears of them before any game starts, and `only_mine` refuses to keep them
-    (CannotStart naming them).
+    (CannotStart naming them). `prompt_version`: the released prompt set to prompt the models with
+    (default: the current one).
     """
     summary = Summary()
     check_plan_folder(tournament, out)  # nothing is written before the models are checked
@@ -294,7 +300,8 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
         write_plan(tournament, out)
         remove_stray_temporaries(out)
         try:
-            await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary, written)
+            seats = Seats(connections, cache, prompt_version)
+            await _play_all(tournament, to_play, out, parallel, on_done, seats, summary, written)
         finally:
             summary.spent = connections.spent() if connections is not None else {}
     return summary

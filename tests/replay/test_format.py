@@ -181,7 +181,7 @@ DELETE = object()
 SCHEMA_CASES = [
     ("header-version-string", HEADER, "version", "1", "version", 'must be an integer, not a string ("1")'),
     ("header-version-float", HEADER, "version", 1.0, "version", "must be an integer, not a decimal number (1.0)"),
-    ("header-version-7", HEADER, "version", 7, "version", "must be one of 1, 2, 3, 4, 5, 6; got 7"),
+    ("header-version-8", HEADER, "version", 8, "version", "must be one of 1, 2, 3, 4, 5, 6, 7; got 8"),
     ("header-seed-negative", HEADER, "seed", -1, "seed", "must be at least 0; got -1"),
     ("header-seed-true", HEADER, "seed", True, "seed", "must be an integer, not a boolean (true)"),
     ("header-unknown-field", HEADER, "extra", 1, "extra", "unknown field (the known fields here are: type, format"),
