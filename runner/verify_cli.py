@@ -73,11 +73,9 @@ class Job:
 @click.option("--no-cache", is_flag=True, help="Send every model call to the provider.")
 @click.option("--secret-env", default="GAMENIGHT_HOLDOUT_SECRET", show_default=True, metavar="VAR",
               help="The environment variable holding the open epoch's secret (never written anywhere).")
-@click.option("--epochs", "epochs_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="The epochs file [default: the shipped runner/holdout.toml].")
 def verify_command(row_folder: Path, model_ref: str, deals: int, key_env: str | None, out: Path | None, exact: bool,
                    dry_run: bool, parallel: int, price_text: str | None, cache_dir: Path | None, no_cache: bool,
-                   secret_env: str, epochs_file: Path | None) -> None:
+                   secret_env: str) -> None:
     """Verify a suite's row: play its model on K held-out deals nobody could play in advance (and,
     where the model is deterministic, K of the row's own deals again), into replays/verify-<row>/,
     and print one verdict line: exact, consistent or inconsistent (docs/maintainers.md)."""
@@ -86,7 +84,7 @@ def verify_command(row_folder: Path, model_ref: str, deals: int, key_env: str | 
         if dry_run:
             _dry_run(job, price_text)
             return
-        status = _verify(job, parallel, price_text, cache_dir, no_cache, secret_env, epochs_file)
+        status = _verify(job, parallel, price_text, cache_dir, no_cache, secret_env)
     except Refused as exc:
         _refuse(str(exc))
     sys.exit(status)
@@ -133,6 +131,12 @@ def _job(row_folder: Path, model_ref: str, deals: int, key_env: str | None, out:
     replays = deals if (exact or verify.replayable(mine.spec)) else 0
     if earlier is not None:  # a verification grows, never shrinks: the deals already played stay planned
         deals, replays = max(deals, earlier.verify.deals), max(replays, earlier.verify.replays)
+        before = verify.candidate_of(earlier)
+        if dict(before.spec) != dict(agent.spec):
+            where = f" at {before.spec.get('base_url')}" if before.spec.get("base_url") != agent.spec.get("base_url") else ""
+            raise Refused(f"{out} was played with {before.spec.get('provider')}:{before.spec.get('model')}{where} and "
+                          "other settings than --model gives: serve the same model there to resume it (a game's id "
+                          "holds its agents' settings)")
     return Job(row_folder, row, suite, agent, replays > 0, out, deals, replays, earlier)
 
 
@@ -221,13 +225,13 @@ def _priced(tournament: Any, price_text: str | None) -> Any:
 
 
 def _verify(job: Job, parallel: int, price_text: str | None, cache_dir: Path | None, no_cache: bool,
-            secret_env: str, epochs_file: Path | None) -> int:
+            secret_env: str) -> int:
     """Plan, check, play and read the verification; the exit status of its verdict."""
     from runner import holdout, verify
     from runner.run import CannotStart, check_models, default_cache_dir, run
 
     try:
-        epochs = holdout.load(epochs_file)
+        epochs = holdout.shipped()  # the installed package's: the file `gamenight validate` checks against
         epoch, secret = holdout.current_secret(epochs, os.environ.get(secret_env), secret_env)
     except holdout.HoldoutError as exc:
         raise Refused(str(exc)) from None
@@ -235,7 +239,7 @@ def _verify(job: Job, parallel: int, price_text: str | None, cache_dir: Path | N
         raise Refused(f"{job.out} was dealt in epoch {job.earlier.verify.epoch}, which has ended: its held-out deals "
                       "can no longer be added to; verify into a new folder with --out")
     commit = _commit_for(job, dry_run=False)
-    _date_commitment(job, epochs_file, epoch, commit)
+    _date_commitment(job, epoch, commit)
     tournament = verify.tournament_for(job.suite, job.row, job.agent, epoch=epoch, commit=commit, secret=secret,
                                        deals=job.deals, replays=job.replays)
     tournament = _priced(tournament, price_text)
@@ -272,17 +276,17 @@ def _verify(job: Job, parallel: int, price_text: str | None, cache_dir: Path | N
     return _verdict(job)
 
 
-def _date_commitment(job: Job, epochs_file: Path | None, epoch: Any, commit: str) -> None:
+def _date_commitment(job: Job, epoch: Any, commit: str) -> None:
     """Git must date the epoch's commitment (Refused if no commit holds it); a note when it came
     after the row's merge commit (the deals are then still unknown to the row's contributor, but the
     secret was not fixed before the row existed)."""
     from runner import holdout, verify
 
-    path = epochs_file or Path(holdout.__file__).with_name(holdout.EPOCHS_FILE)
-    dated = verify.commitment_commit(job.row_folder, path, epoch.commitment)
+    dated = verify.commitment_commit(job.row_folder, Path(holdout.__file__).with_name(holdout.EPOCHS_FILE),
+                                     epoch.commitment)
     if dated is None:
-        raise Refused(f"epoch {epoch.epoch}'s commitment is in no commit of this checkout: commit {path} (and merge it "
-                      "to main) before verifying, so that git dates it before the deals are drawn")
+        raise Refused(f"epoch {epoch.epoch}'s commitment is in no commit of this checkout: commit {holdout.EPOCHS_PATH} "
+                      "(and merge it to main) before verifying, so that git dates it before the deals are drawn")
     if not verify.is_ancestor(job.row_folder, dated[0], commit):
         click.echo(f"note: epoch {epoch.epoch}'s commitment (commit {dated[0][:12]}, {dated[1]}) came after the row's "
                    f"merge commit {commit[:12]}: its held-out deals are unknown to the row's contributor, but the "

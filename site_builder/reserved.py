@@ -147,8 +147,26 @@ def problems(reserved: Reserved, folder: str, plan: Plan | None,
     return found
 
 
+#: Tournament names that start like this (in any reading: case, separators, look-alikes) are the
+#: maintainers' verifications of suite rows (`gamenight verify`, runner/verify.py): evidence about
+#: another row, so never a submission's.
+VERIFY_PREFIX = "verify"
+
+
+def verification_problem(name: str) -> str | None:
+    """Why a submission may not use `name` (a tournament, its folder) as a verification's, or None."""
+    if any(form.startswith(VERIFY_PREFIX) for form in _forms(name)):
+        return (f"{name!r} starts like replays/verify-<row>/, the maintainers' verifications of suite rows "
+                "(`gamenight verify`: their own games, on deals nobody can play in advance): a submission may not "
+                "add one. Choose a tournament name of your own")
+    return None
+
+
 def name_problem(reserved: Reserved, name: str) -> str | None:
     """Why a submission may not use the tournament name `name`, or None."""
+    problem = verification_problem(name)
+    if problem:
+        return problem
     taken = reserved.name(name)
     if taken is None:
         return None
@@ -169,6 +187,9 @@ def plan_problems(reserved: Reserved, plan: Plan, checked_name: str | None = Non
     name = plan.tournament.name
     if name != checked_name and (problem := name_problem(reserved, name)):
         found.append(Problem(plan.path, 0, problem, "name"))
+    if plan.tournament.verify is not None:
+        found.append(Problem(plan.path, 0, "a verification's plan (a verify table) is the maintainers' to play, with "
+                                           "`gamenight verify`; a submission may not add one", "verify"))
     taken = [(game_id, where) for game_id in plan.games if (where := reserved.game(game_id)) is not None]
     if taken:
         listed = ", ".join(repr(game_id) for game_id, _ in taken[:MAX_LISTED])
@@ -190,6 +211,9 @@ def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any]) ->
     tournament = header.get("tournament")
     if isinstance(tournament, str) and (problem := name_problem(reserved, tournament)):
         found.append(Problem(path, 1, problem, "tournament"))
+    if "verify" in header:
+        found.append(Problem(path, 1, "a game of a verification (the header field 'verify') is the maintainers' to "
+                                      "play, with `gamenight verify`; a submission may not add one", "verify"))
     game_id = header.get("game_id")
     if isinstance(game_id, str) and (where := reserved.game(game_id)):
         found.append(Problem(path, 1, f"the game {game_id!r} is planned by {_plans((where,))}: it is the "

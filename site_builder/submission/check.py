@@ -208,6 +208,9 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
         check.refuse("outside replays/: a submission only adds replay files (send changes to code, docs or "
                      "workflows in a separate pull request)")
         return False
+    if (problem := reserved.verification_problem(_folder(check.path))) and change.status != "D":
+        check.refuse(problem)
+        return False
     if change.status == "D":
         check.refuse("deletes a replay: the corpus is append-only, because published ratings and links to "
                      "replays must stay reproducible (ask a maintainer if a replay is wrong)")
