@@ -129,7 +129,7 @@ def same_model(row: AgentSpec, given: AgentSpec) -> str | None:
     differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     if not differ:
         return None
-    shown = ", ".join(f"{k} {mine.get(k)!r} (given {theirs.get(k)!r})" for k in differ[:4])
+    shown = ", ".join(f"{k} {mine.get(k)!r} where --model has {theirs.get(k)!r}" for k in differ[:4])
     return (f"--model is not the row's model: the row plays {shown}; give the row's own agent, "
             f"--model replays/{{row}}/tournament.toml#{row.name}")
 
