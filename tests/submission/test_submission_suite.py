@@ -147,3 +147,15 @@ def test_only_a_suite_rows_plan_may_change(repo, stages):
                'lineup = ["random", "random", "random"]\n')
     code, summary = verdict(repo, "alice", ALICE_ID)
     assert code == 1 and "only a suite's row grows, by its next stages" in summary, summary
+
+
+@pytest.mark.parametrize("folder", ["verify-x", "Verify_ranked-1-suite-model", "ver1fy-x"])
+def test_a_submission_may_not_add_a_verification(repo, stages, folder):
+    """replays/verify-*/ are the maintainers' verifications (`gamenight verify`): evidence about
+    another row, never a submission's, whatever the files in them hold."""
+    repo.write_all({path.replace(f"replays/{ROW}/", f"replays/{folder}/"): raw for path, raw in stages[1].items()})
+    code, summary = verdict(repo, "bob")
+    assert code == 1 and "❌ refused" in summary
+    assert f"replays/{folder}/tournament.toml: '{folder}' starts like replays/verify-<row>/, the maintainers' " \
+           "verifications of suite rows" in summary, summary
+    assert "a submission may not add one" in summary
