@@ -332,28 +332,6 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
-# -- reading the folders ---------------------------------------------------------------------
-
-def read_folder(folder: Path, tournament: str) -> tuple[list[Played], list[str]]:
-    """The games of `tournament` in `folder`, each checked by `gamenight validate`'s rules (the
-    outcome is the one the rules recompute); and the files left out as invalid."""
-    from runner.rerun.validate import check_file
-
-    found, invalid = [], []
-    for path in sorted(folder.glob("*.jsonl")):
-        checked = check_file(path)
-        header = checked.header
-        if header is None or header.get("tournament") != tournament:
-            continue
-        if not checked.ok:
-            invalid.append(path.name)
-            continue
-        game = played(header, checked.outcome or {}, (r.data for r in checked.records))
-        if game is not None:
-            found.append(game)
-    return found, invalid
-
-
 def cycles_for(suite: suites.Suite) -> dict[str, int]:
     return cycles_of(suite.games)
 
@@ -403,7 +381,3 @@ def is_ancestor(folder: Path, older: str, newer: str) -> bool:
         return False
     return done.returncode == 0
 
-
-__all__ = ["VERIFY_LEVEL", "VerifyError", "Played", "assess", "candidate_of", "compared", "held_out_deals",
-           "interleaved", "plan_problems", "played", "read_folder", "replayable", "replayed_deals", "row_commit",
-           "same_model", "tournament_for", "trace", "verdict_line"]

@@ -211,17 +211,39 @@ def _estimate_row(name: str, games: int, part: Any, price: Any) -> str:
 
 
 def _priced(tournament: Any, price_text: str | None) -> Any:
-    """The plan with the model's price: --price, else the price table's list price."""
-    from runner.cli import _price, _table_prices
-    from runner.tournament import PlanError
+    """The plan with the model's price: --price, else its list price in runner/prices.toml (said on
+    stderr), else none."""
+    from runner import prices as table
+    from runner.tournament import PlanError, price_option
 
+    model = tournament.llm_agents()[0].spec
     if price_text:
         try:
-            price = _price(price_text)
+            price = price_option(price_text)
         except PlanError as exc:
             raise Refused(str(exc)) from None
-        return replace(tournament, prices={a.spec["model"]: price for a in tournament.llm_agents()})
-    return _table_prices(tournament)
+    else:
+        try:
+            entry = table.load().find(model["provider"], model["model"])
+        except table.PriceTableError as exc:
+            raise Refused(str(exc)) from None
+        if entry is None:
+            return tournament
+        price = entry.price
+        click.echo(f"{model['model']}: priced from the price table ({entry.key}, read {entry.read}, {entry.source})",
+                   err=True)
+    return replace(tournament, prices={model["model"]: price})
+
+
+def _print_run(summary: Any, prices: Any) -> None:
+    """What the run played and spent: games played now and kept, and per model the calls, tokens and cost."""
+    click.echo(f"games: {sum(summary.played.values())} played now, {sum(summary.skipped.values())} kept, "
+               f"{sum(summary.invalid.values())} forfeited")
+    for model, used in sorted(summary.usage.items()):
+        cost = used.cost(prices.get(model))
+        click.echo(f"{model}: {used.calls:,} calls ({used.replayed_calls:,} from the response cache), "
+                   f"{used.input_tokens:,} input and {used.output_tokens:,} output tokens, "
+                   + ("no price" if cost is None else f"USD {cost:,.2f}"))
 
 
 def _verify(job: Job, parallel: int, price_text: str | None, cache_dir: Path | None, no_cache: bool,
@@ -264,10 +286,7 @@ def _verify(job: Job, parallel: int, price_text: str | None, cache_dir: Path | N
                                   record=record, prompt_version=prompts))
     except CannotStart as exc:
         raise Refused(str(exc)) from None
-    from runner.cli import _print_summary, _print_usage
-
-    _print_summary(summary)
-    _print_usage(summary.usage, tournament.prices, summary.spent)
+    _print_run(summary, tournament.prices)
     if not summary.ok:
         failed = summary.failures + [f"{game}: {why}" for game, why in summary.not_played]
         raise Refused(f"{len(failed)} game(s) of the verification were not played ({failed[0]}"
@@ -315,13 +334,34 @@ def _prompt_version(job: Job) -> str | None:
     return next(iter(found), None)
 
 
+def read_folder(folder: Path, tournament: str) -> tuple[list[Any], list[str]]:
+    """The games of `tournament` in `folder`, each checked by `gamenight validate`'s rules (the
+    outcome is the one the rules recompute); and the files left out as invalid."""
+    from runner.rerun.validate import check_file
+    from runner.verify import played
+
+    found, invalid = [], []
+    for path in sorted(folder.glob("*.jsonl")):
+        checked = check_file(path)
+        header = checked.header
+        if header is None or header.get("tournament") != tournament:
+            continue
+        if not checked.ok:
+            invalid.append(path.name)
+            continue
+        game = played(header, checked.outcome or {}, (r.data for r in checked.records))
+        if game is not None:
+            found.append(game)
+    return found, invalid
+
+
 def _verdict(job: Job) -> int:
     """Read the row and the verification as the scorer reads them, print the evidence and the
     verdict line (the last line of stdout), and return the exit status."""
     from runner import verify
 
-    row, row_invalid = verify.read_folder(job.row_folder, job.row.name)
-    checked, invalid = verify.read_folder(job.out, f"verify-{job.row.name}")
+    row, row_invalid = read_folder(job.row_folder, job.row.name)
+    checked, invalid = read_folder(job.out, f"verify-{job.row.name}")
     if invalid or row_invalid:
         names = invalid or row_invalid
         raise Refused(f"{len(names)} replay(s) fail `gamenight validate` ({names[0]}, ...): no verdict on games "

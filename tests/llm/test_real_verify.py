@@ -23,6 +23,7 @@ from runner import suite as suites
 from runner import verify
 from runner.run import run
 from runner.tournament import load
+from runner.verify_cli import read_folder
 from tests.llm.test_real_local_model import _free_port, _server_python
 
 pytestmark = pytest.mark.real_model
@@ -84,8 +85,8 @@ def test_a_deal_played_again_through_the_exact_server_matches_reply_for_reply(ex
     assert [m.seed for m in again.matchups] == [pd.seed]
     assert asyncio.run(run(again, tmp_path / "again", 1)).ok
     took = time.monotonic() - started
-    mine, _ = verify.read_folder(tmp_path / "row", row.name)
-    theirs, _ = verify.read_folder(tmp_path / "again", again.name)
+    mine, _ = read_folder(tmp_path / "row", row.name)
+    theirs, _ = read_folder(tmp_path / "again", again.name)
     found = verify.compared(mine[0].trace, theirs[0].trace)
     print(f"\nplayed a deal, another, and the first again in {took:.0f} s: {found}")
     assert found["matched"] == 1 and found["calls"] > 0 and found["calls_matched"] == found["calls"]
