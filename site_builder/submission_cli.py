@@ -332,7 +332,9 @@ def _change(before: str | None, after: str | None) -> str:
 def _rank(s: Standing | None) -> str | None:
     if s is None:
         return None
-    return s.rank if s.place or not s.unranked else f"not ranked ({s.unranked})"
+    if s.place or not s.unranked:
+        return s.rank
+    return s.rank if s.unplaced == "provisional" else f"{s.unplaced} ({s.unranked})"
 
 
 def _cells(row: EffectRow, *parts: Callable[[Standing], str]) -> str:

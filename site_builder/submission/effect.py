@@ -47,14 +47,16 @@ class Standing:
     tier: str = ""  # the ranked board's tier: a number, or "placed" for a contributor's row
     counted: str = ""  # what the counts count, in words
     numbers: tuple[Any, ...] = ()  # the unrounded figures behind `shown` (compared for containment)
+    placed: bool = False  # a contributor's place among the maintainers' rows, marked * (macro place_td)
+    unplaced: str = "not ranked"  # what the first column says without a place ("provisional" on a game's page)
 
     @property
     def rank(self) -> str:
-        """The place as a board's first column prints it: "2 (1-4)", or "not ranked"."""
+        """The place as a board's first column prints it: "2 (1-4)", "2* (1-4)", or why there is none."""
         if self.place is None:
-            return "not ranked"
+            return self.unplaced
         place, best, worst = self.place
-        return f"{place} ({best}{'' if worst == best else f'-{worst}'})"
+        return f"{place}{'*' if self.placed else ''} ({best}{'' if worst == best else f'-{worst}'})"
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,12 @@ def exhibition_standing(row: Mapping[str, Any], agent: Mapping[str, Any]) -> Sta
     shown = rating_text(rating) if rating else "not rated"
     numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
     return Standing(row["rank"], row["unranked"], shown, row["games"],
-                    counted=rated_counts(agent, rating["games"] if rating else 0), numbers=numbers)
+                    counted=rated_counts(agent, rating["games"] if rating else 0), numbers=numbers,
+                    placed=bool(row["ref"] and row["ref"].submitted))
 
 
 def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] | None,
-                  rating: Mapping[str, Any] | None) -> Standing:
+                  rating: Mapping[str, Any] | None, submitted: bool = False) -> Standing:
     """An agent's row of one game's board as the game's page shows it (game.md.j2): its place by
     the game's rating, or by seat win rate for a cooperative game."""
     why = None if rank else ("self-play only: no other agent to compare with" if boards.self_play_only(row)
@@ -168,7 +171,11 @@ def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] 
         shown = rating_text(rating) if rating else "not rated"
         numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
         counted = f"{_games(row['games'])}, {rating['games'] if rating else 0:,} rated"
-    return Standing(rank, why, shown, row["games"], counted=counted, numbers=numbers)
+    provisional = not rank and not ratings.cooperative(name) and rating is not None and ratings.provisional(rating)
+    if provisional:
+        why = boards.provisional_why(rating)
+    return Standing(rank, why, shown, row["games"], counted=counted, numbers=numbers, placed=submitted,
+                    unplaced="provisional" if provisional else "not ranked")
 
 
 @dataclass(frozen=True)
@@ -204,7 +211,8 @@ def site_rows(results: Mapping[str, Any]) -> dict[str, dict[str, Shown]]:
         rated = {r["agent"]: r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])}
         out[name] = {row["agent"]: Shown(owner(row["agent"]), refs[row["agent"]].display if row["agent"] in refs
                                          else row["label"],
-                                         game_standing(name, row, ranks.get(row["agent"]), rated.get(row["agent"])))
+                                         game_standing(name, row, ranks.get(row["agent"]), rated.get(row["agent"]),
+                                                       bool(refs.get(row["agent"]) and refs[row["agent"]].submitted)))
                      for row in table["agents"]}
     return out
 

@@ -1,24 +1,17 @@
-<<<<<<< HEAD
-"""Claims that hold together (scoring/stats.py): the anytime boundary over every number of stages,
-and simultaneous critical values over every pair of a table."""
-
-from __future__ import annotations
-
-=======
-"""The interval helpers of scoring/stats.py that issue #42 added: tests, corrections, intervals."""
+"""The interval helpers of scoring/stats.py that issue #42 added: the anytime boundary over every
+number of stages, simultaneous critical values over every pair of a table, tests, corrections and
+intervals."""
 
 from __future__ import annotations
 
 import math
 
->>>>>>> helper-claims
 import numpy as np
 import pytest
 
 from site_builder.scoring import stats
 
 
-<<<<<<< HEAD
 def test_the_anytime_boundary_is_crossed_by_a_random_walk_one_time_in_twenty():
     crossed = stats.anytime_crossing(20_000, most=1000, seed=3)
     assert crossed == pytest.approx(0.05, abs=0.006)
@@ -41,7 +34,7 @@ def test_simultaneous_critical_values_grow_with_the_pairs_and_know_their_correla
     assert same[0] == pytest.approx(1.96, abs=0.05)  # one statistic 15 times: no price to pay
     deeper = stats.simultaneous_critical(np.eye(15), [0.05] * 14 + [0.005], seed=1)
     assert deeper[-1] > deeper[0]
-=======
+
 @pytest.mark.parametrize("wins, losses, expected", [
     (4, 0, 2 / 16),            # 4-0: what a coin gives one time in eight
     (0, 4, 2 / 16),
@@ -114,4 +107,3 @@ def test_the_expanded_level_widens_small_samples_only():
 def test_bonferroni_z_holds_a_family_together():
     assert stats.bonferroni_z(1) == pytest.approx(stats.Z95)
     assert stats.bonferroni_z(10) == pytest.approx(2.807, abs=1e-3)
->>>>>>> helper-claims
