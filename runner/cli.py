@@ -17,11 +17,9 @@ import click
 
 from runner import __version__, games
 from runner.agents.builtin import strategies
-from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
-from runner.judge import FAILURES
-from runner.judge import JudgeReport
+from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS
 from runner.plan import AgentSpec, Price, Tournament
-from runner.replay.format import Problem, iter_replay_files
+from runner.replay.format import JUDGE_DIMENSIONS, Problem, iter_replay_files
 from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
@@ -31,6 +29,7 @@ from runner.tournament import (MAX_SEED, PlanError, from_flags, key_option, load
 from runner.written import RECORD
 
 if TYPE_CHECKING:
+    from runner.judge import JudgeReport
     from runner.suite import Candidate, Suite
 
 BUILTIN_TOURNAMENT = "builtin.toml"
@@ -580,7 +579,6 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
 
 def _print_estimate(tournament: Tournament) -> None:
     """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
-    from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS  # loads the provider SDKs: only for a dry run
 
     try:
         estimates = asyncio.run(estimate(tournament))
@@ -790,6 +788,8 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retr
     never changed; each file is rewritten atomically; evaluations this judge already made or
     tried are skipped, so a second run resumes.
     """
+    from runner.judge import FAILURES  # the judge loads the prompt templates: only for this command
+
     try:
         tournament = load(tournament_file, matchups_required=False)
         variable = key_option(key_env) if key_env is not None else None

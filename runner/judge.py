@@ -40,13 +40,13 @@ from runner.agents.llm.parse import answer_object as parsed_answer
 from runner.agents.llm.schemas import without_reasoning
 from runner.games.werewolf import PLAYERS, ROLES
 from runner.plan import AgentSpec
-from runner.replay.format import dumps, lowest_version, write_atomic
+from runner.replay.format import JUDGE_DIMENSIONS, dumps, lowest_version, write_atomic
 from runner.rerun.validate import check_bytes
 from runner.run import Usage, connections_for
 
 #: The dimensions, in the order their lines are appended: The Werewolf paper's EWAVM, then the suspicions read
 #: for Judgement Variation.
-DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
+DIMENSIONS = JUDGE_DIMENSIONS
 #: The dimensions asked once per round of statements.
 PER_ROUND = ("variation", "suspicion")
 #: How many statements the memorability evaluation asks for (the Werewolf paper's k).
