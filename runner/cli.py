@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import sys
@@ -17,7 +18,6 @@ import click
 
 from runner import __version__, games
 from runner.agents.builtin import strategies
-from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS
 from runner.plan import AgentSpec, Price, Tournament
 from runner.replay.format import JUDGE_DIMENSIONS, Problem, iter_replay_files
 from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
@@ -29,6 +29,8 @@ from runner.tournament import (MAX_SEED, PlanError, from_flags, key_option, load
 from runner.written import RECORD
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from runner.judge import JudgeReport
     from runner.suite import Candidate, Suite
 
@@ -43,17 +45,21 @@ COMMAND_GROUP = "gamenight.commands"
 class Commands(click.Group):
     """The command group, extended by the commands registered under COMMAND_GROUP."""
 
-    def _plugins(self) -> dict[str, click.Command]:
+    @functools.cached_property
+    def _plugins(self) -> dict[str, EntryPoint]:
+        """The registered commands by name, read once (the installed packages' metadata takes tens
+        of milliseconds to read, and `--help` asks for each command); each is imported when asked
+        for. A command of the runner's own never reads them."""
         from importlib.metadata import entry_points
 
         return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self._plugins()))
+        return sorted(set(super().list_commands(ctx)) | set(self._plugins))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
-        if command is None and name in (plugins := self._plugins()):
+        if command is None and name in (plugins := self._plugins):
             command = plugins[name].load()
         return command
 
@@ -579,6 +585,7 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
 
 def _print_estimate(tournament: Tournament) -> None:
     """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
+    from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS  # the provider layer: only for a dry run
 
     try:
         estimates = asyncio.run(estimate(tournament))
