@@ -18,6 +18,7 @@ import click
 
 from runner import __version__, games
 from runner.agents.builtin import strategies
+from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS
 from runner.plan import AgentSpec, Price, Tournament
 from runner.replay.format import JUDGE_DIMENSIONS, Problem, iter_replay_files
 from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
@@ -585,7 +586,6 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
 
 def _print_estimate(tournament: Tournament) -> None:
     """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
-    from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS  # the provider layer: only for a dry run
 
     try:
         estimates = asyncio.run(estimate(tournament))

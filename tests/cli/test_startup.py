@@ -65,7 +65,7 @@ def test_the_probe_sees_a_heavy_library_where_one_is_loaded():
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
 def test_a_provider_sdk_is_loaded_when_its_first_endpoint_is_opened(sdk):
-    probe = (f"import sys; from runner.llm import Connections, ModelSettings; "
+    probe = (f"import sys; from runner.llm.connections import Connections; from runner.llm.types import ModelSettings; "
              f"assert {sdk!r} not in sys.modules; "
              f"Connections(environ={{'K': 'x'}}).model(ModelSettings({sdk!r}, 'm', api_key_env='K')); "
              f"print({sdk!r} in sys.modules)")
