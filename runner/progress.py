@@ -141,6 +141,18 @@ class Task:
         elif not progress.quiet and progress.clock() - self._said >= progress.every_s:
             self._say_now()
 
+    def hook(self) -> Callable[[int, int], None]:
+        """This task as the `progress(done, total)` callback of a step that reports only the items
+        needing work, `total` of this task's (corpus.load's re-simulations): the others are counted
+        as skipped at its first report."""
+        def report(done: int, total: int) -> None:
+            base = (self.total or total) - total
+            if self.done < base:
+                self.advance(base - self.done, skipped=True)
+            self.advance(base + done - self.done)
+
+        return report
+
     def left_s(self) -> float | None:
         """Seconds still to go at the pace of the items that took work (None before the first)."""
         worked = self.done - self.skipped
