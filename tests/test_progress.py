@@ -132,3 +132,17 @@ def test_on_a_terminal_rich_draws_the_bar_with_the_count():
                                            (7800, "2 h 10 min"), (None, "unknown")])
 def test_durations_read_as_people_say_them(seconds, said):
     assert duration(seconds) == said
+
+
+def test_a_hook_of_a_step_that_reports_only_the_items_needing_work_counts_the_others_as_skipped():
+    clock = Clock()
+    progress, out = plain(clock)
+    with progress, progress.task("checking replays", total=10, unit="replays") as task:
+        report = task.hook()  # as corpus.load reports: each re-simulated replay, of those not in the cache
+        clock.now += 4
+        report(1, 2)
+        assert (task.done, task.skipped) == (9, 8)
+        assert task.left_s() == pytest.approx(4)  # one more, at the pace of the one re-simulated
+        clock.now += 4
+        report(2, 2)
+    assert lines(out)[-1] == "checking replays: 10/10 replays, done in 8.0 s"
