@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.llm.types import ModelSettings
 from runner.seeds import rng_for
 
 #: A lineup's `seats` rule: "dealt" deals the lineup's agents to the seats afresh each game, by a
@@ -56,10 +57,8 @@ class AgentSpec:
     def canonical(self) -> str:
         return json.dumps({"name": self.name, **self.spec}, sort_keys=True)
 
-    def settings(self) -> Any:
-        """The `runner.llm.types.ModelSettings` of a language-model agent."""
-        from runner.llm.types import ModelSettings
-
+    def settings(self) -> ModelSettings:
+        """The model settings of a language-model agent."""
         extra = {k: v for k, v in self.access.items() if v is not None}
         spec = self.spec
         stop = spec.get("stop")

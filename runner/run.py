@@ -19,6 +19,9 @@ from runner import games, tomlfile
 from runner.agents.base import Agent
 from runner.agents.builtin import make
 from runner.errors import ProviderError
+from runner.llm.cache import CachedChatModel, ResponseCache
+from runner.llm.prompt_cache import CacheUse, SimulatedCache
+from runner.llm.types import Completion, ConfigError, ProviderLimits
 from runner.plan import AgentSpec, PlannedGame, Price, Tournament
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
@@ -106,9 +109,10 @@ class Seats:
     one `Connections` registry (one shared, rate-limited client per endpoint), answering from the
     response cache first when the run has one."""
 
-    def __init__(self, connections: Any = None, cache: Any = None, prompt_version: str | None = None):
+    def __init__(self, connections: Any = None, cache: ResponseCache | None = None,
+                 prompt_version: str | None = None):
         self.connections = connections
-        self.cache = cache  # a runner.llm.cache.ResponseCache, or None
+        self.cache = cache
         #: The released prompt set the models are prompted with (None: the current one); a
         #: verification plays a row's deals again with the row's own (runner/verify.py).
         self.prompt_version = prompt_version
@@ -122,8 +126,6 @@ class Seats:
             raise RuntimeError(f"agent {spec.name} is a language model but the run has no connections")
         model = self.connections.model(spec.settings())
         if self.cache is not None:
-            from runner.llm.cache import CachedChatModel
-
             model = CachedChatModel(model, self.cache, f"{game_id}/seat-{seat}")
         return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name,
                               prompt_version=self.prompt_version)
@@ -148,8 +150,7 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
     if not agents:
         yield None
         return
-    from runner.llm import ConfigError, Connections
-    from runner.llm.types import ProviderLimits
+    from runner.llm.connections import Connections  # the provider layer: only for a run with models
 
     connections = None
     try:
@@ -292,8 +293,6 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
     cache = None
     if cache_dir is not None and models:
-        from runner.llm.cache import ResponseCache
-
         cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
         out.mkdir(parents=True, exist_ok=True)
@@ -548,8 +547,6 @@ class _MeasuringModel:
     """
 
     def __init__(self, settings: Any):
-        from runner.llm.prompt_cache import CacheUse, SimulatedCache
-
         self.settings = settings
         self.prompt_tokens: list[float] = []
         self.cache_use = CacheUse()
@@ -560,8 +557,6 @@ class _MeasuringModel:
         self.cache = kind and SimulatedCache(kind, lambda text: len(text) / CHARS_PER_TOKEN)
 
     async def complete(self, messages: Any, schema: Any = None) -> Any:
-        from runner.llm.types import Completion
-
         self.prompt_tokens.append(sum(len(m.content) / CHARS_PER_TOKEN + TOKENS_PER_MESSAGE for m in messages))
         if self.cache:
             system = "\n\n".join(m.content for m in messages if m.role == "system")

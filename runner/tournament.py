@@ -17,6 +17,7 @@ from runner import games, tomlfile
 from runner.agents.builtin import strategies
 from runner.deals import reserved_problem
 from runner.games.base import SetupError, is_int, is_number
+from runner.llm.types import PROVIDERS
 from runner.plan import LLM_PLAY_KEYS, SEAT_RULES, AgentSpec, Matchup, Price, SuiteDeal, SuiteRef, Tournament, VerifyRef
 from runner.play import DEFAULT_MAX_ATTEMPTS
 
@@ -38,9 +39,6 @@ MAX_SEED = 2**64 - 1
 #: Largest tournament file read (the shipped ones are a few kilobytes).
 MAX_FILE_BYTES = 1024 * 1024
 
-#: Provider protocols a language-model agent can speak (runner.llm.types.PROVIDERS, kept here so
-#: that reading a file of scripted agents never loads the provider SDKs).
-PROVIDERS = ("openai", "anthropic", "openai_compatible")
 #: Longest free-text reasoning field a structured answer may have (a schema maxLength; llama.cpp's
 #: grammars fail on much longer ones).
 MAX_STRUCTURED_REASONING = 1000

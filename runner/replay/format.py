@@ -35,6 +35,8 @@ V3_RECORD_FIELDS = frozenset(("took_ms",))
 #: failed evaluations (`failure`).
 V4_JUDGE_FIELDS = frozenset(("suspects", "failure"))
 V4_JUDGE_DIMENSIONS = frozenset(("suspicion",))
+#: What a judge line evaluates (its `dimension`), in the order the judge appends them (runner/judge.py).
+JUDGE_DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
 #: What version 6 added to model calls: the input tokens written to the provider's prompt cache.
 V6_CALL_FIELDS = frozenset(("cache_write_input_tokens",))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).

@@ -28,12 +28,9 @@ from site_builder.scoring.corpus import REFERENCE, load
 from site_builder.scoring.owners import Owner
 from site_builder.scoring.results import DEFAULT_SEED
 from site_builder.scoring.sections import beside
+from site_builder.submission import EXHIBITION, RANKED
 from site_builder.submission.check import Submission, added_games
 from site_builder.submission.layout import copy_replay
-
-#: The boards of the site a row can stand on, besides one per game (named by the game).
-RANKED = "ranked"
-EXHIBITION = "exhibition"
 
 
 @dataclass(frozen=True)

@@ -285,6 +285,10 @@ def test_each_typed_view_names_the_fields_of_its_schema_definition(view, definit
     assert view.__required_keys__ == required
 
 
+def test_the_judge_dimensions_are_the_schemas_in_its_order():
+    assert list(fmt.JUDGE_DIMENSIONS) == fmt.schema()["$defs"]["judge"]["properties"]["dimension"]["enum"]
+
+
 def test_the_agent_view_names_every_field_of_every_kind_of_agent():
     kinds = {"builtinAgent": "builtin", "llmAgent": "llm", "humanAgent": "human"}
     fields = {name for d in kinds for name in fmt.schema()["$defs"][d]["properties"]}
