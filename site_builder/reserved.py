@@ -162,6 +162,40 @@ def verification_problem(name: str) -> str | None:
     return None
 
 
+#: The maintainers' roster, read from the installed `runner` package like the shipped plans.
+ROSTER = "runner/roster.toml"
+
+
+@cache
+def roster_rows() -> Mapping[str, str]:
+    """Every reading (`names.readings`) of the row names the roster's models are played under
+    (replays/<suite>-<version>-<label>/, runner/suite.py) -> the row name. The maintainers' run plays
+    them; a stranger who sent one first would own the folder, and the run, which writes only its own
+    rows, could then never put that model on the board."""
+    from runner import roster, suite as suites
+
+    with resources.as_file(resources.files("runner").joinpath("roster.toml")) as path:
+        listed = roster.load(path, ROSTER)
+    found: dict[str, str] = {}
+    for model in listed.models:
+        row = suites.tournament_name(listed.suite, model.label)
+        for form in _forms(row):
+            found.setdefault(form, row)
+    return MappingProxyType(found)
+
+
+def roster_problem(name: str) -> str | None:
+    """Why a submission (not the maintainers' run) may not use the tournament name `name`, or None."""
+    rows = roster_rows()
+    row = name if name in rows.values() else next((rows[f] for f in sorted(_forms(name)) if f in rows), None)
+    if row is None:
+        return None
+    like = "is" if row == name else f"looks like {row!r}, which is"
+    return (f"the tournament name {name!r} {like} a row of the maintainers' roster ({ROSTER}): the "
+            "maintainers' run plays that model under that name. Give your row a label of your own (`gamenight "
+            "run --suite ... --label NAME`)")
+
+
 def name_problem(reserved: Reserved, name: str) -> str | None:
     """Why a submission may not use the tournament name `name`, or None."""
     problem = verification_problem(name)

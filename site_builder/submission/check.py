@@ -280,6 +280,8 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes, on_main: by
         plan.problems.extend(bots_only(plan))
         plan.problems.extend(played_problems(plan))
     plan.problems.extend(reserved.problems(reserved.reserved(), folder, plan if plan.tournament else None, ()))
+    if not submission.submitter.maintainers and (problem := reserved.roster_problem(folder)):
+        plan.problems.append(Problem(plan.path, 0, problem, "name"))
     if plan.problems:
         plan.tournament = None  # a plan of another folder, or of bots' games, is no submission's
     check.problems.extend(plan.problems)
