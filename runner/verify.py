@@ -35,7 +35,7 @@ import json
 import random
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -132,6 +132,24 @@ def same_model(row: AgentSpec, given: AgentSpec) -> str | None:
     shown = ", ".join(f"{k} {mine.get(k)!r} where --model has {theirs.get(k)!r}" for k in differ[:4])
     return (f"--model is not the row's model: the row plays {shown}; give the row's own agent, "
             f"--model replays/{{row}}/tournament.toml#{row.name}")
+
+
+#: What `--model provider:model[@url]` names of the row's model: the rest of its settings are the row's.
+REACHED_AT = ("provider", "model", "base_url")
+
+
+def reached(row: AgentSpec, given: AgentSpec) -> AgentSpec | str:
+    """The row's model as `--model provider:model[@url]` (`given`) reaches it: the row's agent with
+    every played setting of the row's, at the address the verifier gives (the row's own server is
+    the contributor's); or why `given` is not the row's model (another provider or model)."""
+    differ = [k for k in REACHED_AT[:2] if row.spec.get(k) != given.spec.get(k)]
+    if differ:
+        shown = ", ".join(f"{k} {row.spec.get(k)!r} where --model has {given.spec.get(k)!r}" for k in differ)
+        return f"--model is not the row's model: the row plays {shown}"
+    spec = {**dict(row.spec), "base_url": given.spec.get("base_url")}
+    if spec["base_url"] is None:
+        spec.pop("base_url")
+    return replace(row, spec=spec, access=dict(given.access))
 
 
 def tournament_for(suite: suites.Suite, row: Tournament, agent: AgentSpec, *, epoch: holdout.Epoch, commit: str,

@@ -47,9 +47,9 @@ class Job:
 @click.command("verify")
 @click.argument("row_folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--model", "model_ref", required=True, metavar="PROVIDER:MODEL[@URL]",
-              help="The row's model, as `run --suite` takes it: provider:model[@base_url] or file.toml#agent "
-                   "(replays/<row>/tournament.toml#<agent> gives the row's own settings). Refused unless it is the "
-                   "row's provider, model and settings.")
+              help="The row's model: provider:model[@base_url] (played with the row's own settings, at that "
+                   "address), or an agent of a tournament file, file.toml#agent, whose every setting must be the "
+                   "row's. Refused unless it is the row's provider and model.")
 @click.option("--deals", "deals", required=True, type=click.IntRange(1, 10_000), metavar="K",
               help="Held-out deals to play, in the suite's proportions (every 23 of ranked-1 are a whole stage's "
                    "worth); for a model that can be played again exactly, also K of the row's own deals.")
@@ -122,10 +122,16 @@ def _job(row_folder: Path, model_ref: str, deals: int, key_env: str | None, out:
         given = suites.candidate(suite, model_ref, None, key_option(key_env) if key_env else None).agent("*")
     except (PlanError, verify.VerifyError) as exc:
         raise Refused(str(exc)) from None
-    differs = verify.same_model(mine, given)
-    if differs:
-        raise Refused(differs.replace("{row}", row.name))
-    agent = replace(mine, spec=dict(given.spec), access=dict(given.access))  # the row's name: the row's agent
+    if "#" in model_ref:  # an agent with all its settings: every one must be the row's
+        differs = verify.same_model(mine, given)
+        if differs:
+            raise Refused(differs.replace("{row}", row.name))
+        agent = replace(mine, spec=dict(given.spec), access=dict(given.access))  # the row's name: the row's agent
+    else:  # provider:model[@url]: the row's model, with the row's settings, reached where the verifier says
+        found = verify.reached(mine, given)
+        if isinstance(found, str):
+            raise Refused(found)
+        agent = found
     out = out or Path("replays") / f"verify-{row.name}"
     earlier = _earlier(out, row.name)
     replays = deals if (exact or verify.replayable(mine.spec)) else 0

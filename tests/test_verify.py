@@ -12,7 +12,7 @@ from runner import holdout
 from runner import suite as suites
 from runner import verify
 from runner.plan import AgentSpec
-from runner.tournament import PlanError, from_dict
+from runner.tournament import PlanError, compact_model, from_dict
 
 SUITE = suites.find("ranked-1")
 SECRET = "ab" * 32
@@ -160,3 +160,19 @@ def test_the_verdict_reads_the_held_out_score_and_the_deals_played_again():
     assert verify.assess(claimed, [played("public_good", 0, 1.0, True)], cycles) is None  # no game in common
     line = verify.verdict_line(exact)
     assert line.startswith("verdict: exact: 6 held-out deals score ") and "3 of the row's deals played again" in line
+
+
+def test_a_model_reached_elsewhere_is_played_with_the_rows_settings():
+    """`--model provider:model@url` reaches the row's model at the verifier's address and plays it
+    with every setting the row played with; another provider or model is refused."""
+    row = AgentSpec("row-model", {"provider": "openai_compatible", "model": "m", "base_url": "https://contributor/v1",
+                                  "temperature": 0.7, "seed": 270, "max_tokens": 160})
+    given = compact_model("openai_compatible:m@https://maintainers/v1", "--model")
+    agent = verify.reached(row, given)
+    assert isinstance(agent, AgentSpec) and agent.name == "row-model"
+    assert dict(agent.spec) == {**dict(row.spec), "base_url": "https://maintainers/v1"}
+    hosted = verify.reached(AgentSpec("r", {"provider": "openai", "model": "gpt-4", "temperature": 0}),
+                            compact_model("openai:gpt-4", "--model"))
+    assert dict(hosted.spec) == {"provider": "openai", "model": "gpt-4", "temperature": 0}
+    assert verify.reached(row, compact_model("openai_compatible:other@https://maintainers/v1", "--model")) == \
+        "--model is not the row's model: the row plays model 'm' where --model has 'other'"
