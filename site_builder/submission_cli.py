@@ -398,8 +398,10 @@ def _effect_section(effect: Effect) -> list[str]:
     ranked = _board_table(effect, RANKED)
     lines += ["", "**The ranked board** (the headline: only games of the ranked suite count there)", ""]
     if ranked:
-        lines += ranked + ["", ("**Tier** \"placed\": a contributor's row is placed among the maintainers' tiers, "
-                                "never in one (the site shows it so). **Games**: the suite games its score rests on.")]
+        lines += ranked + ["", ("**Rank** \"would be\": a contributed row is self-reported until the maintainers "
+                                "verify it (`gamenight verify`, docs/submit.md): it is listed under the maintainers' "
+                                "and verified rows with the place it would take among them, and in no tier (\"\u2013\"), "
+                                "as the site shows it. **Games**: the suite games its score rests on.")]
     else:
         lines.append("No row of yours: only games of `gamenight run --suite ranked` count there (docs/submit.md); "
                      "the boards below are exhibitions.")
