@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import sys
@@ -11,17 +12,16 @@ from collections import Counter
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from runner import __version__, games
 from runner.agents.builtin import strategies
-from runner.judge import DIMENSIONS as JUDGE_DIMENSIONS
-from runner.judge import FAILURES
-from runner.judge import JudgeReport
+from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS
 from runner.plan import AgentSpec, Price, Tournament
-from runner.replay.format import Problem, iter_replay_files
+from runner.progress import Progress
+from runner.replay.format import JUDGE_DIMENSIONS, Problem, iter_replay_files
 from runner.rerun.plans import PLAN_FILE, Plan, game_problems, missing_games, read_plan
 from runner.rerun.validate import check_file
 from runner.run import (CHARS_PER_TOKEN, ESTIMATE_SAMPLE, REPLY_TOKENS, CannotStart, Estimate, EstimateError,
@@ -31,6 +31,9 @@ from runner.tournament import (MAX_SEED, PlanError, from_flags, key_option, load
 from runner.written import RECORD
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from runner.judge import JudgeReport
     from runner.suite import Candidate, Suite
 
 BUILTIN_TOURNAMENT = "builtin.toml"
@@ -44,17 +47,21 @@ COMMAND_GROUP = "gamenight.commands"
 class Commands(click.Group):
     """The command group, extended by the commands registered under COMMAND_GROUP."""
 
-    def _plugins(self) -> dict[str, click.Command]:
+    @functools.cached_property
+    def _plugins(self) -> dict[str, EntryPoint]:
+        """The registered commands by name, read once (the installed packages' metadata takes tens
+        of milliseconds to read, and `--help` asks for each command); each is imported when asked
+        for. A command of the runner's own never reads them."""
         from importlib.metadata import entry_points
 
         return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self._plugins()))
+        return sorted(set(super().list_commands(ctx)) | set(self._plugins))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
-        if command is None and name in (plugins := self._plugins()):
+        if command is None and name in (plugins := self._plugins):
             command = plugins[name].load()
         return command
 
@@ -256,7 +263,10 @@ def _check_suite_start(tournament: Tournament, out: Path, record: Path) -> None:
         refusal = row_refusal(tournament, out, record)
         if refusal is not None:
             raise CannotStart(refusal)
-        asyncio.run(check_models(tournament.llm_agents(), tournament.providers))
+        models = tournament.llm_agents()
+        if models:  # a slow server takes up to CHECK_TIMEOUT_S to answer: say what is waited for
+            with Progress() as progress, progress.task("checking the model's key and server"):
+                asyncio.run(check_models(models, tournament.providers))
     except CannotStart as exc:
         raise click.ClickException(f"cannot start: {exc}") from None
 
@@ -446,22 +456,13 @@ def _override(tournament: Tournament, count: int | None, seed: int | None) -> To
     return replace(tournament, matchups=matchups, seed=tournament.seed if seed is None else seed)
 
 
-def _progress() -> Any:
-    """A progress bar on stderr, shown only on a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=console, disable=not console.is_terminal)
-
-
 async def _run_with_progress(tournament: Tournament, out: Path, parallel: int, total: int,
                              cache_dir: Path | None = None, record: Path | None = None,
                              only_mine: bool = False) -> Summary:
-    with _progress() as progress:
-        task = progress.add_task("playing", total=total)
-        return await run(tournament, out, parallel, lambda planned, status: progress.advance(task),
+    """The run, its games counted on stderr as they are played (those kept count at once)."""
+    with Progress() as progress, progress.task("playing", total=total, unit="games") as playing:
+        return await run(tournament, out, parallel,
+                         lambda planned, status: playing.advance(skipped=status == "skipped"),
                          cache_dir=cache_dir, record=record, only_mine=only_mine,
                          on_foreign=lambda summary: _warn_foreign(out, summary, record))
 
@@ -580,7 +581,6 @@ def _print_unrecorded(usage: Mapping[str, Usage], prices: Mapping[str, Price],
 
 def _print_estimate(tournament: Tournament) -> None:
     """The dry run: per matchup and in total, games, expected calls, tokens and cost."""
-    from runner.llm.prompt_cache import ANTHROPIC_MIN_TOKENS  # loads the provider SDKs: only for a dry run
 
     try:
         estimates = asyncio.run(estimate(tournament))
@@ -662,7 +662,9 @@ def validate_command(paths, quiet):
     `gamenight run`) must hold exactly the games it plans. Exits with status 1 if any replay or
     plan has a problem.
     """
-    problems, checked, bad, bad_plans = validate_paths(paths)
+    # A folder's replays take a while (a second or more per hundred): its progress is shown.
+    with Progress(quiet=quiet or not any(Path(p).is_dir() for p in paths)) as progress:
+        problems, checked, bad, bad_plans = validate_paths(paths, progress)
     for problem in problems:
         click.echo(str(problem))
     if not quiet or bad or bad_plans:
@@ -675,15 +677,16 @@ def validate_command(paths, quiet):
         sys.exit(1)
 
 
-def validate_paths(paths) -> tuple[list[Problem], int, int, int]:
-    """Check every replay under `paths`, and each tournament folder against its plan; (problems,
-    files checked, files with problems, plans with problems)."""
+def validate_paths(paths, progress: Progress | None = None) -> tuple[list[Problem], int, int, int]:
+    """Check every replay under `paths`, and each tournament folder against its plan, counted in
+    `progress`; (problems, files checked, files with problems, plans with problems)."""
     problems: list[Problem] = []
     owners: dict[str, str] = {}
     plans: dict[Path, Plan | None] = {}
     present: dict[Path, set[str]] = {}
     checked = bad = 0
-    for path in iter_replay_files(paths):
+    files = list(iter_replay_files(paths))
+    for path in (progress or Progress(quiet=True)).each(files, "checking replays", unit="replays"):
         checked += 1
         folder = path.parent
         if folder not in plans:
@@ -790,6 +793,8 @@ def judge_command(paths, judge_name, tournament_file, dimensions, parallel, retr
     never changed; each file is rewritten atomically; evaluations this judge already made or
     tried are skipped, so a second run resumes.
     """
+    from runner.judge import FAILURES  # the judge loads the prompt templates: only for this command
+
     try:
         tournament = load(tournament_file, matchups_required=False)
         variable = key_option(key_env) if key_env is not None else None
@@ -833,7 +838,11 @@ async def _judge_with_progress(files: list[Path], agent: AgentSpec, tournament: 
                                dimensions: tuple[str, ...], parallel: int, retry_failed: bool) -> JudgeReport:
     from runner.judge import run_judge
 
-    with _progress() as progress:
-        task = progress.add_task("judging", total=len(files))
+    with Progress() as progress, progress.task("judging", total=len(files), unit="replays") as judging:
         return await run_judge(files, agent, tournament.providers, dimensions=dimensions, parallel=parallel,
-                               retry_failed=retry_failed, on_done=lambda path: progress.advance(task))
+                               retry_failed=retry_failed, on_done=lambda path: judging.advance())
+
+
+from runner.verify_cli import verify_command  # noqa: E402 - a light module: it imports what it needs when it runs
+
+main.add_command(verify_command)

@@ -39,14 +39,15 @@ from runner.agents.llm.parse import ParseError
 from runner.agents.llm.parse import answer_object as parsed_answer
 from runner.agents.llm.schemas import without_reasoning
 from runner.games.werewolf import PLAYERS, ROLES
+from runner.llm.types import Message
 from runner.plan import AgentSpec
-from runner.replay.format import dumps, lowest_version, write_atomic
+from runner.replay.format import JUDGE_DIMENSIONS, dumps, lowest_version, write_atomic
 from runner.rerun.validate import check_bytes
 from runner.run import Usage, connections_for
 
 #: The dimensions, in the order their lines are appended: The Werewolf paper's EWAVM, then the suspicions read
 #: for Judgement Variation.
-DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
+DIMENSIONS = JUDGE_DIMENSIONS
 #: The dimensions asked once per round of statements.
 PER_ROUND = ("variation", "suspicion")
 #: How many statements the memorability evaluation asks for (the Werewolf paper's k).
@@ -324,8 +325,6 @@ def prompt(game: GameToJudge, task: Task, style: AnswerStyle = AnswerStyle()) ->
     """The messages asking for one evaluation: the same system prompt and the same start (the
     rules and the whole dialog, without roles) for every question about the game, then the
     question, naming the true roles only where it uses them."""
-    from runner.llm.types import Message
-
     env = _templates()
     common = {"structured": style.structured, "thinking": not style.structured or style.reasoning_chars > 0,
               "answer_rule": style.rule(expected_answer(game, task)),
@@ -495,8 +494,6 @@ async def ask(model: Any, game: GameToJudge, task: Task, max_asks: int = MAX_ASK
               style: AnswerStyle = AnswerStyle()) -> Asked:
     """Ask for one evaluation, re-asking with the problem when the reply cannot be read. With a
     structured style each call carries the task's JSON Schema (constrained decoding)."""
-    from runner.llm.types import Message
-
     messages = prompt(game, task, style)
     expected = expected_answer(game, task)
     schema = answer_schema(game, task, style.reasoning_chars) if style.structured else None

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.llm.types import ModelSettings
 from runner.seeds import rng_for
 
 #: A lineup's `seats` rule: "dealt" deals the lineup's agents to the seats afresh each game, by a
@@ -56,10 +57,8 @@ class AgentSpec:
     def canonical(self) -> str:
         return json.dumps({"name": self.name, **self.spec}, sort_keys=True)
 
-    def settings(self) -> Any:
-        """The `runner.llm.types.ModelSettings` of a language-model agent."""
-        from runner.llm.types import ModelSettings
-
+    def settings(self) -> ModelSettings:
+        """The model settings of a language-model agent."""
         extra = {k: v for k, v in self.access.items() if v is not None}
         spec = self.spec
         stop = spec.get("stop")
@@ -80,6 +79,25 @@ class SuiteDeal:
     stage: int
     index: int
     seat: int
+    #: In a verification's plan (runner/verify.py): a held-out deal (its seed from the epoch's
+    #: secret, runner/holdout.py) rather than one of the row's own deals played again.
+    held_out: bool = False
+
+
+@dataclass(frozen=True)
+class VerifyRef:
+    """What a verification's plan (its `verify` table, runner/verify.py) verifies: the suite row,
+    its suite, and for its held-out deals the epoch, the epoch's commitment and the row's merge
+    commit they are derived from; `deals` held-out deals and `replays` of the row's own deals."""
+
+    row: str
+    suite: str
+    version: int
+    epoch: int
+    commitment: str
+    commit: str
+    deals: int
+    replays: int
 
 
 @dataclass(frozen=True)
@@ -137,6 +155,7 @@ class PlannedGame:
     seed: int
     game_id: str
     suite: SuiteRef | None = None  # the tournament's, when it plays a suite
+    verify: VerifyRef | None = None  # the tournament's, when it verifies a suite's row
 
     def suite_header(self) -> dict[str, Any] | None:
         """The replay header's `suite` (format version 5) of a suite's deal; None for any other game."""
@@ -145,6 +164,19 @@ class PlannedGame:
             return None
         return {"name": self.suite.name, "version": self.suite.version, "stage": deal.stage, "deal": deal.index,
                 "seat": deal.seat}
+
+    def verify_header(self) -> dict[str, Any] | None:
+        """The replay header's `verify` (format version 7) of a verification's deal: the row, the
+        suite, the deal and the candidate's seat, and for a held-out deal what its seed is derived
+        from (epoch, commitment, the row's merge commit); None for any other game."""
+        deal, ref = self.matchup.deal, self.verify
+        if ref is None or deal is None:
+            return None
+        found: dict[str, Any] = {"row": ref.row, "suite": ref.suite, "version": ref.version, "stage": deal.stage,
+                                 "deal": deal.index, "seat": deal.seat}
+        if deal.held_out:
+            found["held_out"] = {"epoch": ref.epoch, "commitment": ref.commitment, "commit": ref.commit}
+        return found
 
     def agent_for(self, seat: int, role: str) -> AgentSpec:
         """The agent that sits at `seat`, whose dealt role is `role`."""
@@ -203,6 +235,7 @@ class Tournament:
     providers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prices: Mapping[str, Price] = field(default_factory=dict)
     suite: SuiteRef | None = None
+    verify: VerifyRef | None = None
 
     def plan_file(self, note: str | None = None) -> str:
         """The tournament as a TOML file that plans exactly the same games (the same seeds and ids),
@@ -230,6 +263,8 @@ class Tournament:
                 table["seed"] = matchup.seed
             if matchup.deal is not None:
                 table["deal"] = {"stage": matchup.deal.stage, "index": matchup.deal.index, "seat": matchup.deal.seat}
+                if matchup.deal.held_out:
+                    table["deal"]["held_out"] = True
             if matchup.lineup:
                 table["lineup"] = [a.name for a in matchup.lineup]
                 if matchup.seats is not None:
@@ -244,6 +279,10 @@ class Tournament:
         if self.suite is not None:
             raw["suite"] = {"name": self.suite.name, "version": self.suite.version, "stages": self.suite.stages,
                             "model": self.suite.model}
+        if self.verify is not None:
+            v = self.verify
+            raw["verify"] = {"row": v.row, "suite": v.suite, "version": v.version, "epoch": v.epoch,
+                             "commitment": v.commitment, "commit": v.commit, "deals": v.deals, "replays": v.replays}
         raw.update(agents=agents, matchups=matchups)
         return (note or "# The plan of this folder's games, written by gamenight run: `gamenight run` on this file "
                         "plays\n# them again with the same seeds and game ids (add api_key_env to the model tables).\n"
@@ -268,7 +307,8 @@ class Tournament:
         key = matchup.key()
         for index in range(matchup.games):
             seed = derive_seed(self.seed, key, index) if matchup.seed is None else matchup.seed
-            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed), self.suite)
+            yield PlannedGame(self.name, matchup, index, seed, game_id(self.name, matchup.game, key, seed), self.suite,
+                              self.verify)
 
 
 def game_id(tournament: str, game: str, matchup_key: str, seed: int) -> str:

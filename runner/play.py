@@ -32,8 +32,8 @@ class Seating:
 async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], seating: Seating,
                *, seed: int, tournament: str, game_id: str, matchup: str, created: str,
                max_attempts: int = DEFAULT_MAX_ATTEMPTS, probes: bool = True,
-               watch: Callable[[State], None] | None = None, suite: Mapping[str, Any] | None = None
-               ) -> list[dict[str, Any]]:
+               watch: Callable[[State], None] | None = None, suite: Mapping[str, Any] | None = None,
+               verify: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Play to the end and return the replay records: header, events and probes, outcome.
 
     `watch`, if given, is called with the state at the start and after every change of it (the
@@ -41,7 +41,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
 
     The game's id and matchup label come from its plan (runner/plan.py), which names every
     game, a table of people included (runner/table.py). A deal of a ranked suite passes `suite`
-    (name, version, stage, deal, seat), recorded in the header.
+    (name, version, stage, deal, seat), recorded in the header; a deal of a verification passes
+    `verify` (runner/plan.py `verify_header`).
     """
     state = game.start(params, setup)
     header = {
@@ -55,6 +56,8 @@ async def play(game: Game, params: Mapping[str, Any], setup: Mapping[str, Any], 
     }
     if suite is not None:
         header["suite"] = dict(suite)
+    if verify is not None:
+        header["verify"] = dict(verify)
     body: list[dict[str, Any]] = []
     chance_rng = rng_for(seed, "chance")
     probed_at: set[int] = set()

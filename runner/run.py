@@ -19,6 +19,9 @@ from runner import games, tomlfile
 from runner.agents.base import Agent
 from runner.agents.builtin import make
 from runner.errors import ProviderError
+from runner.llm.cache import CachedChatModel, ResponseCache
+from runner.llm.prompt_cache import CacheUse, SimulatedCache
+from runner.llm.types import Completion, ConfigError, ProviderLimits
 from runner.plan import AgentSpec, PlannedGame, Price, Tournament
 from runner.play import Seating, play, rng_for
 from runner.replay.format import encode, write_atomic
@@ -106,9 +109,13 @@ class Seats:
     one `Connections` registry (one shared, rate-limited client per endpoint), answering from the
     response cache first when the run has one."""
 
-    def __init__(self, connections: Any = None, cache: Any = None):
+    def __init__(self, connections: Any = None, cache: ResponseCache | None = None,
+                 prompt_version: str | None = None):
         self.connections = connections
-        self.cache = cache  # a runner.llm.cache.ResponseCache, or None
+        self.cache = cache
+        #: The released prompt set the models are prompted with (None: the current one); a
+        #: verification plays a row's deals again with the row's own (runner/verify.py).
+        self.prompt_version = prompt_version
 
     def agent(self, spec: AgentSpec, game: str, seat: int, rng: random.Random, game_id: str = "") -> Agent:
         if not spec.is_llm:
@@ -119,10 +126,9 @@ class Seats:
             raise RuntimeError(f"agent {spec.name} is a language model but the run has no connections")
         model = self.connections.model(spec.settings())
         if self.cache is not None:
-            from runner.llm.cache import CachedChatModel
-
             model = CachedChatModel(model, self.cache, f"{game_id}/seat-{seat}")
-        return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name)
+        return make_llm_agent(dict(spec.spec), model, game=game, seat=seat, rng=rng, name=spec.name,
+                              prompt_version=self.prompt_version)
 
 
 class CannotStart(Exception):
@@ -144,8 +150,7 @@ async def connections_for(agents: Iterable[AgentSpec], providers: Mapping[str, M
     if not agents:
         yield None
         return
-    from runner.llm import ConfigError, Connections
-    from runner.llm.types import ProviderLimits
+    from runner.llm.connections import Connections  # the provider layer: only for a run with models
 
     connections = None
     try:
@@ -240,14 +245,15 @@ async def play_planned(planned: PlannedGame, max_attempts: int, probes: bool, cr
     seating = Seating(agents, game.seat_names(params, setup), roles)
     return await play(game, params, setup, seating, seed=planned.seed, game_id=planned.game_id,
                       tournament=planned.tournament, matchup=matchup.label, created=created,
-                      max_attempts=max_attempts, probes=probes, suite=planned.suite_header())
+                      max_attempts=max_attempts, probes=probes, suite=planned.suite_header(),
+                      verify=planned.verify_header())
 
 
 async def run(tournament: Tournament, out: Path, parallel: int = 4,
               on_done: Callable[[PlannedGame, str], None] | None = None,
               environ: Mapping[str, str] | None = None, cache_dir: Path | None = None, *,
               record: Path | None = None, only_mine: bool = False,
-              on_foreign: Callable[[Summary], None] | None = None) -> Summary:
+              on_foreign: Callable[[Summary], None] | None = None, prompt_version: str | None = None) -> Summary:
     """Play every planned game not already on disk under `out`, `parallel` at a time.
 
     Language models get their keys from `environ` (default: the process environment); a missing
@@ -259,7 +265,8 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     With `record` (a cache folder), every game written is noted there (runner/written.py), and kept
     games no run of this machine wrote are listed in `summary.foreign` with who added them;
     `on_foreign` hears of them before any game starts, and `only_mine` refuses to keep them
-    (CannotStart naming them).
+    (CannotStart naming them). `prompt_version`: the released prompt set to prompt the models with
+    (default: the current one).
     """
     summary = Summary()
     check_plan_folder(tournament, out)  # nothing is written before the models are checked
@@ -286,15 +293,14 @@ async def run(tournament: Tournament, out: Path, parallel: int = 4,
     models = {a.name: a for p in to_play for a in (*p.matchup.roles.values(), *p.matchup.lineup) if a.is_llm}
     cache = None
     if cache_dir is not None and models:
-        from runner.llm.cache import ResponseCache
-
         cache = ResponseCache(cache_dir)
     async with connections_for(models.values(), tournament.providers, environ) as connections:
         out.mkdir(parents=True, exist_ok=True)
         write_plan(tournament, out)
         remove_stray_temporaries(out)
         try:
-            await _play_all(tournament, to_play, out, parallel, on_done, Seats(connections, cache), summary, written)
+            seats = Seats(connections, cache, prompt_version)
+            await _play_all(tournament, to_play, out, parallel, on_done, seats, summary, written)
         finally:
             summary.spent = connections.spent() if connections is not None else {}
     return summary
@@ -541,8 +547,6 @@ class _MeasuringModel:
     """
 
     def __init__(self, settings: Any):
-        from runner.llm.prompt_cache import CacheUse, SimulatedCache
-
         self.settings = settings
         self.prompt_tokens: list[float] = []
         self.cache_use = CacheUse()
@@ -553,8 +557,6 @@ class _MeasuringModel:
         self.cache = kind and SimulatedCache(kind, lambda text: len(text) / CHARS_PER_TOKEN)
 
     async def complete(self, messages: Any, schema: Any = None) -> Any:
-        from runner.llm.types import Completion
-
         self.prompt_tokens.append(sum(len(m.content) / CHARS_PER_TOKEN + TOKENS_PER_MESSAGE for m in messages))
         if self.cache:
             system = "\n\n".join(m.content for m in messages if m.role == "system")

@@ -337,15 +337,22 @@ def tournament_for(suite: Suite, who: Candidate, stages: int) -> Tournament:
         raise SuiteError(f"--stages: must be from 1 to {MAX_STAGES}, got {stages}")
     matchups = []
     for one in deals(suite, stages):
-        n = one.game.players
-        lineup: list[AgentSpec] = [who.agent(one.game.game)] * n
-        for offset, opponent in enumerate(one.game.opponents, start=1):
-            lineup[(one.seat + offset) % n] = opponent
-        matchups.append(Matchup(one.game.game, one.game.rules, 1, lineup=lineup, seed=one.seed,
-                                deal=SuiteDeal(one.stage, one.index, one.seat)))
+        matchups.append(Matchup(one.game.game, one.game.rules, 1, lineup=seated(one.game, who.agent(one.game.game),
+                                                                                one.seat),
+                                seed=one.seed, deal=SuiteDeal(one.stage, one.index, one.seat)))
     agents = {a.name: a for m in matchups for a in m.lineup if a.is_llm}
     return Tournament(tournament_name(suite, who.label), 0, None, suite.max_attempts, suite.probes, matchups, agents,
                       suite=SuiteRef(suite.name, suite.version, stages, who.label))
+
+
+def seated(game: SuiteGame, candidate: AgentSpec, seat: int) -> list[AgentSpec]:
+    """A deal's lineup in seat order: the candidate at `seat`, the suite's opponents from the seat
+    after it on (wrapping round)."""
+    n = game.players
+    lineup: list[AgentSpec] = [candidate] * n
+    for offset, opponent in enumerate(game.opponents, start=1):
+        lineup[(seat + offset) % n] = opponent
+    return lineup
 
 
 # -- is a plan exactly the suite's? -----------------------------------------------------------

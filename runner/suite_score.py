@@ -51,6 +51,14 @@ RESAMPLES = 1000
 DEFAULT_SEED = SCORING_SEED
 #: Jeffreys' prior: this many deals' worth of wins and as many of losses, shared among a game's slots.
 PRIOR = 0.5
+#: The level of a verification's two-sample test (`consistency`): a row is found inconsistent when
+#: its claimed score and the score of the held-out deals the maintainers played differ by more
+#: than chance would make them differ once in a hundred verifications of an honest row. Fixed here,
+#: beside the score it reads, and not in the suite file: the suite fixes what is played (a change
+#: there is a new version, which splits the board), this fixes how a verification is read (a
+#: change of the scorer, re-reading every verification at once). Low, because "inconsistent" says
+#: in public that a contributor's row is not what it claims (docs/metrics/ranked.md, "Verification").
+VERIFY_LEVEL = 0.01
 
 #: MAgIC's credits per outcome, (hidden role, each seat of the other side): the same table the
 #: MAgIC metrics read (site_builder/scoring/magic.py), kept beside each game's rules.
@@ -174,6 +182,30 @@ def score(deals: Mapping[str, Mapping[int, float]], cycles: Mapping[str, int] | 
     variance = sum(parts[g][2] for g in games) / len(games) ** 2
     ci = wilson(value, smoothed * (1 - smoothed) / variance) if variance > 0 else [value, value]
     return {"value": value, "ci": ci, "se": math.sqrt(variance), "n": sum(sizes), "by_game": by_game}
+
+
+def consistency(claimed: Mapping[str, Mapping[int, float]], held_out: Mapping[str, Mapping[int, float]],
+                cycles: Mapping[str, int] | None = None, level: float = VERIFY_LEVEL) -> dict[str, Any] | None:
+    """A verification's two-sample test: a row's claimed score (its own deals) against the score of
+    held-out deals of the same model, on the games both hold (None when they share no game).
+
+    The held-out deals are other deals than the row's, so the two scores are independent: their
+    difference is over its standard error, sqrt(se_claimed^2 + se_held_out^2), each the score's own
+    (`score`: slots and Jeffreys' prior included), and the row is **consistent** unless the two-sided
+    p-value of that z is below `level`. `interval` is the difference's at 1 - level."""
+    games = sorted(g for g in set(claimed) & set(held_out) if claimed[g] and held_out[g])
+    if not games:
+        return None
+    mine = score({g: claimed[g] for g in games}, cycles)
+    theirs = score({g: held_out[g] for g in games}, cycles)
+    difference = mine["value"] - theirs["value"]
+    se = math.sqrt(mine["se"] ** 2 + theirs["se"] ** 2)
+    z = difference / se if se > 0 else (0.0 if difference == 0 else math.copysign(math.inf, difference))
+    p = float(special.erfc(abs(z) / math.sqrt(2))) if math.isfinite(z) else 0.0
+    critical = float(special.ndtri(1 - level / 2))
+    return {"claimed": mine, "held_out": theirs, "difference": difference, "se": se, "z": z, "p": p,
+            "level": level, "interval": [difference - critical * se, difference + critical * se],
+            "consistent": p >= level, "games": games}
 
 
 def planning_width(per_stage: Mapping[str, int], stages: int) -> float:

@@ -17,15 +17,21 @@ from runner import games, tomlfile
 from runner.agents.builtin import strategies
 from runner.deals import reserved_problem
 from runner.games.base import SetupError, is_int, is_number
-from runner.plan import LLM_PLAY_KEYS, SEAT_RULES, AgentSpec, Matchup, Price, SuiteDeal, SuiteRef, Tournament
+from runner.llm.types import PROVIDERS
+from runner.plan import LLM_PLAY_KEYS, SEAT_RULES, AgentSpec, Matchup, Price, SuiteDeal, SuiteRef, Tournament, VerifyRef
 from runner.play import DEFAULT_MAX_ATTEMPTS
 
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices", "suite"}
+TOP_KEYS = {"name", "seed", "created", "max_attempts", "probes", "agents", "matchups", "providers", "prices", "suite",
+            "verify"}
 MATCHUP_KEYS = {"game", "rules", "games", "roles", "lineup", "seats", "seed", "deal"}
 #: Keys of a plan's `suite` table (a suite's tournament, runner/suite.py) and of a matchup's `deal` table.
 SUITE_KEYS = ("name", "version", "stages", "model")
 DEAL_KEYS = ("stage", "index", "seat")
+#: Keys of a verification's `verify` table (`gamenight verify`, runner/verify.py).
+VERIFY_KEYS = ("row", "suite", "version", "epoch", "commitment", "commit", "deals", "replays")
+#: The names of the maintainers' verification tournaments (`gamenight verify`): `verify-<row>`.
+VERIFY_PREFIX = "verify-"
 #: Largest game seed a matchup may give itself (derived seeds are 60-bit; replays hold 63-bit ones).
 MAX_GAME_SEED = 2**63 - 1
 #: Largest tournament seed (a seed is hashed, so a larger one adds nothing but a longer file).
@@ -33,9 +39,6 @@ MAX_SEED = 2**64 - 1
 #: Largest tournament file read (the shipped ones are a few kilobytes).
 MAX_FILE_BYTES = 1024 * 1024
 
-#: Provider protocols a language-model agent can speak (runner.llm.types.PROVIDERS, kept here so
-#: that reading a file of scripted agents never loads the provider SDKs).
-PROVIDERS = ("openai", "anthropic", "openai_compatible")
 #: Longest free-text reasoning field a structured answer may have (a schema maxLength; llama.cpp's
 #: grammars fail on much longer ones).
 MAX_STRUCTURED_REASONING = 1000
@@ -108,9 +111,15 @@ def from_dict(raw: Mapping[str, Any], where: str = "tournament", *, matchups_req
         raise PlanError(f"{where}: matchups: needs at least one [[matchups]] table")
     matchups = [_matchup(m, agents, f"{where}: matchups[{i}]") for i, m in enumerate(matchups_raw)]
     suite = _suite_ref(raw["suite"], f"{where}: suite") if "suite" in raw else None
-    _check_deals(matchups, suite, where)
-    _check_reserved_seeds(matchups, suite, where)
-    return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices, suite)
+    verify = _verify_ref(raw["verify"], name, f"{where}: verify") if "verify" in raw else None
+    if verify is None and name.lower().startswith(VERIFY_PREFIX):
+        raise PlanError(f"{where}: name: names starting with {VERIFY_PREFIX!r} are the maintainers' verifications "
+                        "of suite rows (`gamenight verify`); choose another name")
+    if verify is not None and suite is not None:
+        raise PlanError(f"{where}: verify: a verification is not a suite's row (give either table, not both)")
+    _check_deals(matchups, suite, where, verify)
+    _check_reserved_seeds(matchups, suite or verify, where)
+    return Tournament(name, seed, created, attempts, probes, matchups, agents, providers, prices, suite, verify)
 
 
 def _suite_ref(raw: Any, here: str) -> SuiteRef:
@@ -127,21 +136,45 @@ def _suite_ref(raw: Any, here: str) -> SuiteRef:
     return SuiteRef(raw["name"], raw["version"], raw["stages"], raw["model"])
 
 
-def _check_deals(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str) -> None:
-    """A suite's plan gives every matchup its deal, and only a suite's plan does; no two matchups
-    with their own seeds plan the same game (one deal, one game id)."""
+def _verify_ref(raw: Any, name: str, here: str) -> VerifyRef:
+    """A verification's `verify` table: the row it verifies and where its held-out deals come from."""
+    if not isinstance(raw, Mapping) or set(raw) != set(VERIFY_KEYS):
+        raise PlanError(f"{here}: must be a table of {', '.join(VERIFY_KEYS)} (written by `gamenight verify`)")
+    for key in ("row", "suite"):
+        if not isinstance(raw[key], str) or not SLUG.match(raw[key]):
+            raise PlanError(f"{here}.{key}: must be a slug, got {_shown(raw[key])}")
+    if name != VERIFY_PREFIX + raw["row"]:
+        raise PlanError(f"{here}.row: the verification of {raw['row']!r} is the tournament "
+                        f"{VERIFY_PREFIX + raw['row']!r}, not {name!r}")
+    for key, low in (("version", 1), ("epoch", 1), ("deals", 0), ("replays", 0)):
+        if not is_int(raw[key]) or not low <= raw[key] <= 100_000:
+            raise PlanError(f"{here}.{key}: must be a whole number from {low} to 100000, got {_shown(raw[key])}")
+    if not isinstance(raw["commitment"], str) or not re.match(r"^[0-9a-f]{64}$", raw["commitment"]):
+        raise PlanError(f"{here}.commitment: must be the epoch's commitment, 64 hex digits")
+    if not isinstance(raw["commit"], str) or not re.match(r"^[0-9a-f]{40}$", raw["commit"]):
+        raise PlanError(f"{here}.commit: must be the row's merge commit, 40 hex digits")
+    return VerifyRef(raw["row"], raw["suite"], raw["version"], raw["epoch"], raw["commitment"], raw["commit"],
+                     raw["deals"], raw["replays"])
+
+
+def _check_deals(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str,
+                 verify: VerifyRef | None = None) -> None:
+    """A suite's plan (or a verification's) gives every matchup its deal, and only such a plan
+    does; no two matchups with their own seeds plan the same game (one deal, one game id)."""
     seen: dict[str, int] = {}
+    dealt = suite is not None or verify is not None
     for i, matchup in enumerate(matchups):
         here = f"{where}: matchups[{i}]"
-        if (matchup.deal is None) != (suite is None):
+        if (matchup.deal is None) == dealt:
             raise PlanError(f"{here}: deal: " + ("every matchup of a suite's plan gives its deal"
-                                                  if suite is not None else "a deal belongs to a suite's plan "
+                                                  if dealt else "a deal belongs to a suite's plan "
                                                   "(a top-level suite table, written by `gamenight run --suite`)"))
+        if matchup.deal is not None and matchup.deal.held_out and verify is None:
+            raise PlanError(f"{here}: deal.held_out: held-out deals belong to a verification (`gamenight verify`)")
         if matchup.deal is not None:
-            assert suite is not None
             if matchup.seed is None:
                 raise PlanError(f"{here}: seed: a suite's deal gives its game's seed")
-            if matchup.deal.stage > suite.stages:
+            if suite is not None and matchup.deal.stage > suite.stages:
                 raise PlanError(f"{here}: deal.stage: {matchup.deal.stage} is past the plan's "
                                 f"{suite.stages} stage(s) (suite.stages)")
             if not matchup.lineup or matchup.seats is not None or matchup.deal.seat >= len(matchup.lineup):
@@ -154,11 +187,11 @@ def _check_deals(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str
             seen[key] = i
 
 
-def _check_reserved_seeds(matchups: Sequence[Matchup], suite: SuiteRef | None, where: str) -> None:
+def _check_reserved_seeds(matchups: Sequence[Matchup], suite: SuiteRef | VerifyRef | None, where: str) -> None:
     """An ordinary tournament gives no matchup the seed of a shipped suite's deal of its game: those
-    deals are played in suite rows only (runner/deals.py)."""
+    deals are played in suite rows only (runner/deals.py), and again in their verifications."""
     if suite is not None:
-        return  # a suite's plan, held to exactly the suite's deals by runner/suite.py
+        return  # a suite's plan, held to exactly the suite's deals by runner/suite.py (a verification's: verify.py)
     for i, matchup in enumerate(matchups):
         problem = reserved_problem(matchup.game, matchup.seed) if matchup.seed is not None else None
         if problem:
@@ -633,12 +666,14 @@ def _matchup(raw: Any, agents: Mapping[str, AgentSpec], where: str) -> Matchup:
 
 
 def _deal(raw: Any, here: str) -> SuiteDeal:
-    if not isinstance(raw, Mapping) or set(raw) != set(DEAL_KEYS):
+    if not isinstance(raw, Mapping) or not set(DEAL_KEYS) <= set(raw) <= {*DEAL_KEYS, "held_out"}:
         raise PlanError(f"{here}: must be a table {{stage, index, seat}} (written by `gamenight run --suite`)")
     for key, low in (("stage", 1), ("index", 0), ("seat", 0)):
         if not is_int(raw[key]) or not low <= raw[key] <= 1_000_000:
             raise PlanError(f"{here}.{key}: must be a whole number from {low} to 1000000, got {_shown(raw[key])}")
-    return SuiteDeal(raw["stage"], raw["index"], raw["seat"])
+    if raw.get("held_out", True) is not True:
+        raise PlanError(f"{here}.held_out: true for a held-out deal, else left out")
+    return SuiteDeal(raw["stage"], raw["index"], raw["seat"], "held_out" in raw)
 
 
 def _check_plays(agent: AgentSpec, game: str, rules: Mapping[str, Any], where: str) -> None:

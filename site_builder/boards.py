@@ -15,6 +15,7 @@ from runner import games as registry
 from runner.replay.format import agent_kind
 from site_builder.labels import AgentRef
 from site_builder.scoring import head_to_head, ratings, stats
+from site_builder.scoring.verification import counted as counted_row
 
 
 #: An agent that forfeited more than this share of its games is never ranked across games: it
@@ -180,21 +181,25 @@ def ranked_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -> lis
     """The ranked board's rows as the home page shows them: a row named by its agent when one agent
     holds the candidate's seat in every game (linked to its page), else by its label; `reference`
     when built-in agents hold that seat in every game of a maintainers' row (a fixed point of the
-    board, like random)."""
+    board, like random); `counted` when it takes a place among the maintainers' rows (theirs, or
+    verified), `state` its status (scoring/verification.py)."""
     builtin = {a["key"] for a in results["agents"] if agent_kind(a) == "builtin"}
     out = []
     for row in (results.get("ranked") or {}).get("rows", []):
         agents = set(row["agents"].values())
         ref = refs.get(next(iter(agents))) if len(agents) == 1 else None
+        status = row.get("status") or {"state": "self-reported" if row.get("owner") else "maintainers",
+                                       "verification": None}
         out.append({"score": None, "unranked": None, "tier": None, "wanted": None, **row, "ref": ref,
                     "owner_label": (row.get("owner") or {}).get("label", ""),
-                    "reference": bool(agents) and agents <= builtin and not row.get("owner")})
+                    "reference": bool(agents) and agents <= builtin and not row.get("owner"),
+                    "status": status, "state": status["state"], "counted": counted_row({**row, "status": status})})
     return out
 
 
 def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
-    """One sentence on what the ranked board says of its first two rows (plain text)."""
-    ranked = [r for r in rows if r.get("score") and not r.get("owner")]
+    """One sentence on what the ranked board says of its first two counted rows (plain text)."""
+    ranked = [r for r in rows if r.get("score") and r["counted"]]
     if not ranked:
         return ""
     first = ranked[0]

@@ -87,6 +87,8 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
     other agents at the table, how it went for this agent and how many moves it took."""
     out: dict[str, list[dict[str, Any]]] = {}
     for game in sorted(corpus.games, key=lambda g: (g.created, g.game_id), reverse=True):
+        if game.verify is not None:
+            continue  # a verification's games are evidence about a ranked row, on no agent's page (scoring/board.py)
         contributed = game.game_id in corpus.owners
         for key in sorted({s.agent for s in game.seats}):
             info = corpus.agents.get(key)
@@ -113,7 +115,7 @@ def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[di
     games, so a submission never takes a place on another row's page."""
     by_game: dict[str, list[ScoredGame]] = {}
     for game in corpus.games:
-        if game.valid and game.game_id not in corpus.owners:  # the maintainers' games: a page's showcase is theirs
+        if game.valid and game.game_id not in corpus.owners and game.verify is None:  # the maintainers' board games
             by_game.setdefault(game.game, []).append(game)
     out: dict[str, list[dict[str, Any]]] = {}
     for name, played in sorted(by_game.items()):
@@ -330,7 +332,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
         excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
         excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
         if submissions == "exclude" else 0, repo_url=repo_url)
-    agent_sources = sources.by_agent(corpus.games, of_game, repo_url)
+    agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
     for agent in results["agents"]:
         agent["sources"] = agent_sources.get(agent["key"], [])
     phases["score"] = time.perf_counter() - tick

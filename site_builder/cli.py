@@ -49,29 +49,37 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
     Each replay is validated and re-simulated with the rules engines; claimed results are never
     used. Invalid replays are reported and left out; identical replays count once.
     """
+    from runner.progress import Progress
     from runner.replay.format import iter_replay_files
-    from site_builder import sources
-    from site_builder.scoring import board, owners
-    from site_builder.scoring.corpus import load
-    from site_builder.scoring.results import write
-    from site_builder.scoring.sections import beside
 
     started = time.perf_counter()
     table = _price_table(prices_path)
     files = [str(f) for f in iter_replay_files(paths)]
-    owner_of = sources.owners(sources.sources(files))
-    corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()})
-    # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
-    corpus = owners.separate(corpus, owner_of)
-    for bad in corpus.invalid_replays:
-        for problem in bad["problems"]:
-            click.echo(f"left out: {problem}", err=True)
-    for dup in corpus.duplicates:
-        click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
-    # The board the site shows: the maintainers' games, and each contributor's own rows beside them.
-    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                   magic_reading=magic_reading, kept=None if no_cache else beside(cache),
-                                   prices=table)
+    with Progress() as progress:
+        with progress.task("checking replays", total=len(files), unit="replays") as checking:
+            # The scorer (numpy, scipy, the embedder: a second or two) is imported after the first line.
+            from site_builder import sources
+            from site_builder.scoring import board, owners
+            from site_builder.scoring.corpus import load
+            from site_builder.scoring.results import write
+            from site_builder.scoring.sections import beside
+
+            owner_of = sources.owners(sources.sources(files))
+            corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()},
+                          progress=checking.hook())
+            checking.advance(len(files) - checking.done, skipped=True)  # those the cache answered, if none was not
+        # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
+        corpus = owners.separate(corpus, owner_of)
+        for bad in corpus.invalid_replays:
+            for problem in bad["problems"]:
+                click.echo(f"left out: {problem}", err=True)
+        for dup in corpus.duplicates:
+            click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
+        with progress.task("scoring the boards"):
+            # The board the site shows: the maintainers' games, and each contributor's own rows beside them.
+            results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
+                                           magic_reading=magic_reading, kept=None if no_cache else beside(cache),
+                                           prices=table)
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "

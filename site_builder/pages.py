@@ -62,11 +62,18 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "tier": ("Tier", "Rows the ranked board cannot yet tell apart share a tier: a new tier starts below a row only "
                      "where the next row is surely below it, a claim that holds together with every other claim "
                      "of the table at 95% and stays true however many stages are added."),
-    "ranked_rank": ("Ranked place", "The place by score among the maintainers' rows; in brackets, the best and worst place "
-                            "the board's claims allow. \"Surely above\" is claimed only where it holds for the whole "
-                            "table at once, at 95%, and at every number of stages: looking again after each stage or "
-                            "merge does not make a false claim likelier. A contributor's row gets the place it would "
-                            "take among the maintainers' rows, and its range from its own comparisons with them."),
+    "ranked_rank": ("Ranked place", "The place by score among the maintainers' rows and those they verified; in "
+                                    "brackets, the best and worst place the board's claims allow. \"Surely above\" "
+                                    "is claimed only where it holds for the whole table at once, at 95%, and at every "
+                                    "number of stages: looking again after each stage or merge does not make a false "
+                                    "claim likelier. A self-reported row (not yet verified) is listed under them with "
+                                    "the place it would take, and its range from its own comparisons with them."),
+    "verified": ("Held-out score", "The score the maintainers measured when they verified the row: its model (the "
+                                   "same provider, model and settings) played deals of the suite nobody could play "
+                                   "in advance, their seeds drawn from a secret the maintainers committed to before. "
+                                   "Consistent: the two scores differ by no more than chance would make them differ "
+                                   "in 99 of 100 honest rows. Exact: deals of the row played again gave every reply "
+                                   "byte for byte."),
     "ranked_score": ("Ranked score", "The mean over the suite's games of the row's deal values: 1 a win, 0 a loss or a "
                               "forfeit, and in between where the game keeps a score (the Prisoner's Dilemma and "
                               "Public Good: the seat's points over the best seat's; The Chameleon and Undercover: "
@@ -147,7 +154,9 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
         **ctx, page="index.md", people_played=results.get("people", {}).get("played"),
         summaries=game_summaries(game_rankings(results, refs, ctx["games"])),
         ranked=ranked, ranked_reading=ranked_reading(ranked), headline_rows=headline_rows(ranked),
-        contributed=sum(1 for r in ranked if r.get("owner")),
+        contributed=sum(1 for r in ranked if r.get("owner") and r["counted"]),
+        uncounted=[r for r in ranked if r.get("score") and not r["counted"] and r["state"] != "inconsistent"],
+        inconsistent=[r for r in ranked if r["state"] == "inconsistent"],
         ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
                               default=0),
         ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)],
@@ -161,11 +170,12 @@ HEADLINE_ROWS = 5
 
 
 def headline_rows(ranked: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The rows of the home page's compact ranked table: the maintainers' first HEADLINE_ROWS, in
-    the board's order. A contributor's row is in the full table at its place, never here, so what
-    the headline shows is a function of the maintainers' games only (as its reading is): rows a
-    pull request adds can never push the maintainers' rows off the first screen."""
-    return [r for r in ranked if not r.get("owner")][:HEADLINE_ROWS]
+    """The rows of the home page's compact ranked table: the first HEADLINE_ROWS of the maintainers'
+    and the verified rows, in the board's order. A self-reported row is in the full table under them,
+    never here, so what the headline shows is a function of the maintainers' games only (theirs, and
+    their verifications of others'), as its reading is: rows a pull request adds can never push the
+    maintainers' rows off the first screen."""
+    return [r for r in ranked if r["counted"]][:HEADLINE_ROWS]
 
 
 def _exhibition(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> None:

@@ -147,8 +147,60 @@ def problems(reserved: Reserved, folder: str, plan: Plan | None,
     return found
 
 
+#: Tournament names that start like this (in any reading: case, separators, look-alikes) are the
+#: maintainers' verifications of suite rows (`gamenight verify`, runner/verify.py): evidence about
+#: another row, so never a submission's.
+VERIFY_PREFIX = "verify"
+
+
+def verification_problem(name: str) -> str | None:
+    """Why a submission may not use `name` (a tournament, its folder) as a verification's, or None."""
+    if any(form.startswith(VERIFY_PREFIX) for form in _forms(name)):
+        return (f"{name!r} starts like replays/verify-<row>/, the maintainers' verifications of suite rows "
+                "(`gamenight verify`: their own games, on deals nobody can play in advance): a submission may not "
+                "add one. Choose a tournament name of your own")
+    return None
+
+
+#: The maintainers' roster, read from the installed `runner` package like the shipped plans.
+ROSTER = "runner/roster.toml"
+
+
+@cache
+def roster_rows() -> Mapping[str, str]:
+    """Every reading (`names.readings`) of the row names the roster's models are played under
+    (replays/<suite>-<version>-<label>/, runner/suite.py) -> the row name. The maintainers' run plays
+    them; a stranger who sent one first would own the folder, and the run, which writes only its own
+    rows, could then never put that model on the board."""
+    from runner import roster, suite as suites
+
+    with resources.as_file(resources.files("runner").joinpath("roster.toml")) as path:
+        listed = roster.load(path, ROSTER)
+    found: dict[str, str] = {}
+    for model in listed.models:
+        row = suites.tournament_name(listed.suite, model.label)
+        for form in _forms(row):
+            found.setdefault(form, row)
+    return MappingProxyType(found)
+
+
+def roster_problem(name: str) -> str | None:
+    """Why a submission (not the maintainers' run) may not use the tournament name `name`, or None."""
+    rows = roster_rows()
+    row = name if name in rows.values() else next((rows[f] for f in sorted(_forms(name)) if f in rows), None)
+    if row is None:
+        return None
+    like = "is" if row == name else f"looks like {row!r}, which is"
+    return (f"the tournament name {name!r} {like} a row of the maintainers' roster ({ROSTER}): the "
+            "maintainers' run plays that model under that name. Give your row a label of your own (`gamenight "
+            "run --suite ... --label NAME`)")
+
+
 def name_problem(reserved: Reserved, name: str) -> str | None:
     """Why a submission may not use the tournament name `name`, or None."""
+    problem = verification_problem(name)
+    if problem:
+        return problem
     taken = reserved.name(name)
     if taken is None:
         return None
@@ -169,6 +221,9 @@ def plan_problems(reserved: Reserved, plan: Plan, checked_name: str | None = Non
     name = plan.tournament.name
     if name != checked_name and (problem := name_problem(reserved, name)):
         found.append(Problem(plan.path, 0, problem, "name"))
+    if plan.tournament.verify is not None:
+        found.append(Problem(plan.path, 0, "a verification's plan (a verify table) is the maintainers' to play, with "
+                                           "`gamenight verify`; a submission may not add one", "verify"))
     taken = [(game_id, where) for game_id in plan.games if (where := reserved.game(game_id)) is not None]
     if taken:
         listed = ", ".join(repr(game_id) for game_id, _ in taken[:MAX_LISTED])
@@ -190,6 +245,9 @@ def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any]) ->
     tournament = header.get("tournament")
     if isinstance(tournament, str) and (problem := name_problem(reserved, tournament)):
         found.append(Problem(path, 1, problem, "tournament"))
+    if "verify" in header:
+        found.append(Problem(path, 1, "a game of a verification (the header field 'verify') is the maintainers' to "
+                                      "play, with `gamenight verify`; a submission may not add one", "verify"))
     game_id = header.get("game_id")
     if isinstance(game_id, str) and (where := reserved.game(game_id)):
         found.append(Problem(path, 1, f"the game {game_id!r} is planned by {_plans((where,))}: it is the "

@@ -23,9 +23,11 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from runner.replay.format import iter_replay_files
 from runner.run import Usage, model_calls
@@ -116,15 +118,28 @@ Runner = Callable[[Sequence[str], Path, Mapping[str, str]], tuple[int, str]]
 
 
 def run_command(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> tuple[int, str]:
-    """Run a command with its output shown as it comes; its exit status and its last line of output."""
-    last = ""
-    with subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdout=subprocess.PIPE, text=True,
-                          errors="replace") as process:
-        assert process.stdout is not None
+    """Run a command with its output shown as it comes; its exit status and its last line of output:
+    of stdout (where a verdict is printed), or of stderr when stdout said nothing after the command
+    failed (a refusal is one line on stderr)."""
+    last, said = "", [""]
+
+    def pump(stream: Any) -> None:
+        for line in stream:
+            sys.stderr.write(line)
+            said[0] = line.strip() or said[0]
+
+    with subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, errors="replace") as process:
+        assert process.stdout is not None and process.stderr is not None
+        errors = threading.Thread(target=pump, args=(process.stderr,), daemon=True)
+        errors.start()
         for line in process.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
             last = line.strip() or last
+        errors.join()
+    if process.returncode != 0 and not _VERDICT.match(last):
+        last = said[0] or last
     return process.returncode, last
 
 

@@ -11,18 +11,19 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from runner.replay.format import agent_kind
-from site_builder.git import GitError, Repo
-from site_builder.ownership import OwnerError
-from site_builder.scoring.judges import label as judge_label
-from site_builder.submission.check import Submission, added_games, check_submission, submitted_agents
-from site_builder.submission.effect import (EXHIBITION, RANKED, Effect, EffectRow, Standing, game_title,
-                                           leaderboard_effect)
+from site_builder.submission import EXHIBITION, RANKED
 from site_builder.submission.secret_scan import redact_secrets
+
+# The check and the scorer (numpy, scipy, the embedder) are imported when the command runs, not
+# when `gamenight` lists its commands (this module is the entry point gamenight.commands loads).
+if TYPE_CHECKING:
+    from site_builder.submission.check import Submission
+    from site_builder.submission.effect import Effect, EffectRow, Standing
 
 #: The scorer's cache (the same file `gamenight score` uses by default).
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
@@ -70,6 +71,11 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, ful
     who owns the rows it touches and how the rating tables would change. Exits with status 1 if
     anything is refused, 2 if the check could not run.
     """
+    from site_builder.git import GitError, Repo
+    from site_builder.ownership import OwnerError
+    from site_builder.submission.check import check_submission
+    from site_builder.submission.effect import leaderboard_effect
+
     with tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
         work = Path(tmp)
         base_dir, new_dir = work / "base", work / "new"
@@ -253,6 +259,8 @@ def _files_section(submission: Submission) -> list[str]:
 
 
 def _adds_section(submission: Submission) -> list[str]:
+    from site_builder.submission.check import added_games, submitted_agents
+
     games = added_games(submission)
     if not games:
         return []
@@ -285,6 +293,8 @@ def _adds_section(submission: Submission) -> list[str]:
 def _owners_section(submission: Submission) -> list[str]:
     """Who owns each row the accepted files touch: the submitter's new tournaments and models, and
     the built-in agents everybody plays against."""
+    from site_builder.submission.check import submitted_agents
+
     agents = submitted_agents(submission)
     if not agents:
         return []
@@ -314,6 +324,8 @@ def _owners_section(submission: Submission) -> list[str]:
 
 def _judges(submission: Submission) -> dict[str, tuple[str, int]]:
     """Every judge whose lines the accepted files carry: key -> (how to name it, games judged)."""
+    from site_builder.scoring.judges import label as judge_label
+
     found: dict[str, tuple[str, int]] = {}
     for check in submission.accepted:
         for key, judge, _ in check.judges:
@@ -355,6 +367,8 @@ _TABLES: dict[str, tuple[str, tuple[Callable[[Standing], str], ...]]] = {
 
 def _board_table(effect: Effect, which: str) -> list[str]:
     """The submitter's rows of the ranked board, the exhibition board or (`which` "games") each game's board."""
+    from site_builder.submission.effect import game_title
+
     rows = [r for r in effect.rows if r.mine and (r.board == which if which != "games"
                                                    else r.board not in (RANKED, EXHIBITION))]
     if not rows:
@@ -368,6 +382,8 @@ def _board_table(effect: Effect, which: str) -> list[str]:
 
 
 def _effect_section(effect: Effect) -> list[str]:
+    from site_builder.submission.effect import game_title
+
     lines = ["", "### Effect on the leaderboard", "",
              ("The boards as the site will show them after the merge, made by the site's own code from the base "
               "corpus and from base + the files that passed: the maintainers' games make every row that is not a "
@@ -382,8 +398,10 @@ def _effect_section(effect: Effect) -> list[str]:
     ranked = _board_table(effect, RANKED)
     lines += ["", "**The ranked board** (the headline: only games of the ranked suite count there)", ""]
     if ranked:
-        lines += ranked + ["", ("**Tier** \"placed\": a contributor's row is placed among the maintainers' tiers, "
-                                "never in one (the site shows it so). **Games**: the suite games its score rests on.")]
+        lines += ranked + ["", ("**Rank** \"would be\": a contributed row is self-reported until the maintainers "
+                                "verify it (`gamenight verify`, docs/submit.md): it is listed under the maintainers' "
+                                "and verified rows with the place it would take among them, and in no tier (\"\u2013\"), "
+                                "as the site shows it. **Games**: the suite games its score rests on.")]
     else:
         lines.append("No row of yours: only games of `gamenight run --suite ranked` count there (docs/submit.md); "
                      "the boards below are exhibitions.")

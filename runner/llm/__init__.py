@@ -1,22 +1,11 @@
 """Language-model providers: OpenAI, Anthropic and OpenAI-compatible servers behind one small interface.
 
-`Connections` is a run's registry of endpoints; `Connections.model(settings)` gives a
-`ChatModel` whose `complete(messages)` returns a `Completion` (the reply, or the final error
-after retries, never raising for provider trouble), within the endpoint's shared limits.
+`connections.Connections` is a run's registry of endpoints; `Connections.model(settings)` gives a
+`ChatModel` whose `complete(messages)` returns a `Completion` (the reply, or the final error after
+retries, never raising for provider trouble), within the endpoint's shared limits. The interface
+(settings, limits, messages, completions) is in `types`, the retry rules in `failures`.
+
+This package imports nothing, so each module costs only its own import: the provider SDKs take
+seconds to load, and the SDK adapters (`openai_api`, `anthropic_api`) are imported only when an
+endpoint of their provider is opened (`connections.open_transport`).
 """
-
-from runner.errors import ProviderError
-from runner.llm.connections import Connections
-from runner.llm.redact import redact
-from runner.llm.types import (
-    PROVIDERS,
-    ChatModel,
-    Completion,
-    ConfigError,
-    Message,
-    ModelSettings,
-    ProviderLimits,
-)
-
-__all__ = ["PROVIDERS", "ChatModel", "Completion", "ConfigError", "Connections", "Message",
-           "ModelSettings", "ProviderError", "ProviderLimits", "redact"]

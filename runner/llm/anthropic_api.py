@@ -10,11 +10,15 @@ import anthropic
 
 from runner.llm.answer import Answer, normalise_finish, token_count
 from runner.llm.dialects import ANTHROPIC_OUTPUT_REFUSES, without
-from runner.llm.failures import MalformedReply
+from runner.llm.failures import MalformedReply, SdkErrors
 from runner.llm.prompt_cache import Marks, PrefixPlanner, head_digest
-from runner.llm.types import Message, ModelSettings
+from runner.llm.types import OFFICIAL_URLS, Message, ModelSettings
 
-ANTHROPIC_URL = "https://api.anthropic.com"
+ANTHROPIC_URL = OFFICIAL_URLS["anthropic"]
+#: The SDK's errors, for the retry loop (runner/llm/failures.py).
+ERRORS = SdkErrors(timeout=anthropic.APITimeoutError, connection=anthropic.APIConnectionError,
+                   status=anthropic.APIStatusError, invalid_body=anthropic.APIResponseValidationError,
+                   other=anthropic.APIError)
 #: The name of the one tool a structured "tool" call forces the model to use.
 ANSWER_TOOL = "answer"
 #: The Messages API requires an output cap; this one applies when the tournament sets none.
@@ -23,6 +27,8 @@ DEFAULT_MAX_TOKENS = 1024
 
 class AnthropicChat:
     """One SDK client for one endpoint; `send` makes exactly one HTTP attempt."""
+
+    errors = ERRORS
 
     def __init__(self, base_url: str | None, api_key: str):
         # Explicit key and URL: the SDK then reads no credential or URL from the environment.

@@ -10,14 +10,12 @@ import time
 from collections.abc import Mapping
 from typing import Self
 
-from runner.llm.anthropic_api import ANTHROPIC_URL, AnthropicChat
 from runner.llm.budget import Clock, Sleep
 from runner.llm.endpoint import Endpoint, Transport
 from runner.llm.failures import NAME_A_KEY, classify, refused_key, with_url
 from runner.llm.model import LimitedChatModel
-from runner.llm.openai_api import OPENAI_URL, OpenAIChat
 from runner.llm.redact import is_secret
-from runner.llm.types import PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
+from runner.llm.types import OFFICIAL_URLS, PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
 
 #: The key variable read when a tournament names none.
 DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -84,12 +82,7 @@ class Connections:
         api_key = self._read_key(settings, variable)
         if api_key != NO_KEY and is_secret(api_key):  # a short placeholder is no secret (redact.py)
             self._secrets.add(api_key)
-        transport: Transport
-        if settings.provider == "anthropic":
-            transport = AnthropicChat(settings.base_url, api_key)
-        else:
-            transport = OpenAIChat(settings.provider, settings.base_url, api_key)
-        return Endpoint(transport, self.limits_for(settings), secrets=self._secrets,
+        return Endpoint(open_transport(settings, api_key), self.limits_for(settings), secrets=self._secrets,
                         rng=self._jitter, clock=self._clock, sleep=self._sleep, url=server_url(settings))
 
     async def check(self) -> None:
@@ -110,7 +103,7 @@ class Connections:
         try:
             await endpoint.transport.list_models(timeout)
         except Exception as exc:  # noqa: BLE001 - every SDK failure is classified; most are left to the run
-            failure = classify(exc, timeout_s=timeout)
+            failure = classify(exc, timeout_s=timeout, errors=endpoint.transport.errors)
         else:
             return None
         if not failure.lasting or failure.message.startswith("HTTP 404"):  # 404: a server without the list
@@ -162,9 +155,21 @@ class Connections:
         await self.aclose()
 
 
+def open_transport(settings: ModelSettings, api_key: str) -> Transport:
+    """The SDK adapter of a new endpoint. Its SDK is imported here, when the first model of the
+    provider is opened: an SDK takes seconds to import, which no command that calls no model pays."""
+    if settings.provider == "anthropic":
+        from runner.llm.anthropic_api import AnthropicChat
+
+        return AnthropicChat(settings.base_url, api_key)
+    from runner.llm.openai_api import OpenAIChat
+
+    return OpenAIChat(settings.provider, settings.base_url, api_key)
+
+
 def server_url(settings: ModelSettings) -> str:
     """Where the model's requests go: its base_url, or its provider's own API."""
-    return settings.base_url or (ANTHROPIC_URL if settings.provider == "anthropic" else OPENAI_URL)
+    return settings.base_url or OFFICIAL_URLS["anthropic" if settings.provider == "anthropic" else "openai"]
 
 
 def key_variable(settings: ModelSettings) -> str | None:

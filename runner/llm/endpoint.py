@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from runner.llm.answer import Answer
 from runner.llm.budget import Budget, Clock, Sleep, TokenBucket
-from runner.llm.failures import Backoff
+from runner.llm.failures import Backoff, SdkErrors
 from runner.llm.redact import redact, scrub_known
 from runner.llm.types import Message, ModelSettings, ProviderLimits
 
@@ -26,7 +26,9 @@ DOWN_AFTER = 3
 
 
 class Transport(Protocol):
-    """An SDK adapter: one HTTP attempt per `send`."""
+    """An SDK adapter: one HTTP attempt per `send`, raising its SDK's `errors`."""
+
+    errors: SdkErrors
 
     async def send(self, settings: ModelSettings, messages: Sequence[Message],
                    schema: Mapping[str, Any] | None = None) -> Answer: ...

@@ -13,9 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anthropic
-import openai
-
 #: HTTP statuses worth another try: rate limits, request timeouts, conflicts, server trouble.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
@@ -27,11 +24,18 @@ _STATUS_WORDS = {
     504: "gateway timeout", 529: "overloaded",
 }
 
-_TIMEOUTS = (openai.APITimeoutError, anthropic.APITimeoutError)
-_CONNECTION = (openai.APIConnectionError, anthropic.APIConnectionError)
-_STATUS = (openai.APIStatusError, anthropic.APIStatusError)
-_INVALID_BODY = (openai.APIResponseValidationError, anthropic.APIResponseValidationError)
-_API_ERRORS = (openai.APIError, anthropic.APIError)
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """An SDK's exception classes, by what each means to the retry loop. Every adapter names its
+    own SDK's (its `errors`), so this module, and whatever imports it, loads no SDK."""
+
+    timeout: type[BaseException]
+    connection: type[BaseException]
+    status: type[BaseException]
+    invalid_body: type[BaseException]
+    other: type[BaseException]  # the SDK's base class of API errors
 
 
 class MalformedReply(Exception):
@@ -60,22 +64,23 @@ LASTING_STATUSES = frozenset({401, 403, 404})
 _QUOTA = re.compile(r"insufficient_quota|credit balance is too low", re.IGNORECASE)
 
 
-def classify(exc: BaseException, *, timeout_s: float) -> Failure:
-    """Turn an SDK exception into a Failure (the message is not yet scrubbed of secrets)."""
-    if isinstance(exc, _TIMEOUTS):
+def classify(exc: BaseException, *, timeout_s: float, errors: SdkErrors) -> Failure:
+    """Turn an exception of the SDK whose classes are `errors` into a Failure (the message is not
+    yet scrubbed of secrets)."""
+    if isinstance(exc, errors.timeout):
         return Failure(f"timed out after {timeout_s:g} s", retryable=True)
-    if isinstance(exc, _CONNECTION):
+    if isinstance(exc, errors.connection):
         unreachable = _unreachable(exc)
         if unreachable:
             return Failure(f"cannot connect: {unreachable}", retryable=False, lasting=True)
         cause = exc.__cause__ or exc.__context__
         detail = f" ({type(cause).__name__})" if cause is not None else ""
         return Failure(f"connection error{detail}", retryable=True)
-    if isinstance(exc, _STATUS) and exc.status_code < 400:
+    if isinstance(exc, errors.status) and exc.status_code < 400:
         # An error event in the middle of a stream that began with HTTP 200 (e.g. "overloaded_error").
         detail = error_detail(exc.body)
         return Failure(f"the reply broke off mid-stream{': ' + detail if detail else ''}", retryable=True)
-    if isinstance(exc, _STATUS):
+    if isinstance(exc, errors.status):
         status = exc.status_code
         words = _STATUS_WORDS.get(status, "server error" if status >= 500 else "client error")
         detail = error_detail(exc.body)
@@ -87,11 +92,11 @@ def classify(exc: BaseException, *, timeout_s: float) -> Failure:
         retryable = status in RETRYABLE_STATUSES or status >= 500
         return Failure(message, retryable, retry_after(exc.response.headers) if retryable else None,
                        lasting=status in LASTING_STATUSES)
-    if isinstance(exc, (json.JSONDecodeError, *_INVALID_BODY)):
+    if isinstance(exc, (json.JSONDecodeError, errors.invalid_body)):
         return Failure("the response body is not valid JSON", retryable=True)
     if isinstance(exc, MalformedReply):
         return Failure(f"malformed response: {exc}", retryable=True)
-    if isinstance(exc, _API_ERRORS):  # an error the API reported with no status, e.g. mid-stream
+    if isinstance(exc, errors.other):  # an error the API reported with no status, e.g. mid-stream
         return Failure(f"the API reported an error: {exc}", retryable=True)
     return Failure(f"unexpected error: {type(exc).__name__}: {exc}", retryable=False)
 

@@ -50,7 +50,7 @@ class LimitedChatModel:
                 try:
                     answer = await endpoint.transport.send(self.settings, messages, schema)
                 except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a Failure
-                    failure = classify(exc, timeout_s=self.settings.timeout_s)
+                    failure = classify(exc, timeout_s=self.settings.timeout_s, errors=endpoint.transport.errors)
                     if failure.retry_after_s is not None:
                         # Set before the slot is released, so no other call slips through.
                         endpoint.pause(min(failure.retry_after_s, limits.backoff_max_s))

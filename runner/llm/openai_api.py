@@ -9,14 +9,20 @@ import openai
 
 from runner.llm.answer import Answer, normalise_finish, token_count
 from runner.llm.dialects import OPENAI_STRICT_REFUSES, without
-from runner.llm.failures import MalformedReply
-from runner.llm.types import Message, ModelSettings
+from runner.llm.failures import MalformedReply, SdkErrors
+from runner.llm.types import OFFICIAL_URLS, Message, ModelSettings
 
-OPENAI_URL = "https://api.openai.com/v1"
+OPENAI_URL = OFFICIAL_URLS["openai"]
+#: The SDK's errors, for the retry loop (runner/llm/failures.py).
+ERRORS = SdkErrors(timeout=openai.APITimeoutError, connection=openai.APIConnectionError,
+                   status=openai.APIStatusError, invalid_body=openai.APIResponseValidationError,
+                   other=openai.APIError)
 
 
 class OpenAIChat:
     """One SDK client for one endpoint; `send` makes exactly one HTTP attempt."""
+
+    errors = ERRORS
 
     def __init__(self, provider: str, base_url: str | None, api_key: str):
         self.provider = provider

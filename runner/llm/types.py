@@ -11,6 +11,8 @@ from runner.errors import ProviderError
 
 #: Providers this layer speaks to.
 PROVIDERS = ("openai", "anthropic", "openai_compatible")
+#: Where a provider's requests go when no base_url is given (openai_compatible needs one).
+OFFICIAL_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
 #: Field limits of a replay `call` record (runner/replay/schema.json).
 _CALL_ERROR_MAX = 2000

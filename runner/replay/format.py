@@ -20,7 +20,7 @@ import orjson
 FORMAT_NAME = "gamenight.replay"
 #: Every format version, the newest last. A writer records the lowest version whose fields the
 #: replay uses, so replays without version-2 fields stay byte-identical to those older runners wrote.
-FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6)
+FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: What version 2 added (docs/replay-format.md, "Versions"): unanswered probes, and fields of
 #: model calls and language-model agents. A version-1 file holding one of them is refused.
 V2_PROBE_FIELDS = frozenset(("about", "error"))
@@ -35,6 +35,8 @@ V3_RECORD_FIELDS = frozenset(("took_ms",))
 #: failed evaluations (`failure`).
 V4_JUDGE_FIELDS = frozenset(("suspects", "failure"))
 V4_JUDGE_DIMENSIONS = frozenset(("suspicion",))
+#: What a judge line evaluates (its `dimension`), in the order the judge appends them (runner/judge.py).
+JUDGE_DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability", "suspicion")
 #: What version 6 added to model calls: the input tokens written to the provider's prompt cache.
 V6_CALL_FIELDS = frozenset(("cache_write_input_tokens",))
 #: Longest accepted line, in bytes (LLM evidence can be long; a stranger's file cannot be huge).
@@ -138,6 +140,7 @@ class Header(_HeaderFields, total=False):
     """The first line of a replay: the game, its rules variant, seed, tournament and players."""
 
     suite: dict[str, Any]  # version 5: the ranked suite's deal
+    verify: dict[str, Any]  # version 7: the deal of a verification of a suite's row (runner/verify.py)
 
 
 class _EventFields(TypedDict):
@@ -828,9 +831,18 @@ def version_6_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, 
                     yield i, f"evidence.calls[{c}].{key}", f"the call field {key!r}"
 
 
+def version_7_uses(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str, str]]:
+    """(record index, field path, what) for every version-7 field in a replay's records."""
+    for i, data in enumerate(records):
+        if data.get("type") == "header" and "verify" in data:
+            yield i, "verify", "the header field 'verify' (a game of a verification)"
+
+
 def lowest_version(records: Iterable[Mapping[str, Any]]) -> int:
     """The lowest format version that can hold these records."""
     records = list(records)
+    if next(version_7_uses(records), None) is not None:
+        return 7
     if next(version_6_uses(records), None) is not None:
         return 6
     if next(version_5_uses(records), None) is not None:

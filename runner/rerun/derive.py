@@ -22,7 +22,7 @@ from runner.plan import PlannedGame
 from runner.play import probe_questions
 from runner.replay.compare import first_difference
 from runner.replay.format import Event, Header, agent_kind, show
-from runner.rerun.identity import id_difference, planned_difference, suite_difference
+from runner.rerun.identity import id_difference, planned_difference, suite_difference, verify_difference
 from runner.rerun.recorded import ModelSeat, Replayed
 from runner.seeds import rng_for
 
@@ -96,7 +96,7 @@ class Derivation:
         (or, with the folder's plan, where the header differs from the plan's game of that id)."""
         if self.planned is not None:
             return planned_difference(self.header, self.planned)
-        return id_difference(self.header) or suite_difference(self.header)
+        return id_difference(self.header) or suite_difference(self.header) or verify_difference(self.header)
 
     def players(self) -> Difference | None:
         """A seat that cannot be made again: a built-in strategy gamenight does not have, a model

@@ -63,7 +63,8 @@ def planned_difference(header: Header, planned: PlannedGame) -> tuple[str, str] 
     matchup = planned.matchup
     for field, expected in (("game_id", planned.game_id), ("tournament", planned.tournament),
                             ("game", matchup.game), ("seed", planned.seed), ("matchup", matchup.label),
-                            ("variant", dict(matchup.rules)), ("suite", planned.suite_header())):
+                            ("variant", dict(matchup.rules)), ("suite", planned.suite_header()),
+                            ("verify", planned.verify_header())):
         if header.get(field) != expected:
             return field, f"the plan's game {planned.game_id} has {show(expected)} here"
     for player in header["players"]:
@@ -108,6 +109,56 @@ def suite_difference(header: Header) -> tuple[str, str] | None:
         told = {k: v for k, v in header["players"][seat]["agent"].items() if k not in _LABELS}
         if made != told:
             return f"players[{seat}].agent", f"the suite seats {opponent.name!r} here, described as {show(made, 200)}"
+    return None
+
+
+def verify_difference(header: Header) -> tuple[str, str] | None:
+    """Where a header that says it is a deal of a verification (`verify`, runner/verify.py; checked
+    without its folder's plan) is not what a verification deals: its tournament `verify-<row>`, the
+    suite's variant, the candidate's seat, stage and role as the suite deals them, every opponent as
+    the suite seats it, and the seed: a deal played again has the suite's own, a held-out one the
+    epoch's commitment and, once the epoch's secret is published, the seed derived from it."""
+    claim = header.get("verify")
+    if claim is None:
+        return None
+    from runner import holdout
+    from runner import suite as suites
+
+    suite = suites.shipped(claim["suite"], claim["version"])
+    if suite is None:
+        return "verify.suite", f"no suite {claim['suite']}-{claim['version']} is shipped with gamenight"
+    if header["tournament"] != f"verify-{claim['row']}" or not claim["row"].startswith(f"{suite.name}-{suite.version}-"):
+        return "tournament", (f"the verification of a row of {suite.name}-{suite.version} is the tournament "
+                              f"verify-{suite.name}-{suite.version}-<label> of the row it names")
+    game = next((g for g in suite.games if g.game == header["game"]), None)
+    if game is None:
+        return "game", f"the suite {suite.name}-{suite.version} has no {header['game']} deals"
+    role, seat = game.slot(claim["deal"])
+    expected = {"variant": dict(game.rules), "verify.seat": seat,
+                "verify.stage": claim["deal"] // game.deals_per_stage + 1}
+    for field, value in expected.items():
+        found = claim[field.split(".")[1]] if field.startswith("verify.") else header.get(field)
+        if found != value:
+            return field, f"{game.game} deal {claim['deal']} of the suite {suite.name}-{suite.version} has {show(value)} here"
+    if role is not None and header["players"][seat]["role"] != role:
+        return f"players[{seat}].role", f"{game.game} deal {claim['deal']} deals the candidate's seat {role}"
+    held = claim.get("held_out")
+    if held is None:
+        dealt = suites.deal(suite, game, claim["deal"])
+        if header["seed"] != dealt.seed:
+            return "seed", (f"a deal of the row played again is the suite's own: {game.game} deal {claim['deal']} has "
+                            f"seed {dealt.seed}")
+    else:
+        problem = holdout.seed_problem(holdout.shipped(), {**held, "row": claim["row"], "deal": claim["deal"]},
+                                       game, header["seed"], suite.name, suite.version)
+        if problem:
+            return ("seed" if problem[0] == "seed" else "verify.held_out"), problem[1]
+    for offset, opponent in enumerate(game.opponents, start=1):
+        at = (seat + offset) % game.players
+        made = {k: v for k, v in _description(opponent, game.game, at, header["seed"]).items() if k not in _LABELS}
+        told = {k: v for k, v in header["players"][at]["agent"].items() if k not in _LABELS}
+        if made != told:
+            return f"players[{at}].agent", f"the suite seats {opponent.name!r} here, described as {show(made, 200)}"
     return None
 
 

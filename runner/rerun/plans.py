@@ -65,8 +65,11 @@ def read_plan(path: str, folder: str, raw: bytes, max_games: int | None = None) 
         plan.problems.append(Problem(path, 0, f"plans {planned_games:,} games; a submission holds at most "
                                               f"{max_games:,}: submit a smaller tournament", "matchups"))
         return plan
-    if tournament.suite is not None:
-        from runner.suite import plan_problems
+    if tournament.suite is not None or tournament.verify is not None:
+        if tournament.suite is not None:
+            from runner.suite import plan_problems
+        else:
+            from runner.verify import plan_problems  # type: ignore[assignment]
 
         found = plan_problems(tournament)
         if found:
@@ -93,7 +96,8 @@ def drawn_reserved_seed(tournament: Tournament, planned: PlannedGame) -> str | N
     """Why an ordinary tournament may not play this game, whose seed it drew from the tournament's
     seed: the seed of a shipped suite's deal of the game (runner/deals.py; a matchup's own seed is
     refused as the tournament is read, runner/tournament.py), or None."""
-    problem = None if tournament.suite is not None else reserved_problem(planned.matchup.game, planned.seed)
+    dealt = tournament.suite is not None or tournament.verify is not None  # seeds the suite's, held to them
+    problem = None if dealt else reserved_problem(planned.matchup.game, planned.seed)
     return problem and (f"game {planned.index + 1} draws its seed from the tournament's seed, and "
                         f"{problem}; choose another tournament seed")
 

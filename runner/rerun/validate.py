@@ -18,7 +18,7 @@ from runner.replay.compare import first_difference
 from runner.replay.format import (MAX_PROBLEMS, Problem, Record, agent_kind, limit_problems, parse_lines,
                                   read_file, schema_problems, show, version_2_uses,
                                   version_3_uses, version_4_uses, version_5_uses,
-                                  version_6_uses)
+                                  version_6_uses, version_7_uses)
 from runner.rerun.derive import Derivation
 
 #: Fields of event records that the runner adds and the rules do not produce.
@@ -117,6 +117,10 @@ def _check(path: str, records: list[Record], problems: list[Problem], derive: bo
         checked.problems.extend(
             Problem(path, records[i].line, f"{what} needs replay format version 6; this file says version {version}",
                     field) for i, field, what in version_6_uses(r.data for r in records))
+    if version in (1, 2, 3, 4, 5, 6):
+        checked.problems.extend(
+            Problem(path, records[i].line, f"{what} needs replay format version 7; this file says version {version}",
+                    field) for i, field, what in version_7_uses(r.data for r in records))
     if not checked.problems:
         checked.problems.extend(_human_fields(path, records))
     if checked.problems:

@@ -49,6 +49,10 @@ class Part:
     label: str
     corpus: Corpus
     owned: frozenset[str]  # the agents whose rows this owner has
+    #: The reference's verification games (`gamenight verify`): evidence about the ranked rows they
+    #: verify (scoring/verification.py), kept out of `corpus`, so that they form no row of their own
+    #: and join no maintainers' model row on any board. Empty for a contributor (none can come from one).
+    evidence: tuple[Any, ...] = ()
 
     @property
     def reference(self) -> bool:
@@ -60,9 +64,13 @@ def parts(corpus: Corpus, labels: Mapping[str, str] | None = None) -> list[Part]
     owner id; `labels` names the owners (owner id -> "@login"). Raises ValueError if two owners'
     rows would share an agent key (the corpus must be `owners.separate`d first)."""
     labels = labels or {}
+    evidence = tuple(g for g in corpus.games if g.verify is not None and corpus.owners.get(g.game_id, REFERENCE)
+                     == REFERENCE)  # a verification in a contributor's files (a bypass) is no evidence
+    if any(g.verify is not None for g in corpus.games):
+        corpus = _without_verifications(corpus)
     if not corpus.owners:  # everything is the reference's: the corpus as it is
         reference = {a for a, info in corpus.agents.items() if info.kind in OWNED_KINDS}
-        return [Part(REFERENCE, REFERENCE_LABEL, corpus, frozenset(reference))]
+        return [Part(REFERENCE, REFERENCE_LABEL, corpus, frozenset(reference), evidence)]
     games: dict[str, list[Any]] = {}
     for game in corpus.games:
         games.setdefault(corpus.owners.get(game.game_id, REFERENCE), []).append(game)
@@ -82,12 +90,21 @@ def parts(corpus: Corpus, labels: Mapping[str, str] | None = None) -> list[Part]
         paths = {g.game_id: corpus.paths[g.game_id] for g in mine if g.game_id in corpus.paths}
         part = dataclasses.replace(corpus, games=mine, agents=agents, paths=paths, invalid_replays=[], duplicates=[],
                                    files=len(mine), owners={}, described={})
-        out.append(Part(owner, REFERENCE_LABEL if owner == REFERENCE else labels.get(owner, owner), part, owned))
+        out.append(Part(owner, REFERENCE_LABEL if owner == REFERENCE else labels.get(owner, owner), part, owned,
+                        evidence if owner == REFERENCE else ()))
     if out[0].owner != REFERENCE:  # no game of the maintainers at all: an empty reference
         empty = dataclasses.replace(corpus, games=[], agents={}, paths={}, invalid_replays=[], duplicates=[], files=0,
                                     owners={}, described={})
-        out.insert(0, Part(REFERENCE, REFERENCE_LABEL, empty, frozenset()))
+        out.insert(0, Part(REFERENCE, REFERENCE_LABEL, empty, frozenset(), evidence))
     return out
+
+
+def _without_verifications(corpus: Corpus) -> Corpus:
+    """The corpus without its verification games, and without agents only they seat."""
+    games = [g for g in corpus.games if g.verify is None]
+    seated = {s.agent for g in games for s in g.seats}
+    return dataclasses.replace(corpus, games=games, agents={k: a for k, a in corpus.agents.items() if k in seated},
+                               paths={k: p for k, p in corpus.paths.items() if k in {g.game_id for g in games}})
 
 
 def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,
@@ -137,7 +154,7 @@ def ranked_board(split: Sequence[Part], *, seed: int) -> dict[str, Any]:
         for game in part.corpus.games:
             owner_of[game.tournament] = {"id": part.owner, "label": part.label}
     games = [game for part in split for game in part.corpus.games]  # agents keyed as the board keys them
-    return ranked.board(games, owner_of, ranked.shipped_stage_deals(), seed=seed)
+    return ranked.board(games, owner_of, ranked.shipped_stage_deals(), seed=seed, evidence=split[0].evidence)
 
 
 def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,

@@ -24,6 +24,7 @@ import orjson
 
 from runner.replay.format import iter_replay_files
 from runner.rerun.validate import Checked, check_bytes, outcome_index
+from runner.verify import trace as verify_trace
 from site_builder.parallel import in_process, map_on_cores
 from site_builder.scoring import SCORER_VERSION, minilm, vectors
 from site_builder.scoring.digest import compact, environment
@@ -106,12 +107,21 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
         tournament=header["tournament"], created=header["provenance"]["created"],
         content_hash=content_hash, status=outcome["status"], seats=seats, winners=winners,
         result=outcome["result"], events=tuple(events), probes=tuple(probes), usage=tuple(usage),
-        judgements=judgements, suite=header.get("suite"),
+        judgements=judgements, suite=header.get("suite"), verify=header.get("verify"),
+        trace=_candidate_trace(header, checked.records[1:end]),
     )
 
 
+def _candidate_trace(header: Mapping[str, Any], records: Sequence[Any]) -> dict[str, Any] | None:
+    """The candidate seat's trace of a suite's or a verification's deal (runner/verify.py), else None."""
+    claim = header.get("verify") or header.get("suite")
+    if not isinstance(claim, Mapping):
+        return None
+    return verify_trace((r.data for r in records), claim["seat"])
+
+
 #: The cache's own layout (tables and entry shape); part of its version with the scorer's.
-LAYOUT = "compact-8"  # 8: cached and cache-written input tokens per seat (cost); 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
+LAYOUT = "compact-9"  # 9: the verification's deal (header `verify`) and the candidate's trace; 8: cached and cache-written input tokens per seat (cost); 7: the game's suite deal (header `suite`); 6: the placeholders piece (copied free-text moves per seat)
 
 
 class Cache:

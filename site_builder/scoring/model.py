@@ -82,6 +82,12 @@ class ScoredGame:
     #: The ranked suite's deal this game is (the header's `suite`: name, version, stage, deal, seat;
     #: docs/replay-format.md), None for any other game.
     suite: Mapping[str, Any] | None = None
+    #: The verification's deal this game is (the header's `verify`: row, suite, version, stage,
+    #: deal, seat, and `held_out` for a held-out deal; runner/verify.py), None for any other game.
+    verify: Mapping[str, Any] | None = None
+    #: What the candidate's seat of a suite's or a verification's deal produced, as digests in order
+    #: (`runner.verify.trace`: `replies`, `moves`), which a verification compares; None for other games.
+    trace: Mapping[str, Any] | None = None
 
     def piece(self, name: str, compute: Callable[["ScoredGame"], Any]) -> Any:
         """A per-game value of the metrics: from the digest if the game carries one (a cached game
@@ -124,6 +130,8 @@ class ScoredGame:
             "result": dict(self.result), "events": list(self.events), "probes": list(self.probes),
             "usage": list(self.usage), "judgements": list(self.judgements), "digest": dict(self.digest),
             "suite": dict(self.suite) if self.suite is not None else None,
+            "verify": dict(self.verify) if self.verify is not None else None,
+            "trace": dict(self.trace) if self.trace is not None else None,
         }
 
     @classmethod
@@ -138,7 +146,7 @@ class ScoredGame:
             winners=tuple(data["winners"]), result=data["result"], events=tuple(data["events"]),
             probes=tuple(data["probes"]), usage=tuple(data["usage"]),
             judgements=tuple(data.get("judgements", ())), digest=data.get("digest", {}),
-            suite=data.get("suite"),
+            suite=data.get("suite"), verify=data.get("verify"), trace=data.get("trace"),
         )
 
 

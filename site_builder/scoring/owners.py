@@ -40,8 +40,8 @@ def separate(corpus: Corpus, owner_of: Mapping[str, Owner]) -> Corpus:
     owners: dict[str, dict[str, Owner]] = {}  # agent key -> owner id -> its oldest file's owner
     for game in corpus.games:
         owner = owner_of.get(path_of.get(game.game_id, ""))
-        if owner is None:
-            continue
+        if owner is None or game.verify is not None:
+            continue  # a verification's games are evidence about a row, never a row of their own (board.parts)
         for key in {s.agent for s in game.seats}:
             info = corpus.agents.get(key)
             if info is None or info.kind == "builtin":
@@ -69,6 +69,9 @@ def separate(corpus: Corpus, owner_of: Mapping[str, Owner]) -> Corpus:
     games = []
     for game in corpus.games:
         owner = owner_of.get(path_of.get(game.game_id, ""))
+        if game.verify is not None:
+            games.append(game)
+            continue
         renamed = {key: new_key[(key, owner.id)] for key in {s.agent for s in game.seats}
                    if owner is not None and (key, owner.id) in new_key and new_key[(key, owner.id)] != key}
         judges = {j: _with_source(j, owner.id) for j in _judges(game)} if owner and owner.id != REFERENCE else {}

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from runner.suite_score import LEVEL, PRIOR, Z, cycles_of, deal_value, score
+from site_builder.scoring import verification
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring.stats import anytime_level, anytime_z, simultaneous_critical
 
@@ -213,25 +214,39 @@ def wanted_stages(comparison: Mapping[str, Any]) -> int | None:
 # -- the board --------------------------------------------------------------------------------
 
 def board(games: Sequence[ScoredGame], owners: Mapping[str, Any], stage_deals: Mapping[str, Mapping[str, int]], *,
-          seed: int, cycles: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
-    """The ranked board's rows (best first) with places, rank ranges, tiers and wanted stages.
+          seed: int, cycles: Mapping[str, Mapping[str, int]] | None = None,
+          evidence: Sequence[ScoredGame] = ()) -> dict[str, Any]:
+    """The ranked board's rows (the counted ones best first) with places, rank ranges, tiers,
+    wanted stages and each row's status.
 
     `owners` maps a row (its tournament) to its owner entry (None or absent: the maintainers');
     `stage_deals` gives, per suite, each game's deals per stage and `cycles` its slots (runner/
-    suite.py; by default the shipped suites'). Only rows that played at least one whole stage of
-    every game of their suite are ranked (from one stage on the score's interval covers: docs/
-    metrics/ranked.md); the others are listed as provisional, with what they lack."""
-    return board_of(outcomes(games), owners, stage_deals, seed=seed, cycles=cycles)
+    suite.py; by default the shipped suites'); `evidence` holds the maintainers' verification games
+    (scoring/verification.py). Only rows that played at least one whole stage of every game of
+    their suite are ranked (from one stage on the score's interval covers: docs/metrics/ranked.md);
+    the others are listed as provisional, with what they lack."""
+    slots = shipped_cycles() if cycles is None else cycles
+    status = verification.statuses(games, evidence, owners, slots)
+    return board_of(outcomes(games), owners, stage_deals, seed=seed, cycles=slots, statuses=status)
 
 
 def board_of(found: Mapping[str, Mapping[str, Any]], owners: Mapping[str, Any],
              stage_deals: Mapping[str, Mapping[str, int]], *, seed: int,
-             cycles: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
-    """`board` from the rows `outcomes` finds (suite, agents, deals, forfeits per row): what the
-    calibration benchmark feeds simulated deals to (site_builder/bench_calibration.py)."""
+             cycles: Mapping[str, Mapping[str, int]] | None = None,
+             statuses: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """`board` from the rows `outcomes` finds (suite, agents, deals, forfeits per row) and their
+    statuses (default: the maintainers' rows theirs, every other one self-reported): what the
+    calibration benchmark feeds simulated deals to (site_builder/bench_calibration.py).
+
+    Places, ranges and tiers are counted among the maintainers' rows and the verified ones; a
+    self-reported row (and an inconsistent one) is placed against them without moving them, and
+    listed under them (`verification.order`)."""
     slots = shipped_cycles() if cycles is None else cycles
     rows = [_row(name, row, owners, stage_deals, slots) for name, row in sorted(found.items())]
-    ranked = sorted((r for r in rows if "score" in r), key=lambda r: (-r["score"]["value"], r["row"]))
+    for row in rows:
+        row["status"] = dict((statuses or {}).get(row["row"]) or
+                             {"state": "self-reported" if row["owner"] else "maintainers", "verification": None})
+    ranked = verification.order([r for r in rows if "score" in r])
     families = _standings(ranked, stage_deals, slots, seed=seed)
     return {"rows": ranked + [r for r in rows if "score" not in r], "stage_deals": dict(stage_deals),
             "claims": families}
@@ -263,8 +278,9 @@ def _lacks(deals: Mapping[str, Mapping[int, float]], per_stage: Mapping[str, int
 def _standings(rows: list[dict[str, Any]], stage_deals: Mapping[str, Mapping[str, int]],
                cycles: Mapping[str, Mapping[str, int]], *, seed: int) -> dict[str, Any]:
     """Place, best and worst rank, tier and wanted stages of each ranked row: the maintainers'
-    rows of a suite as one table whose claims hold together, each contributor's row in a table of
-    its own against them (so that it moves none of theirs). Returns what each suite's claims cover."""
+    rows of a suite and the verified ones as one table whose claims hold together, each other
+    contributor's row in a table of its own against them (so that it moves none of theirs). Returns
+    what each suite's claims cover."""
     deals = {r["row"]: {g: dict(d) for g, d in r["deals"].items()} for r in rows}
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -272,7 +288,7 @@ def _standings(rows: list[dict[str, Any]], stage_deals: Mapping[str, Mapping[str
     covered = {}
     for suite, members in by_suite.items():
         slots = cycles.get(suite) or {}
-        ours = [r for r in members if not r["owner"]]  # already best first
+        ours = [r for r in members if verification.counted(r)]  # already best first
         stages = {r["row"]: r["stages"] for r in members}
         pairs = [(x["row"], y["row"]) for i, x in enumerate(ours) for y in ours[i + 1:]]
         table = claims(deals, pairs, {p: min(stages[p[0]], stages[p[1]]) for p in pairs}, slots, seed=seed,
@@ -286,7 +302,7 @@ def _standings(rows: list[dict[str, Any]], stage_deals: Mapping[str, Mapping[str
             row["tier"] = tier
             previous = row
         for row in members:
-            mine = not row["owner"]
+            mine = verification.counted(row)
             if mine:
                 against = {o["row"]: _between(table, row["row"], o["row"]) for o in ours if o is not row}
             else:
@@ -313,8 +329,8 @@ def _between(table: Mapping[tuple[str, str], Mapping[str, Any]], a: str, b: str)
 def _place(row: dict[str, Any], ours: Sequence[Mapping[str, Any]], against: Mapping[str, Any]) -> None:
     """A row's place, range of places, wanted stages and comparisons, from its claims `against`
     each of the maintainers' rows."""
-    mine = not row["owner"]
-    row.setdefault("tier", None)  # a contributor's row is placed among the tiers, never in one
+    mine = verification.counted(row)
+    row.setdefault("tier", None)  # a self-reported row is placed among the tiers, never in one
     better = sum(1 for c in against.values() if c and c["separated"] and c["difference"] < 0)
     worse = sum(1 for c in against.values() if c and c["separated"] and c["difference"] > 0)
     place = (ours.index(row) + 1 if mine else 1 + sum(1 for o in ours if o["score"]["value"] > row["score"]["value"]))

@@ -27,7 +27,10 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 13  # 13: head-to-head pairs' "p_value"; rating rows' "band", "provisional", "shrinkage" and
+RESULTS_VERSION = 14  # 14: each ranked row's "status" (maintainers', self-reported, or a verification's finding:
+# exact, consistent, inconsistent, with its figures; scoring/verification.py); places and tiers count the
+# maintainers' and verified rows
+# 13: head-to-head pairs' "p_value"; rating rows' "band", "provisional", "shrinkage" and
 #   "linked"; seat win rates' "games" (issue #42)
 # 12: "head_to_head", per competitive game how often each agent beat each other one
 # 11: "history" (the board over time: each ranked row's score and each agent's rating at each

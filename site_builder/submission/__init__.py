@@ -6,3 +6,8 @@ code decides. `check` checks the pull request file by file and as a whole, again
 branch holds (`base_index`); `layout` and `secret_scan` say what a file may be and hold, and
 `provenance` who played; `effect` scores the board before and after.
 """
+
+#: The boards of the site a row can stand on, besides one per game (named by the game): here, where
+#: the report (submission_cli) reads them without importing the scorer that `effect` needs.
+RANKED = "ranked"
+EXHIBITION = "exhibition"

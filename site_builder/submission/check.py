@@ -208,6 +208,9 @@ def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
         check.refuse("outside replays/: a submission only adds replay files (send changes to code, docs or "
                      "workflows in a separate pull request)")
         return False
+    if (problem := reserved.verification_problem(_folder(check.path))) and change.status != "D":
+        check.refuse(problem)
+        return False
     if change.status == "D":
         check.refuse("deletes a replay: the corpus is append-only, because published ratings and links to "
                      "replays must stay reproducible (ask a maintainer if a replay is wrong)")
@@ -277,6 +280,8 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes, on_main: by
         plan.problems.extend(bots_only(plan))
         plan.problems.extend(played_problems(plan))
     plan.problems.extend(reserved.problems(reserved.reserved(), folder, plan if plan.tournament else None, ()))
+    if not submission.submitter.maintainers and (problem := reserved.roster_problem(folder)):
+        plan.problems.append(Problem(plan.path, 0, problem, "name"))
     if plan.problems:
         plan.tournament = None  # a plan of another folder, or of bots' games, is no submission's
     check.problems.extend(plan.problems)

@@ -28,12 +28,9 @@ from site_builder.scoring.corpus import REFERENCE, load
 from site_builder.scoring.owners import Owner
 from site_builder.scoring.results import DEFAULT_SEED
 from site_builder.scoring.sections import beside
+from site_builder.submission import EXHIBITION, RANKED
 from site_builder.submission.check import Submission, added_games
 from site_builder.submission.layout import copy_replay
-
-#: The boards of the site a row can stand on, besides one per game (named by the game).
-RANKED = "ranked"
-EXHIBITION = "exhibition"
 
 
 @dataclass(frozen=True)
@@ -44,10 +41,11 @@ class Standing:
     unranked: str | None  # why it has no place, in the page's words
     shown: str  # its score or rating and interval, printed as the page prints them ("" when none)
     games: int  # the page's games column of the row
-    tier: str = ""  # the ranked board's tier: a number, or "placed" for a contributor's row
+    tier: str = ""  # the ranked board's tier: a number, or "–" for a row outside the tiers (as the page prints it)
     counted: str = ""  # what the counts count, in words
     numbers: tuple[Any, ...] = ()  # the unrounded figures behind `shown` (compared for containment)
     placed: bool = False  # a contributor's place among the maintainers' rows, marked * (macro place_td)
+    would_be: bool = False  # a ranked row not counted (self-reported, inconsistent): the place it would take
     unplaced: str = "not ranked"  # what the first column says without a place ("provisional" on a game's page)
 
     @property
@@ -56,7 +54,8 @@ class Standing:
         if self.place is None:
             return self.unplaced
         place, best, worst = self.place
-        return f"{place}{'*' if self.placed else ''} ({best}{'' if worst == best else f'-{worst}'})"
+        shown = f"{place}{'*' if self.placed else ''} ({best}{'' if worst == best else f'-{worst}'})"
+        return f"would be {shown}" if self.would_be else shown
 
 
 @dataclass(frozen=True)
@@ -109,12 +108,13 @@ def ranked_standing(row: Mapping[str, Any]) -> Standing:
     if not score:
         return Standing(None, row.get("unranked"), "", 0, counted=f"{row['stages']} whole stages")
     low, high = score["ci"]
-    tier = str(row["tier"]) if row.get("tier") else "placed"
+    counted = row.get("counted", True)  # the maintainers' and verified rows take places and tiers
+    tier = str(row["tier"]) if counted and row.get("tier") else "\u2013"
     stages = f"{row['stages']} whole stage{'' if row['stages'] == 1 else 's'}"
     return Standing((row["place"], row["best"], row["worst"]), None,
                     f"{percent(score['value'])}% [{percent(low)}, {percent(high)}]", score["n"], tier,
                     f"{score['n']:,} games scored, {stages}",
-                    (score["value"], low, high, row["tier"], row["stages"]))
+                    (score["value"], low, high, row["tier"], row["stages"]), would_be=not counted)
 
 
 def rating_text(rating: Mapping[str, Any]) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import click
 from click.testing import CliRunner
 
+import runner.run
 from runner.cli import main
 
 PD = ["--game", "prisoners_dilemma", "--lineup",
@@ -24,6 +26,28 @@ def test_run_by_flags_writes_replays_and_prints_a_summary(tmp_path):
     assert again.exit_code == 0
     assert "      0       3" in again.output  # nothing played, three kept
     assert invoke("validate", str(tmp_path)).exit_code == 0
+
+
+def test_a_run_counts_its_games_on_stderr_the_first_line_before_the_first_game(tmp_path, monkeypatch):
+    playing = runner.run.play_planned
+
+    async def play_planned(*args, **options):  # says in the output where each game starts
+        click.echo("a game starts")
+        return await playing(*args, **options)
+
+    monkeypatch.setattr(runner.run, "play_planned", play_planned)
+    result = invoke("run", *PD, "--games", "3", "--name", "counted", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    said = result.output.splitlines()
+    assert said[1:3] == ["playing: 0/3 games (0%)", "a game starts"]
+    assert said.count("a game starts") == 3
+    assert [line for line in result.stderr.splitlines() if line.startswith("playing")][-1].startswith(
+        "playing: 3/3 games, done in ")
+    again = invoke("run", *PD, "--games", "4", "--name", "counted", "--out", str(tmp_path))  # three kept, one new
+    assert again.exit_code == 0, again.output
+    assert [line for line in again.stderr.splitlines() if line.startswith("playing")][-1].startswith(
+        "playing: 4/4 games, done in ")
+    assert again.output.count("a game starts") == 1
 
 
 def test_run_with_rules_and_roles(tmp_path):

@@ -80,6 +80,8 @@ def test_a_wrong_key_is_refused_before_anything_naming_the_variable(tmp_path):
                        env={VARIABLE: "not-the-key-0123456789abcdef"})
         calls, listings = server.calls, len(server.listings)
     assert wrong.exit_code == 1 and "Traceback" not in wrong.output
+    # What is waited for is said first (a slow server takes seconds to answer), then why it failed.
+    assert wrong.stderr.splitlines()[0] == "checking the model's key and server ..."
     [line] = error_lines(wrong)
     assert line.startswith(f"Error: cannot start: openai_compatible model 'tiny' at {url}: the server refused the "
                            f"key in the environment variable {VARIABLE} (HTTP 401 authentication failed")

@@ -8,9 +8,11 @@ import re
 from functools import cache
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
+import runner.cli
 from runner import games
 from runner.agents.builtin import make
 from runner.cli import main
@@ -339,3 +341,35 @@ def test_a_folder_with_a_plan_holds_exactly_its_games(tmp_path):
     (tmp_path / "tournament.toml").write_text('name = "planned"\nseed = 1\n[[matchups]]\ngame = "chess"\n',
                                               encoding="utf-8")
     assert_fails(validate(tmp_path), f"{tmp_path / 'tournament.toml'}: matchups[0]: game: ")
+
+
+# -- progress -------------------------------------------------------------------------------
+
+def test_a_folder_is_checked_with_its_progress_said_before_the_work_and_counted(tmp_path, monkeypatch):
+    played = CliRunner().invoke(main, ["run", "--game", "prisoners_dilemma", "--lineup", PD_LINEUP, "--games", "3",
+                                       "--name", "counted", "--out", str(tmp_path)])
+    assert played.exit_code == 0, played.output
+    checking = runner.cli.check_file
+
+    def check_file(path, **options):  # says in the output where each file's work starts
+        click.echo("checking a file")
+        return checking(path, **options)
+
+    monkeypatch.setattr(runner.cli, "check_file", check_file)
+    result = validate(tmp_path)
+    assert result.exit_code == 0, result.output
+    said = result.output.splitlines()
+    assert said[:2] == ["checking replays: 0/3 replays (0%)", "checking a file"]
+    assert said.count("checking a file") == 3
+    assert said[-2:] == [next(line for line in said if line.startswith("checking replays: 3/3 replays, done in ")),
+                         "checked 3 replay(s): 3 valid, 0 with problems"]
+    assert [line for line in result.stderr.splitlines() if line.startswith("checking replays")] == said[:1] + said[-2:-1]
+
+
+def test_a_file_and_a_quiet_folder_are_checked_without_progress(tmp_path, pd_file):
+    assert "checking replays" not in validate(pd_file).output
+    folder = tmp_path / "quiet"
+    folder.mkdir()
+    (folder / pd_file.name).write_bytes(pd_file.read_bytes())
+    quiet = CliRunner().invoke(main, ["validate", "--quiet", str(folder)])
+    assert quiet.exit_code == 0 and quiet.output == ""

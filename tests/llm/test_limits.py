@@ -8,9 +8,10 @@ import time
 import pytest
 from fakes import FakeAnthropic, FakeOpenAI, Reply, always, rate_limited, sequence, server_error
 
-from runner.llm import ConfigError, Connections, Message, ModelSettings, ProviderLimits
 from runner.llm.budget import Budget, TokenBucket
+from runner.llm.connections import Connections
 from runner.llm.endpoint import estimate_tokens
+from runner.llm.types import ConfigError, Message, ModelSettings, ProviderLimits
 
 ENV = {"KEY_A": "sk-test-aaaaaaaaaaaa", "KEY_B": "sk-test-bbbbbbbbbbbb"}
 ASK = [Message("user", "Your move?")]

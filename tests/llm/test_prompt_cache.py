@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from runner.llm import Connections, Message, ModelSettings, ProviderLimits
+from runner.llm.connections import Connections
 from runner.llm.prompt_cache import MAX_BREAKPOINTS, Marks, PrefixPlanner, SimulatedCache
+from runner.llm.types import Message, ModelSettings, ProviderLimits
 from runner.plan import Price
 from runner.rerun.validate import check_file
 from runner.run import Usage, estimate

@@ -30,9 +30,11 @@ from fakes import (
     unauthorized,
 )
 
-from runner.llm import Completion, ConfigError, Connections, Message, ModelSettings, ProviderLimits, redact
 from runner.llm.answer import normalise_finish
+from runner.llm.connections import Connections
 from runner.llm.failures import Backoff, retry_after
+from runner.llm.redact import redact
+from runner.llm.types import Completion, ConfigError, Message, ModelSettings, ProviderLimits
 
 KEY = "sk-test-9f8e7d6c5b4a39281706"
 ENV = {"TEST_KEY": KEY}

@@ -16,7 +16,8 @@ import pytest
 from runner import games
 from runner.agents.llm.schemas import (action_schema, favor_schema, judgement_schema, pgm_schema, plan_schema,
                                        probe_schema)
-from runner.llm import Connections, Message, ModelSettings, ProviderLimits
+from runner.llm.connections import Connections
+from runner.llm.types import Message, ModelSettings, ProviderLimits
 from tests.llm.fakes import FakeAnthropic, FakeOpenAI, Reply, always, constrained, schema_value, sequence
 from tests.llm.test_honest_numbers import run_plan
 from tests.llm.test_tournament_llm import (KEY, assert_all_valid, legal_reply, model_table,

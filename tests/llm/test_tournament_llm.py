@@ -351,11 +351,11 @@ lineup = ["m", "random", "random"]
 
 
 def test_one_connections_registry_per_run_closed_at_the_end(tmp_path, monkeypatch):
-    import runner.llm
+    from runner.llm import connections
 
     opened: list[Any] = []
 
-    class Counting(runner.llm.Connections):
+    class Counting(connections.Connections):
         def __init__(self, *args: Any, **kwargs: Any):
             super().__init__(*args, **kwargs)
             self.closed = False
@@ -365,7 +365,7 @@ def test_one_connections_registry_per_run_closed_at_the_end(tmp_path, monkeypatc
             self.closed = True
             await super().aclose()
 
-    monkeypatch.setattr(runner.llm, "Connections", Counting)
+    monkeypatch.setattr(connections, "Connections", Counting)
     with FakeOpenAI(legal_reply) as server:
         tournament = from_dict({"name": "reg", "seed": 1, "agents": {
             "a": {"provider": "openai", "model": "m1", "base_url": server.base_url, "api_key_env": "K"},

@@ -181,7 +181,7 @@ DELETE = object()
 SCHEMA_CASES = [
     ("header-version-string", HEADER, "version", "1", "version", 'must be an integer, not a string ("1")'),
     ("header-version-float", HEADER, "version", 1.0, "version", "must be an integer, not a decimal number (1.0)"),
-    ("header-version-7", HEADER, "version", 7, "version", "must be one of 1, 2, 3, 4, 5, 6; got 7"),
+    ("header-version-8", HEADER, "version", 8, "version", "must be one of 1, 2, 3, 4, 5, 6, 7; got 8"),
     ("header-seed-negative", HEADER, "seed", -1, "seed", "must be at least 0; got -1"),
     ("header-seed-true", HEADER, "seed", True, "seed", "must be an integer, not a boolean (true)"),
     ("header-unknown-field", HEADER, "extra", 1, "extra", "unknown field (the known fields here are: type, format"),
@@ -283,6 +283,10 @@ def test_each_typed_view_names_the_fields_of_its_schema_definition(view, definit
     assert set(view.__annotations__) == set(fmt.schema()["$defs"][definition]["properties"])
     required = set(fmt.schema()["$defs"][definition]["required"])
     assert view.__required_keys__ == required
+
+
+def test_the_judge_dimensions_are_the_schemas_in_its_order():
+    assert list(fmt.JUDGE_DIMENSIONS) == fmt.schema()["$defs"]["judge"]["properties"]["dimension"]["enum"]
 
 
 def test_the_agent_view_names_every_field_of_every_kind_of_agent():

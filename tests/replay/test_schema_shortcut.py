@@ -70,7 +70,7 @@ def test_plain_headers_and_outcomes_take_the_shortcut(record):
 
 
 @pytest.mark.parametrize("record", [
-    {**HEADER, "version": 1.0}, {**HEADER, "version": 7}, {**HEADER, "format": "other"},
+    {**HEADER, "version": 1.0}, {**HEADER, "version": 8}, {**HEADER, "format": "other"},
     {**HEADER, "game_id": "../x"}, {**HEADER, "game_id": "a" * 161}, {**HEADER, "seed": -1},
     {**HEADER, "seed": 2**63}, {**HEADER, "matchup": "m" * 201}, {**HEADER, "max_attempts": 0},
     {**HEADER, "players": []}, {**HEADER, "provenance": {**HEADER["provenance"], "created": "yesterday"}},

@@ -406,7 +406,7 @@ VERSION_CASES = [
     ("agent-option-in-version-1", lambda r: r[0]["players"][0].update(agent={
         "name": "m", "kind": "llm", "provider": "openai", "model": "m", "structured_output": "json_schema"}), 1,
      "players[0].agent.structured_output", ["needs replay format version 2"]),
-    ("unknown-version", setitem("0.version", 7), 1, "version", ["must be one of 1, 2, 3, 4, 5, 6; got 7"]),
+    ("unknown-version", setitem("0.version", 8), 1, "version", ["must be one of 1, 2, 3, 4, 5, 6, 7; got 8"]),
 ]
 
 

@@ -82,8 +82,8 @@ def test_the_headline_shows_the_maintainers_first_rows_and_the_full_table_shows_
     assert "@someone" not in headline
     assert all(f'data-sort="Row {n:02}"' in full for n in range(12)) and full.count("@someone") == 3
     said = " ".join(home[table:].split())
-    assert "Above: the first 5 of the maintainers' 9 rows; the full table below holds all 12, with 3 contributed " \
-           "rows at their places." in said
+    assert "Above: the first 5 of those 9 rows; the full table below holds all 12, with 3 <strong>self-reported" \
+           "</strong> rows under them at the places they would take." in said
     assert "<summary>All 12 rows, with each game's rate" in said
 
 

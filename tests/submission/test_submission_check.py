@@ -802,12 +802,12 @@ def test_the_layout_patterns():
 def test_report_lists_problems_as_file_line_field_message(repo, played):
     files = dict(played["newcomer"])
     path, raw = first_game(files)
-    files[path] = edit(raw, lambda lines: lines[0].update(version=7))
+    files[path] = edit(raw, lambda lines: lines[0].update(version=99))
     repo.write_all(files)
     repo.commit()
     result, summary = repo.check(author="bob")
     assert result.exit_code == 1
-    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2, 3, 4, 5, 6; got 7" in summary
+    assert f"- {path.replace('_', chr(92) + '_')}:1: version: must be one of 1, 2, 3, 4, 5, 6, 7; got 99" in summary
     assert json.loads(json.dumps(summary))  # plain text, no binary
 
 

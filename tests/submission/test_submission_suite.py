@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import tomli_w
 from click.testing import CliRunner
 from submission_repos import GitRepo, verdict
 
-from runner import suite
+from runner import roster, suite
 from runner.cli import main as gamenight
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
@@ -147,3 +148,42 @@ def test_only_a_suite_rows_plan_may_change(repo, stages):
                'lineup = ["random", "random", "random"]\n')
     code, summary = verdict(repo, "alice", ALICE_ID)
     assert code == 1 and "only a suite's row grows, by its next stages" in summary, summary
+
+
+@pytest.mark.parametrize("folder", ["verify-x", "Verify_ranked-1-suite-model", "ver1fy-x"])
+def test_a_submission_may_not_add_a_verification(repo, stages, folder):
+    """replays/verify-*/ are the maintainers' verifications (`gamenight verify`): evidence about
+    another row, never a submission's, whatever the files in them hold."""
+    repo.write_all({path.replace(f"replays/{ROW}/", f"replays/{folder}/"): raw for path, raw in stages[1].items()})
+    code, summary = verdict(repo, "bob")
+    assert code == 1 and "❌ refused" in summary
+    assert f"replays/{folder}/tournament.toml: '{folder}' starts like replays/verify-<row>/, the maintainers' " \
+           "verifications of suite rows" in summary, summary
+    assert "a submission may not add one" in summary
+
+
+@pytest.fixture(scope="module")
+def roster_row(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Stage 1 of the suite under the label of a model of the shipped roster (runner/roster.toml)."""
+    label = roster.load(resources.files("runner").joinpath("roster.toml")).models[-1].label
+    row = suite.tournament_name(suite.find("ranked"), label)
+    out = tmp_path_factory.mktemp("roster") / row
+    with FakeOpenAI(legal_reply) as server:
+        result = CliRunner().invoke(gamenight, ["run", "--suite", "ranked", "--model",
+                                                f"openai_compatible:made-up@{server.base_url}", "--label", label,
+                                                "--out", str(out), "--no-cache", "--parallel", "4"])
+    assert result.exit_code == 0, result.output
+    return {f"replays/{row}/{p.name}": p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def test_a_row_of_the_roster_is_the_maintainers_run_to_play(repo, roster_row):
+    """The roster names the rows the maintainers' run will play: a stranger who sent one first would
+    own its folder, and the run (which writes only its own rows) could never put that model on the
+    board. The run's own pull request, opened as the bot, brings it."""
+    row = next(iter(roster_row)).split("/")[1]
+    repo.write_all(roster_row)
+    code, summary = verdict(repo, "bob")
+    assert code == 1 and f"replays/{row}/tournament.toml: name: the tournament name '{row}' is a row of the " \
+        "maintainers' roster (runner/roster.toml)" in summary, summary
+    code, summary = verdict(repo, "github-actions[bot]", "41898282")
+    assert code == 0 and "✅ accepted: 23 new replay(s), every check passed" in summary, summary

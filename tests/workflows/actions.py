@@ -62,8 +62,10 @@ class Runner:
         return self.root / "runners" / job / "work"
 
     def run_job(self, workflow: Mapping[str, Any], job: str, *, before_run: Callable[[StepRun], str] | None = None,
-                skip: Callable[[str], bool] = lambda script: False) -> None:
-        """Every step of `job`; a step's script may be changed by `before_run` (the last step run dry)."""
+                skip: Callable[[str], bool] = lambda script: False, failing: str = "") -> None:
+        """Every step of `job`; a step's script may be changed by `before_run` (the last step run dry).
+        The step named `failing` must fail (it is recorded, and the job goes on as GitHub's would with
+        `!cancelled()` steps); any other step that fails fails the test."""
         spec = workflow["jobs"][job]
         temp = self.root / "runners" / job / "temp"
         temp.mkdir(parents=True, exist_ok=True)
@@ -86,12 +88,13 @@ class Runner:
             elif uses:
                 raise AssertionError(f"{job}: no stand-in for {uses}")
             else:
-                outputs.update(self._run_step(job, step, work, temp, summary, before_run, skip))
+                outputs.update(self._run_step(job, step, work, temp, summary, before_run, skip, failing))
         self.summaries[job] = summary.read_text(encoding="utf-8") if summary.exists() else ""
         self.outputs[job] = outputs
 
     def _run_step(self, job: str, step: Mapping[str, Any], work: Path, temp: Path, summary: Path,
-                  before_run: Callable[[StepRun], str] | None, skip: Callable[[str], bool]) -> dict[str, str]:
+                  before_run: Callable[[StepRun], str] | None, skip: Callable[[str], bool],
+                  failing: str = "") -> dict[str, str]:
         script = step["run"].strip()
         if skip(script):
             return {}
@@ -110,8 +113,9 @@ class Runner:
                               check=False)
         run.code, run.output = done.returncode, done.stdout + done.stderr
         self.steps.append(run)
-        if done.returncode != 0:
-            raise AssertionError(f"{job}: step {run.name!r} failed ({done.returncode}):\n{run.output[-4000:]}")
+        if (done.returncode != 0) != (run.name == failing != ""):
+            said = "failed" if done.returncode else "passed, but was to fail"
+            raise AssertionError(f"{job}: step {run.name!r} {said} ({done.returncode}):\n{run.output[-4000:]}")
         return dict(line.split("=", 1) for line in output_file.read_text(encoding="utf-8").splitlines() if "=" in line)
 
     def _fill(self, text: str, temp: Path) -> str:

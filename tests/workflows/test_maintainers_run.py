@@ -34,6 +34,8 @@ WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "maintainers-run.yml
 #: Long enough to be masked as secrets in replays (runner/llm/redact.py), shaped like no real key.
 OPENAI_KEY = "fake-openai-secret-3f9a1c77d2e04b5a"
 ANTHROPIC_KEY = "fake-anthropic-secret-8b2e6d41a9c0f713"
+#: Not the open epoch's secret (nobody has that but the maintainers).
+HOLDOUT_SECRET = "fake-holdout-secret-7c1e9a0b4d2f6e83"
 ALICE = "alice <5001+alice@users.noreply.github.com>"
 MAINTAINER = "Maintainer <maintainer@example.org>"
 BOT = f"{sources.ACTIONS_BOT_LOGIN} <{sources.ACTIONS_BOT_EMAIL}>"
@@ -220,3 +222,43 @@ def test_the_next_run_grows_the_row_its_merged_pull_request_added(runs):
     assert "| 1 | stage 1 of fake-claude | played | 23 |" in played and "| 2 | stage 2 of fake-gpt | played | 23 |" in played
     assert runs["claude_played"] > 23  # through the Anthropic SDK, to the fake Anthropic server
     assert second.outputs["play"] == {"files": "48"}  # each row: 23 new games and its plan
+
+
+@pytest.fixture(scope="module")
+def verifying(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A run whose budget fits the pending verification of the contributed row and whose roster
+    keeps no model: the play step runs `gamenight verify` on it, which without the open epoch's
+    secret is refused before anything is played (never a verdict), and nothing is proposed."""
+    tmp_path = tmp_path_factory.mktemp("maintainers-verify")
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    (origin / "README.md").write_text("# gamenight\n", encoding="utf-8")
+    commit_all(origin, "The project")
+    shutil.copytree(ROOT / "replays" / CONTRIBUTED, origin / "replays" / CONTRIBUTED)
+    commit_all(origin, f"Add {CONTRIBUTED} (#5)", author=ALICE)
+    with FakeOpenAI(legal_reply, key=OPENAI_KEY) as openai:
+        (origin / "runner").mkdir()
+        text = roster_text(openai.base_url, openai.base_url, budget="50.00")
+        text = re.sub(r"\[models\]\n(?:.+\n)+?\n", "[models]\n\n", text)  # no model: the verification alone
+        (origin / "runner" / "roster.toml").write_text(text, encoding="utf-8")
+        commit_all(origin, "The roster")
+        run = workflow_run(tmp_path / "run", origin, "4244")
+        run.secrets = {**run.secrets, "GAMENIGHT_HOLDOUT_SECRET": HOLDOUT_SECRET}
+        run.run_job(WORKFLOW, "play", skip=installs, failing="Play")  # an item refused: the job says so
+        calls = openai.calls
+    return {"run": run, "calls": calls}
+
+
+def test_a_verification_without_the_epochs_secret_is_refused_not_judged(verifying):
+    run = verifying["run"]
+    summary = run.summaries["play"]
+    line = budget_line(summary)
+    assert re.fullmatch(r"\*\*USD \d+\.\d\d of 50\.00: 0 stages of 0 models, 1 verification; left out: nothing\*\*", line), line
+    played = summary[summary.index("what was played"):]
+    row = next(row for row in played.splitlines() if "verification of ranked-1-gemma3-270m" in row)
+    # Refused, naming why (no open epoch in this checkout's runner/holdout.toml, or the secret is not its).
+    assert "| refused: exit 2: refused: " in row and "epoch" in row and "| 0 | 0.00 |" in row, row
+    assert verifying["calls"] == 0  # refused before any model call
+    assert run.outputs["play"] == {"files": "0"}
+    assert not files_holding(run.root, HOLDOUT_SECRET) and all(HOLDOUT_SECRET not in s.output for s in run.steps)

@@ -6,14 +6,17 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from runner.agents.associative import Associations, shipped
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
 from runner.games.base import IllegalAction
 from runner.games.undercover import normalise_clue
+
+# numpy is imported by the three vector helpers below, when a game is played: listing the
+# strategies (`gamenight agents`, and every replay checked) imports this module and needs none.
+if TYPE_CHECKING:
+    import numpy as np
 
 Obs = Mapping[str, Any]
 
@@ -50,6 +53,8 @@ def text_scores(table: Associations, text: str) -> dict[str, float]:
 @lru_cache(maxsize=512)
 def text_vector(table: Associations, text: str) -> np.ndarray:
     """`text_scores` as a vector in `table.words()` order."""
+    import numpy as np
+
     return np.fromiter(text_scores(table, text).values(), dtype=float)
 
 
@@ -72,6 +77,8 @@ def evoked(table: Associations, texts: Sequence[str], k: int) -> tuple[str, ...]
 
 @lru_cache(maxsize=4096)  # every seat re-reads the same clues at each later point of a game
 def _evoked(table: Associations, texts: tuple[str, ...], k: int) -> tuple[str, ...]:
+    import numpy as np
+
     words = table.words()
     # Highest total first; a stable sort keeps tied words in their (alphabetical) order.
     return tuple(words[i] for i in np.argsort(-text_total(table, texts), kind="stable")[:k])
@@ -80,6 +87,8 @@ def _evoked(table: Associations, texts: tuple[str, ...], k: int) -> tuple[str, .
 @lru_cache(maxsize=4096)
 def text_total(table: Associations, texts: tuple[str, ...]) -> np.ndarray:
     """The sum of the texts' `text_vector`s, added in order (read-only: it is shared)."""
+    import numpy as np
+
     total = np.zeros(len(table.words()))
     for text in texts:
         total += text_vector(table, text)

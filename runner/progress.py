@@ -1,0 +1,222 @@
+"""Progress of a long command: a `rich` bar on a terminal, plain periodic lines otherwise (CI logs).
+
+Everything goes to stderr, so what a command prints on stdout stays as it was. A task prints its
+first line the moment it starts, then (plain) a line at most every `every_s` seconds with the count
+done, its share of the total and an estimate of the time left, and a last line when it ends::
+
+    with Progress() as progress:
+        with progress.task("scoring", total=len(files), unit="replays") as scoring:
+            for path in files:
+                ...
+                scoring.advance()
+        for path in progress.each(files, "checking replays", unit="replays"):  # the same, for a loop
+            ...
+
+`advance(skipped=True)` counts an item that took no work (a game already played, a replay the cache
+answered), so the estimate is made from the items that did. No line names an item: file names come
+from strangers, and the counts are what a reader of a log needs. rich is imported on a terminal only.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, Self, TextIO, TypeVar
+
+T = TypeVar("T")
+
+#: Seconds between two plain lines of a task (a CI log needs a sign of life, not a line per item).
+PLAIN_EVERY_S = 10.0
+#: An uncounted task that ends sooner than this says nothing more than its first line.
+QUIET_END_S = 1.0
+
+
+class Progress:
+    """Where a command's tasks report: a rich display on a terminal, plain lines elsewhere.
+
+    `terminal` (default: whether `stream` is one) chooses the kind; `quiet` says nothing at all.
+    Use it as a context manager around the tasks, one after the other or side by side.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, terminal: bool | None = None, quiet: bool = False,
+                 every_s: float = PLAIN_EVERY_S, clock: Callable[[], float] = time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.terminal = _is_terminal(self.stream) if terminal is None else terminal
+        self.quiet = quiet
+        self.every_s = every_s
+        self.clock = clock
+        self._bar: Any = None  # the rich display, while open on a terminal
+        self._lock = threading.Lock()  # one line at a time: the ticker thread writes too
+
+    def __enter__(self) -> Self:
+        if self.terminal and not self.quiet:
+            self._bar = _rich_display(self.stream)
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def task(self, description: str, total: int | None = None, unit: str = "") -> Task:
+        """A task to run in a `with` block: counted if `total` is given, else a phase that is only named."""
+        return Task(self, description, total, unit)
+
+    def each(self, items: Sequence[T], description: str, unit: str = "") -> Iterator[T]:
+        """Each item in turn, counted as done when the loop moves on: a task the length of a loop."""
+        with self.task(description, total=len(items), unit=unit) as task:
+            for item in items:
+                yield item
+                task.advance()
+
+    def say(self, text: str) -> None:
+        """One line of news (above the bars on a terminal)."""
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False)
+            return
+        with self._lock:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+
+class Task:
+    """One task of a Progress: `advance` it as items are done; its lines are written for it."""
+
+    def __init__(self, progress: Progress, description: str, total: int | None, unit: str):
+        self.progress = progress
+        self.description = description
+        self.total = total
+        self.unit = unit
+        self.done = 0
+        self.skipped = 0
+        self.started = 0.0
+        self._said = 0.0  # when the last plain line was written
+        self._bar_task: Any = None
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    def __enter__(self) -> Self:
+        progress = self.progress
+        self.started = self._said = progress.clock()
+        if progress.quiet:
+            return self
+        if progress._bar is not None:
+            self._bar_task = progress._bar.add_task(self.description, total=self.total)
+            return self
+        progress.say(self.line())
+        # A line every every_s seconds even while one item takes long: the log shows the command lives.
+        self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+        self._ticker.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        progress = self.progress
+        if progress.quiet:
+            return
+        if self._bar_task is not None:
+            if kind is None and self.total is None:
+                progress._bar.update(self._bar_task, total=1, completed=1)
+            return
+        took = progress.clock() - self.started
+        if kind is None and (self.total is not None or took >= QUIET_END_S):
+            progress.say(self.line(ended=True))
+
+    def advance(self, count: int = 1, *, skipped: bool = False) -> None:
+        """`count` more items are done (`skipped`: done without work, left out of the estimate)."""
+        self.done += count
+        self.skipped += count if skipped else 0
+        progress = self.progress
+        if self._bar_task is not None:
+            progress._bar.advance(self._bar_task, count)
+        elif not progress.quiet and progress.clock() - self._said >= progress.every_s:
+            self._say_now()
+
+    def hook(self) -> Callable[[int, int], None]:
+        """This task as the `progress(done, total)` callback of a step that reports only the items
+        needing work, `total` of this task's (corpus.load's re-simulations): the others are counted
+        as skipped at its first report."""
+        def report(done: int, total: int) -> None:
+            base = (self.total or total) - total
+            if self.done < base:
+                self.advance(base - self.done, skipped=True)
+            self.advance(base + done - self.done)
+
+        return report
+
+    def left_s(self) -> float | None:
+        """Seconds still to go at the pace of the items that took work (None before the first)."""
+        worked = self.done - self.skipped
+        if self.total is None or worked <= 0:
+            return None
+        return max(0.0, self.total - self.done) * (self.progress.clock() - self.started) / worked
+
+    def line(self, ended: bool = False) -> str:
+        """The plain line telling where the task stands."""
+        took = self.progress.clock() - self.started
+        unit = f" {self.unit}" if self.unit else ""
+        first = not ended and self._said == self.started
+        if self.total is None:
+            if ended:
+                return f"{self.description}: done in {duration(took)}"
+            return f"{self.description} ..." if first else f"{self.description}: {duration(took)} so far"
+        count = f"{self.description}: {self.done:,}/{self.total:,}{unit}"
+        if ended:
+            return f"{count}, done in {duration(took)}"
+        share = f" ({self.done / self.total:.0%})" if self.total else ""
+        if first:
+            return count + share
+        left = self.left_s()
+        return count + share + (f", about {duration(left)} left" if left is not None else "") + \
+            f", {duration(took)} so far"
+
+    def _say_now(self) -> None:
+        self._said = self.progress.clock()
+        self.progress.say(self.line())
+
+    def _tick(self) -> None:
+        progress = self.progress
+        while not self._stop.wait(progress.every_s):
+            if progress.clock() - self._said >= progress.every_s:  # no line since: say where it stands
+                self._say_now()
+
+
+def duration(seconds: float | None) -> str:
+    """A time span as people read it: 0.4 s, 12 s, 3 min 05 s, 2 h 10 min."""
+    if seconds is None:
+        return "unknown"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or file-less stream
+        return False
+
+
+def _rich_display(stream: TextIO) -> Any:
+    """A rich progress display on `stream`: per task its name, a bar, the count and the time left."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+    from rich.progress import Progress as Bars
+
+    return Bars(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                TextColumn("left,"), TimeElapsedColumn(), TextColumn("so far"), console=Console(file=stream))
