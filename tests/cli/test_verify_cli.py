@@ -61,13 +61,13 @@ def honest(seed: int):
 class Lab:
     """A git repository with an epoch committed and rows added to it."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, secret: str = SECRET):
         self.root = root
         self.git("init", "-q", "-b", "main")
         self.git("config", "user.email", "maintainers@example.org")
         self.git("config", "user.name", "maintainers")
         (root / "runner").mkdir()
-        (root / "runner" / "holdout.toml").write_text(holdout.commitment_lines(SECRET, 1, "2026-12-01"))
+        (root / "runner" / "holdout.toml").write_text(holdout.commitment_lines(secret, 1, "2026-12-01"))
         self.git("add", "-A")
         self.git("commit", "-qm", "epoch 1")
 
@@ -157,16 +157,58 @@ def test_a_deterministic_model_is_verified_exact(lab):
     assert invoke("validate", str(out)).exit_code == 0
 
 
+#: The model the made-up row claims: served by the fake server, it plays naively.
+BIG_MODEL = "openai_compatible:big-model@{url}"
+
+
+def made_up_row(lab: Lab) -> Path:
+    """A row of 4 stages that claims big-model, whose replies came from a sharper player (`legal_reply`)."""
+    row = lab.root / "replays" / "ranked-1-big-model"
+    return row if row.is_dir() else lab.row("big-model", BIG_MODEL, legal_reply, stages=4)
+
+
+# The figures of the next three tests are in docs/benchmarks.md ("Verification"): their verdict
+# lines are printed (`pytest -rP -k "made_up or same_model"` shows them). Four stages and 92
+# held-out deals: against a row of 2 stages, 46 held-out deals found this forgery with z from 2.9 to
+# 3.9 in seven runs (the deals differ with the row's merge commit), too near the level's 2.58 for a
+# test that must not fail by chance; here z ran from 4.6 to 5.9.
+
 def test_a_made_up_row_is_found_inconsistent_by_the_model_it_claims(lab):
-    # The row claims big-model, but its replies came from a sharper player; the real big-model is naive.
-    row = lab.row("big-model", "openai_compatible:big-model@{url}", legal_reply, stages=2)
-    result = verify(lab, row, "openai_compatible:big-model@{url}", 46, naive_reply)
+    result = verify(lab, made_up_row(lab), BIG_MODEL, 92, naive_reply)
     assert result.exit_code == 1, result.output
     line = last_line(result)
-    assert line.startswith("verdict: inconsistent: 46 held-out deals"), line
+    print(line)
+    assert line.startswith("verdict: inconsistent: 92 held-out deals"), line
     found = figures(line)
     assert found["held_out"] < found["claimed"] and found["p"] < 0.01, found
     assert "played again" not in line  # not a deterministic model: held-out deals only
+
+
+def test_an_honest_row_of_the_same_model_is_found_consistent(lab):
+    row = lab.row("big-model-honest", BIG_MODEL, naive_reply, stages=4)  # big-model's own games
+    result = verify(lab, row, BIG_MODEL, 92, naive_reply)
+    assert result.exit_code == 0, result.output
+    line = last_line(result)
+    print(line)
+    assert line.startswith("verdict: consistent: 92 held-out deals"), line
+    assert figures(line)["p"] >= 0.01
+
+
+def test_a_made_up_row_played_again_agrees_with_its_model_on_no_reply(lab):
+    """With --exact (the server answers a prompt the same way each time), the verification also plays
+    23 of the made-up row's own deals again: none of them gives the row's replies, and only some of
+    the moves agree. Not exact, whatever the 23 held-out deals say (the test has little power there)."""
+    out = lab.root / "exact" / "verify-ranked-1-big-model"
+    result = verify(lab, made_up_row(lab), BIG_MODEL, 23, naive_reply, "--exact", out=out)
+    line = last_line(result)
+    print(line)
+    assert result.exit_code == (1 if line.startswith("verdict: inconsistent") else 0), result.output
+    assert line.startswith(("verdict: inconsistent: 23 held-out deals", "verdict: consistent: 23 held-out deals")), line
+    again = re.search(r"; 23 of the row's deals played again: 0 matched reply for reply, (\d+) of (\d+) replies the "
+                      r"same before the first difference, moves agreed (\d+) of (\d+)$", line)
+    assert again, line
+    first_same, replies, agreed, moves = map(int, again.groups())
+    assert first_same < replies and 0 < agreed < moves
 
 
 def test_an_honest_row_is_found_consistent(lab):
