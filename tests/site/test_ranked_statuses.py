@@ -23,8 +23,22 @@ from pathlib import Path
 import pytest
 
 from site_builder.build import build_site
-from tests.site.test_axe import SCHEMES, WIDTHS, axe_script, axe_tab, scheme_of, violations  # noqa: F401 (a fixture)
-from tests.site.verified_corpus import DEALS, INCONSISTENT, SELF_REPORTED, VERIFIED, build_repository, row_name
+from tests.site.test_axe import (  # noqa: F401 (a fixture)
+    SCHEMES,
+    WIDTHS,
+    axe_script,
+    axe_tab,
+    scheme_of,
+    violations,
+)
+from tests.site.verified_corpus import (
+    DEALS,
+    INCONSISTENT,
+    SELF_REPORTED,
+    VERIFIED,
+    build_repository,
+    row_name,
+)
 from tests.submission.suite_corpus import SHIPPED_ROWS, rows_of
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -147,7 +161,8 @@ def test_the_inconsistent_row_is_shown_apart_with_its_evidence(board):
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_board_reads_at_a_phones_and_a_desktops_width(board, serve, browser, axe_script, tmp_path, width, scheme):
+def test_the_board_reads_at_a_phones_and_a_desktops_width(board, serve, browser, axe_script, tmp_path, width,  # noqa: F811
+                                                          scheme):
     base = serve(board["site"])
     shots = Path(os.environ.get("GAMENIGHT_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)

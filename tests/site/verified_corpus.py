@@ -26,11 +26,11 @@ from click.testing import CliRunner
 
 from runner import holdout
 from runner.cli import main as gamenight
+from tests.cli.test_verify_cli import naive_reply
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
 from tests.submission.submission_repos import GitRepo
 from tests.submission.suite_corpus import maintainers_corpus
-from tests.cli.test_verify_cli import naive_reply
 
 SECRET = "4b" * 32
 #: Each contributed row: (label, model, its owner's squash-merge author, stages).
