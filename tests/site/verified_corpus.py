@@ -14,7 +14,11 @@ real SDK over HTTP), for the tests of how the board shows a row's status.
   **self-reported**.
 
 The held-out deals need an epoch committed in the repository's runner/holdout.toml (its secret:
-SECRET) and read as the installed package's (`holdout.shipped`, patched by the caller).
+SECRET) and read as the installed package's (`holdout.shipped`, patched by the caller). They are
+drawn from each row's merge commit, so what would vary from run to run is pinned
+(tests/pinned.py): every commit's date, the fake server's port, the replays' clock readings; the
+fake models answer a prompt as a function of the prompt alone. The repository, and so every
+verdict, is the same on every run.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from click.testing import CliRunner
 
 from runner import holdout
 from runner.cli import main as gamenight
+from tests import pinned
 from tests.cli.test_verify_cli import naive_reply
-from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply
 from tests.submission.submission_repos import GitRepo
 from tests.submission.suite_corpus import maintainers_corpus
@@ -63,21 +67,23 @@ def invoke(*args: str, env: dict[str, str] | None = None):
 def play_row(repo: GitRepo, work: Path, label: str, model: str, stages: int, script) -> Path:
     """The row `ranked-1-<label>`, `stages` stages of `model` answered by `script`."""
     out = repo.path / "replays" / row_name(label)
-    with FakeOpenAI(script) as server:
+    with pinned.serving(script, pinned.RANKED_STATUSES_PORT) as server:
         played = invoke("run", "--suite", "ranked", "--model", f"{models_file(work, server.base_url)}#{model}",
                         "--label", label, "--stages", str(stages), "--out", str(out), "--no-cache")
     assert played.exit_code == 0, played.output
+    pinned.pin_clock_readings(out)
     return out
 
 
 def verify_row(repo: GitRepo, work: Path, label: str, model: str, script) -> str:
     """`gamenight verify` of the row with its model answered by `script`; its stdout."""
     row = repo.path / "replays" / row_name(label)
-    with FakeOpenAI(script) as server:
+    out = repo.path / "replays" / f"verify-{row.name}"
+    with pinned.serving(script, pinned.RANKED_STATUSES_PORT) as server:
         done = invoke("verify", str(row), "--model", f"{models_file(work, server.base_url)}#{model}",
-                      "--deals", str(DEALS[label]), "--out", str(repo.path / "replays" / f"verify-{row.name}"),
-                      "--no-cache", env={holdout.SECRET_ENV: SECRET})
+                      "--deals", str(DEALS[label]), "--out", str(out), "--no-cache", env={holdout.SECRET_ENV: SECRET})
     assert done.exit_code in (0, 1), done.output  # a verdict (1: inconsistent), never a refusal
+    pinned.pin_clock_readings(out)
     return done.stdout
 
 
@@ -89,7 +95,7 @@ def build_repository(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[GitRe
     `monkeypatch` undoes it."""
     work = root / "work"
     work.mkdir(parents=True)
-    repo = GitRepo(root / "repo", cache=root / "scores.sqlite")
+    repo = GitRepo(root / "repo", cache=root / "scores.sqlite", pinned_dates=True)
     repo.write("README.md", "# gamenight\n")
     repo.write(holdout.EPOCHS_PATH, holdout.commitment_lines(SECRET, 1, "2026-12-01"))
     repo.write_all(maintainers_corpus())
