@@ -90,10 +90,12 @@ def test_the_board_computes_the_verdicts_the_command_printed(board):
         row_name(INCONSISTENT[0]): "inconsistent", row_name(SELF_REPORTED[0]): "self-reported"}
     for label, state in ((VERIFIED[0], "exact"), (INCONSISTENT[0], "inconsistent")):
         line, found = verdict(board, label), rows[row_name(label)]["status"]["verification"]
+        print(line)
         assert line.startswith(f"verdict: {state}: {DEALS[label]} held-out deals score {pct(found['held_out']['value'])} "
                                f"[{pct(found['held_out']['ci'][0])}, {pct(found['held_out']['ci'][1])}] against the "
                                f"claimed {pct(found['claimed']['value'])}"), line
-        assert f"p {found['p']:.3f}" in line and found["replays"]["games"] == DEALS[label]
+        p = "< 0.001" if found["p"] < 0.001 else f"{found['p']:.3f}"  # as the board shows it
+        assert f", p {p}: " in line and found["replays"]["games"] == DEALS[label]
     assert "23 matched reply for reply" in verdict(board, VERIFIED[0])
     assert "92 of the row's deals played again: 0 matched reply for reply" in verdict(board, INCONSISTENT[0])
     owners = {r: (rows[r].get("owner") or {}).get("label") for r in rows}
