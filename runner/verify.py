@@ -337,7 +337,7 @@ def verdict_line(found: Mapping[str, Any]) -> str:
     said = (f"verdict: {found['state']}: {found['deals']} held-out deals score {_pct(held['value'])} "
             f"[{_pct(held['ci'][0])}, {_pct(held['ci'][1])}] against the claimed {_pct(claimed['value'])} "
             f"[{_pct(claimed['ci'][0])}, {_pct(claimed['ci'][1])}] (difference {found['difference'] * 100:+.1f} points, "
-            f"z {found['z']:+.2f}, p {found['p']:.3f}: {'consistent' if found['consistent'] else 'inconsistent'} "
+            f"z {found['z']:+.2f}, p {p_text(found['p'])}: {'consistent' if found['consistent'] else 'inconsistent'} "
             f"at the {found['level']:g} level)")
     if replays["games"]:
         said += (f"; {replays['games']} of the row's deals played again: {replays['matched']} matched reply for "
@@ -348,6 +348,11 @@ def verdict_line(found: Mapping[str, Any]) -> str:
 
 def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
+
+
+def p_text(p: float) -> str:
+    """A p-value as the board shows it: three decimals, "< 0.001" below that."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def cycles_for(suite: suites.Suite) -> dict[str, int]:

@@ -160,6 +160,17 @@ def test_the_verdict_reads_the_held_out_score_and_the_deals_played_again():
     assert verify.assess(claimed, [played("public_good", 0, 1.0, True)], cycles) is None  # no game in common
     line = verify.verdict_line(exact)
     assert line.startswith("verdict: exact: 6 held-out deals score ") and "3 of the row's deals played again" in line
+    assert f", p {exact['p']:.3f}: consistent at the 0.01 level)" in line and exact["p"] >= 0.001
+
+
+@pytest.mark.parametrize("p, shown", [(0.6084, "p 0.608"), (0.001, "p 0.001"), (0.00099, "p < 0.001"),
+                                      (3e-9, "p < 0.001"), (0.0, "p < 0.001")])
+def test_the_verdict_line_shows_p_as_the_board_does(p, shown):
+    found = {"state": "inconsistent", "deals": 92, "held_out": {"value": 0.2, "ci": (0.15, 0.27)},
+             "claimed": {"value": 0.46, "ci": (0.4, 0.53)}, "difference": 0.26, "z": 5.84, "p": p,
+             "consistent": p >= 0.01, "level": 0.01, "replays": {"games": 0}}
+    line = verify.verdict_line(found)
+    assert f", z +5.84, {shown}: " in line, line
 
 
 def test_a_model_reached_elsewhere_is_played_with_the_rows_settings():

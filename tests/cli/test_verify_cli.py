@@ -2,17 +2,20 @@
 command against a server that answers as the row's model (deterministically, or honestly at
 random) or as another model, and against servers that cannot be reached.
 
-The rows live in a git repository of the test's own (the held-out deals depend on a row's merge
-commit), with an epoch whose commitment is committed there; `holdout.shipped` reads that
-repository's runner/holdout.toml, as `gamenight validate` reads the installed package's.
+Each row lives in a git repository of its own (the held-out deals depend on a row's merge commit),
+with an epoch whose commitment is committed there; `holdout.shipped` reads the lab's
+runner/holdout.toml, as `gamenight validate` reads the installed package's. What would vary from
+run to run is pinned (tests/pinned.py: the commits' dates, the servers' ports, the replays' clock
+readings) and the fake models answer each prompt as a function of the prompt alone, so a row's
+merge commit, and so its held-out deals and its verdict, are the same on every run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
-import socket
 import subprocess
 import tomllib
 from pathlib import Path
@@ -24,11 +27,15 @@ from click.testing import CliRunner
 from runner import holdout
 from runner.cli import main
 from runner.rerun.validate import check_file
+from tests import pinned
 from tests.llm.fakes import FakeOpenAI, answer_text, chat_messages
 from tests.llm.test_tournament_llm import legal_answer, legal_reply
 
 SECRET = "5e" * 32
 ENV = {holdout.SECRET_ENV: SECRET}
+#: Where the rows' models are served when they are played, and when they are verified (another
+#: port: a verification of a model on this machine ignores the port; one resumes at the same one).
+ROW_PORT, VERIFY_PORT = pinned.VERIFY_CLI_PORTS
 
 
 def naive_answer(messages: list[dict[str, str]]) -> dict[str, Any] | None:
@@ -50,41 +57,61 @@ def naive_reply(body: dict[str, Any], call: int) -> str:
 
 
 def honest(seed: int):
-    """A model that plays at random between the two ways above, call by call (an honest, noisy model)."""
-    rng = random.Random(seed)
+    """A model that plays at random between the two ways above, call by call (an honest, noisy model).
+    Each call's way is drawn from the seed and the conversation, not from the order in which the
+    games played at once reach the server, so that a row is the same on every run."""
 
     def script(body: dict[str, Any], call: int) -> str:
-        return legal_reply(body, call) if rng.random() < 0.5 else naive_reply(body, call)
+        conversation = json.dumps(chat_messages(body), ensure_ascii=False, sort_keys=True)
+        draw = random.Random(f"{seed}\n{conversation}").random()
+        return legal_reply(body, call) if draw < 0.5 else naive_reply(body, call)
     return script
 
 
 class Lab:
-    """A git repository with an epoch committed and rows added to it."""
+    """Rows of the ranked suite, each in a git repository of its own (rows/<label>/) holding the
+    epoch's commitment and the row, so that a row's merge commit depends on its own games alone,
+    not on which rows other tests added before it; and the epochs file the verifications read."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, secret: str = SECRET):
         self.root = root
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "user.email", "maintainers@example.org")
-        self.git("config", "user.name", "maintainers")
+        self.epochs = holdout.commitment_lines(secret, 1, "2026-12-01")
         (root / "runner").mkdir()
-        (root / "runner" / "holdout.toml").write_text(holdout.commitment_lines(SECRET, 1, "2026-12-01"))
-        self.git("add", "-A")
-        self.git("commit", "-qm", "epoch 1")
+        (root / "runner" / "holdout.toml").write_text(self.epochs)
 
-    def git(self, *args: str) -> str:
-        return subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, text=True,
-                              check=True).stdout.strip()
+    @staticmethod
+    def git(folder: Path, *args: str) -> str:
+        """git in the repository holding `folder`, as pinned.GIT_IDENTITY, dated by pinned.commit_env."""
+        env = {**os.environ, **pinned.GIT_IDENTITY, **pinned.commit_env(folder)}
+        return subprocess.run(["git", "-C", str(folder), "-c", "commit.gpgsign=false", *args], capture_output=True,
+                              text=True, env=env, check=True).stdout.strip()
 
     def row(self, name: str, model: str, script, stages: int = 1) -> Path:
-        """A suite row `ranked-1-<name>` played with `model` against `script`, committed as its merge."""
-        out = self.root / "replays" / f"ranked-1-{name}"
-        with FakeOpenAI(script) as server:
+        """A suite row `ranked-1-<name>` played with `model` against `script` in a repository of its
+        own whose first commit is the epoch's, committed (its clock readings pinned) as its merge."""
+        repo = self.root / "rows" / name
+        (repo / "runner").mkdir(parents=True)
+        (repo / "runner" / "holdout.toml").write_text(self.epochs)
+        self.git(repo, "init", "-q", "-b", "main")
+        self.git(repo, "add", "-A")
+        self.git(repo, "commit", "-qm", "epoch 1")
+        out = self.folder(name)
+        with pinned.serving(script, ROW_PORT) as server:
             result = invoke("run", "--suite", "ranked", "--model", self.model(model, server.base_url), "--label", name,
                             "--stages", str(stages), "--out", str(out), "--no-cache")
         assert result.exit_code == 0, result.output
-        self.git("add", "-A")
-        self.git("commit", "-qm", f"Add ranked-1-{name} (#{len(self.git('log', '--format=%H').split())})")
+        pinned.pin_clock_readings(out)
+        self.git(repo, "add", "-A")
+        self.git(repo, "commit", "-qm", f"Add ranked-1-{name} (#2)")
         return out
+
+    def folder(self, name: str) -> Path:
+        """Where `row(name, ...)` plays its row."""
+        return self.root / "rows" / name / "replays" / f"ranked-1-{name}"
+
+    def commit_of(self, row: Path) -> str:
+        """The row's merge commit: the last commit that changed its plan."""
+        return self.git(row, "log", "-1", "--format=%H", "--", "tournament.toml")
 
     def model(self, model: str, url: str) -> str:
         """`model` served at `url`: a compact model, or the agent `det` of a models file there."""
@@ -108,19 +135,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
         yield found
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-#: Where the honest model is served when its row is verified (a verification resumes at the same address).
-HONEST_PORT = free_port()
-
-
 def verify(lab: Lab, row: Path, model: str, deals: int, script, *extra: str, env: dict[str, str] | None = ENV,
-           port: int = 0, out: Path | None = None):
-    with FakeOpenAI(script, port=port) as server:
+           port: int = VERIFY_PORT, out: Path | None = None):
+    """`gamenight verify` of `row` with `model` served at `port` (0: any free one) answering by `script`."""
+    with pinned.serving(script, port) if port else FakeOpenAI(script) as server:
         return invoke("verify", str(row), "--model", lab.model(model, server.base_url), "--deals", str(deals),
                       "--out", str(out or lab.root / "replays" / f"verify-{row.name}"), "--no-cache", *extra, env=env)
 
@@ -130,9 +148,19 @@ def last_line(result) -> str:
 
 
 def figures(line: str) -> dict[str, float]:
-    found = re.search(r"score ([\d.]+)% .* claimed ([\d.]+)% .* z ([-+\d.]+), p ([\d.]+)", line)
+    """The verdict line's scores, z and p ("p < 0.001" read as its bound, 0.001)."""
+    found = re.search(r"score ([\d.]+)% .* claimed ([\d.]+)% .* z ([-+\d.]+), p (?:< )?([\d.]+):", line)
     assert found, line
     return dict(zip(("held_out", "claimed", "z", "p"), map(float, found.groups())))
+
+
+def assert_consistent(result, deals: int) -> None:
+    """A verdict of consistent on `deals` held-out deals (its line printed: -rP shows it)."""
+    assert result.exit_code == 0, result.output
+    line = last_line(result)
+    print(line)
+    assert line.startswith(f"verdict: consistent: {deals} held-out deals"), line
+    assert figures(line)["p"] >= 0.01
 
 
 def test_a_deterministic_model_is_verified_exact(lab):
@@ -140,12 +168,13 @@ def test_a_deterministic_model_is_verified_exact(lab):
     result = verify(lab, row, "det", 23, legal_reply)  # another port: the same model on this machine
     assert result.exit_code == 0, result.output
     line = last_line(result)
+    print(line)
     assert line.startswith("verdict: exact: 23 held-out deals"), line
     assert "23 of the row's deals played again: 23 matched reply for reply" in line
     out = lab.root / "replays" / f"verify-{row.name}"
     plan = tomllib.loads((out / "tournament.toml").read_text())
     assert plan["verify"]["row"] == "ranked-1-det" and plan["verify"]["deals"] == 23 and plan["verify"]["replays"] == 23
-    assert plan["verify"]["commit"] == lab.git("log", "-1", "--format=%H", "--", f"replays/{row.name}/tournament.toml")
+    assert plan["verify"]["commit"] == lab.commit_of(row)
     headers = [json.loads(p.read_text().split("\n", 1)[0]) for p in sorted(out.glob("*.jsonl"))]
     held = [h for h in headers if "held_out" in h["verify"]]
     assert len(held) == 23 and len(headers) == 46
@@ -157,34 +186,104 @@ def test_a_deterministic_model_is_verified_exact(lab):
     assert invoke("validate", str(out)).exit_code == 0
 
 
+def test_a_row_committed_with_its_clock_readings_pinned_passes_the_submission_check(lab, tmp_path):
+    """tests/pinned.py sets the latencies and the day of the row's replays before it is committed:
+    the row is still valid, and accepted as a contributor's pull request (its epoch commit the base)."""
+    from site_builder.submission_cli import submission_check
+
+    row = lab.folder("det")
+    assert invoke("validate", str(row)).exit_code == 0
+    headers = [json.loads(p.read_text().split("\n", 1)[0]) for p in sorted(row.glob("*.jsonl"))]
+    assert {h["provenance"]["created"] for h in headers} == {pinned.PINNED_DAY}
+    summary = tmp_path / "summary.md"
+    result = CliRunner().invoke(submission_check, ["HEAD~1", "HEAD", "--repo", str(row.parents[1]), "--author", "alice",
+                                                   "--summary", str(summary), "--cache", str(tmp_path / "scores.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert summary.read_text().startswith("## Replay submission check: ✅ accepted: 23 new replay(s), every check passed")
+
+
+def test_a_row_played_again_from_scratch_has_the_same_merge_commit(lab, tmp_path):
+    """What the held-out deals are drawn from is the same on every run: the det row played again in
+    a new lab has the same merge commit, byte for byte the same replays (tests/pinned.py)."""
+    again = Lab(tmp_path)
+    row = again.row("det", "det", legal_reply)
+    assert again.commit_of(row) == lab.commit_of(lab.folder("det"))
+
+
+def test_the_honest_model_answers_a_prompt_whatever_order_the_prompts_come_in():
+    prompts = [{"model": "m", "messages": [{"role": "system", "content": f"You are Player {i}."},
+                                           {"role": "user", "content": 'Reply with one line: ANSWER: {"choice": '
+                                                                       '<one of "cooperate", "defect">}'}]}
+               for i in range(40)]
+    first = [honest(7)(body, n) for n, body in enumerate(prompts)]
+    script = honest(7)
+    backwards = [script(body, n) for n, body in reversed(list(enumerate(prompts)))][::-1]
+    assert first == backwards and len(set(first)) == 2  # the same answers, and both ways of playing among them
+
+
+#: The model the made-up row claims: served by the fake server, it plays naively.
+BIG_MODEL = "openai_compatible:big-model@{url}"
+
+
+def made_up_row(lab: Lab) -> Path:
+    """A row of 4 stages that claims big-model, whose replies came from a sharper player (`legal_reply`)."""
+    row = lab.folder("big-model")
+    return row if row.is_dir() else lab.row("big-model", BIG_MODEL, legal_reply, stages=4)
+
+
+# The figures of the next three tests are in docs/benchmarks.md ("Verification"): their verdict
+# lines are printed (`pytest -rP -k "made_up or same_model"` shows them), the same on every run
+# (the row's merge commit, which the held-out deals are drawn from, is pinned: tests/pinned.py).
+# Four stages and 92 held-out deals, chosen by the power over draws of the deals
+# (tests/cli/bench_verify_power.py, 8 secrets): 4 stages and 92 deals found this forgery every time
+# with z from +4.12 to +5.89 (this draw: +4.69), where 2 stages and 46 deals missed it once in 8,
+# too near the level's 2.58 for the deals a test happens to draw.
+
 def test_a_made_up_row_is_found_inconsistent_by_the_model_it_claims(lab):
-    # The row claims big-model, but its replies came from a sharper player; the real big-model is naive.
-    row = lab.row("big-model", "openai_compatible:big-model@{url}", legal_reply, stages=2)
-    result = verify(lab, row, "openai_compatible:big-model@{url}", 46, naive_reply)
+    result = verify(lab, made_up_row(lab), BIG_MODEL, 92, naive_reply)
     assert result.exit_code == 1, result.output
     line = last_line(result)
-    assert line.startswith("verdict: inconsistent: 46 held-out deals"), line
+    print(line)
+    assert line.startswith("verdict: inconsistent: 92 held-out deals"), line
     found = figures(line)
     assert found["held_out"] < found["claimed"] and found["p"] < 0.01, found
     assert "played again" not in line  # not a deterministic model: held-out deals only
 
 
+def test_an_honest_row_of_the_same_model_is_found_consistent(lab):
+    row = lab.row("big-model-honest", BIG_MODEL, naive_reply, stages=4)  # big-model's own games
+    assert_consistent(verify(lab, row, BIG_MODEL, 92, naive_reply), 92)
+
+
+def test_a_made_up_row_played_again_agrees_with_its_model_on_no_reply(lab):
+    """With --exact (the server answers a prompt the same way each time), the verification also plays
+    23 of the made-up row's own deals again: none of them gives the row's replies, and only some of
+    the moves agree. Not exact, whatever the 23 held-out deals say (the test has little power there)."""
+    out = lab.root / "exact" / "verify-ranked-1-big-model"
+    result = verify(lab, made_up_row(lab), BIG_MODEL, 23, naive_reply, "--exact", out=out)
+    line = last_line(result)
+    print(line)
+    assert result.exit_code == (1 if line.startswith("verdict: inconsistent") else 0), result.output
+    assert line.startswith(("verdict: inconsistent: 23 held-out deals", "verdict: consistent: 23 held-out deals")), line
+    again = re.search(r"; 23 of the row's deals played again: 0 matched reply for reply, (\d+) of (\d+) replies the "
+                      r"same before the first difference, moves agreed (\d+) of (\d+)$", line)
+    assert again, line
+    first_same, replies, agreed, moves = map(int, again.groups())
+    assert first_same < replies and 0 < agreed < moves
+
+
 def test_an_honest_row_is_found_consistent(lab):
     row = lab.row("honest", "openai_compatible:honest-model@{url}", honest(1), stages=2)
-    result = verify(lab, row, "openai_compatible:honest-model@{url}", 46, honest(2), port=HONEST_PORT)
-    assert result.exit_code == 0, result.output
-    line = last_line(result)
-    assert line.startswith("verdict: consistent: 46 held-out deals"), line
-    assert figures(line)["p"] >= 0.01
+    assert_consistent(verify(lab, row, "openai_compatible:honest-model@{url}", 46, honest(2)), 46)
 
 
 def test_verifying_again_resumes_and_keeps_the_deals(lab):
-    row = lab.root / "replays" / "ranked-1-honest"
+    row = lab.folder("honest")
     out = lab.root / "replays" / "verify-ranked-1-honest"
     before = sorted(p.name for p in out.glob("*.jsonl"))
-    moved = verify(lab, row, "openai_compatible:honest-model@{url}", 23, honest(3))
+    moved = verify(lab, row, "openai_compatible:honest-model@{url}", 23, honest(3), port=0)  # another address
     assert moved.exit_code == 2 and "serve the same model there to resume it" in moved.stderr, moved.output
-    result = verify(lab, row, "openai_compatible:honest-model@{url}", 23, honest(3), port=HONEST_PORT)
+    result = verify(lab, row, "openai_compatible:honest-model@{url}", 23, honest(3))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.glob("*.jsonl")) == before  # 46 kept: a verification never shrinks
     assert "games: 0 played now, 46 kept, 0 forfeited" in result.stdout
@@ -198,7 +297,7 @@ def test_verifying_again_resumes_and_keeps_the_deals(lab):
      f"the secret in {holdout.SECRET_ENV} is not epoch 1's"),
 ], ids=["unreachable", "another model", "no secret", "wrong secret"])
 def test_no_verdict_when_the_model_or_the_secret_is_not_there(lab, model, env, message):
-    row = lab.root / "replays" / "ranked-1-honest"
+    row = lab.folder("honest")
     out = lab.root / "refused" / "verify-ranked-1-honest"
     result = verify(lab, row, model, 23, honest(4), env=env, out=out)
     assert result.exit_code == 2, result.output
@@ -209,7 +308,7 @@ def test_no_verdict_when_the_model_or_the_secret_is_not_there(lab, model, env, m
 
 
 def test_a_key_the_server_refuses_is_a_refusal_naming_its_variable(lab):
-    row = lab.root / "replays" / "ranked-1-honest"
+    row = lab.folder("honest")
     with FakeOpenAI(honest(5), key="sk-good-0123456789abcdef") as server:
         result = invoke("verify", str(row), "--model", f"openai_compatible:honest-model@{server.base_url}",
                         "--deals", "23", "--key-env", "VERIFY_KEY", "--out", str(lab.root / "scratch"),
@@ -219,7 +318,7 @@ def test_a_key_the_server_refuses_is_a_refusal_naming_its_variable(lab):
 
 
 def test_the_dry_run_prices_the_deals_without_key_or_secret(lab):
-    row = lab.root / "replays" / "ranked-1-det"
+    row = lab.folder("det")
     result = invoke("verify", str(row), "--model", lab.model("det", "http://127.0.0.1:9/v1"), "--deals", "23", "--dry-run",
                     "--out", str(lab.root / "dry"), "--price", "1/2", env={})
     assert result.exit_code == 0, result.output
@@ -249,7 +348,7 @@ def test_the_commitment_is_checked_once_the_secret_is_published(lab, monkeypatch
     files = sorted(out.glob("*.jsonl"))
     assert all(check_file(p).ok for p in files)
     # A forger who deals "held-out" deals from a secret of their own, under epoch 1's commitment.
-    forged = _forged_verification(lab, lab.root / "replays" / "ranked-1-det", lab.root / "forged")
+    forged = _forged_verification(lab, lab.folder("det"), lab.root / "forged")
     result = invoke("validate", str(forged / "verify-ranked-1-det"))
     assert result.exit_code == 1
     assert "matchups[0].seed: held-out werewolf deal 0 of ranked-1-det in epoch 1 is dealt with seed" in result.output
@@ -273,7 +372,7 @@ def _forged_verification(lab: Lab, row: Path, where: Path) -> Path:
     suite = suites.shipped("ranked", 1)
     agent = verifying.candidate_of(plan)
     epoch = holdout.Epoch(1, holdout.commitment_of(SECRET), "2026-12-01")
-    commit = lab.git("log", "-1", "--format=%H", "--", f"replays/{row.name}/tournament.toml")
+    commit = lab.commit_of(row)
     tournament = verifying.tournament_for(suite, plan, agent, epoch=epoch, commit=commit, secret="77" * 32, deals=6,
                                           replays=0)
     with FakeOpenAI(legal_reply) as server:

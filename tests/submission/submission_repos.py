@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from runner.cli import main as gamenight
 from runner.replay.format import encode
 from site_builder.submission_cli import submission_check
+from tests import pinned
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good", "werewolf")
@@ -28,8 +29,11 @@ _GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_CO
 class GitRepo:
     """A throwaway repository: write files, commit, and run the submission check on it."""
 
-    def __init__(self, path: Path, *, clone_of: GitRepo | None = None, cache: Path | None = None):
+    def __init__(self, path: Path, *, clone_of: GitRepo | None = None, cache: Path | None = None,
+                 pinned_dates: bool = False):
         self.path = path
+        #: Whether every commit is dated as tests/pinned.py dates it (the same commit ids on every run).
+        self.pinned_dates = pinned_dates
         #: The scorer's cache: keyed by content hash, so repositories of one test module can share it.
         self.cache = cache or path.parent / "scores.sqlite"
         path.mkdir(parents=True, exist_ok=True)
@@ -38,9 +42,9 @@ class GitRepo:
         else:
             self.git("clone", "-q", str(clone_of.path), ".")
 
-    def git(self, *args: str) -> str:
+    def git(self, *args: str, env: Mapping[str, str] | None = None) -> str:
         done = subprocess.run(["git", "-C", str(self.path), "-c", "commit.gpgsign=false", *args],
-                              capture_output=True, text=True, env={**os.environ, **_GIT_ENV}, check=True)
+                              capture_output=True, text=True, env={**os.environ, **_GIT_ENV, **(env or {})}, check=True)
         return done.stdout.strip()
 
     def write(self, relative: str, data: bytes | str) -> str:
@@ -55,7 +59,8 @@ class GitRepo:
     def commit(self, message: str = "change", author: str | None = None) -> str:
         """Commit everything; `author` ("Name <e-mail>") as a squash merge of GitHub would set it."""
         self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message, *(["--author", author] if author else []))
+        self.git("commit", "-q", "--allow-empty", "-m", message, *(["--author", author] if author else []),
+                 env=pinned.commit_env(self.path) if self.pinned_dates else None)
         return self.git("rev-parse", "HEAD")
 
     def write_all(self, files: Mapping[str, bytes]) -> list[str]:
