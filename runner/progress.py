@@ -153,6 +153,12 @@ class Task:
 
         return report
 
+    def skip_rest(self) -> None:
+        """Count the items not yet done as done without work: after a step that reported only the
+        items needing work (through `hook`), and nothing at all when none did."""
+        if self.total is not None and self.done < self.total:
+            self.advance(self.total - self.done, skipped=True)
+
     def left_s(self) -> float | None:
         """Seconds still to go at the pace of the items that took work (None before the first)."""
         worked = self.done - self.skipped

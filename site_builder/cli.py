@@ -67,7 +67,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
             owner_of = sources.owners(sources.sources(files))
             corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()},
                           progress=checking.hook())
-            checking.advance(len(files) - checking.done, skipped=True)  # those the cache answered, if none was not
+            checking.skip_rest()  # those the cache answered
         # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
         corpus = owners.separate(corpus, owner_of)
         for bad in corpus.invalid_replays:
@@ -294,26 +294,27 @@ def export_magic(out, paths, cache, no_cache):
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
     paths = paths or (_default_replays(),)
-    click.echo(f"export magic: checking the replays under {', '.join(map(str, paths))} "
-               f"({'no cache' if no_cache else f'cache {cache}'})", err=True)
-    from site_builder.export_magic import export as write_export
-    from site_builder.export_magic import exported
-    from site_builder.scoring.corpus import full_games, load
-    from site_builder.ticker import Reporter
+    from runner.progress import Progress
+    from runner.replay.format import iter_replay_files
 
-    resimulating = Reporter("re-simulating", "replays not in the cache")
-    try:
-        corpus = load(paths, None if no_cache else cache, progress=resimulating)
-    finally:
-        resimulating.close()
-    for bad in corpus.invalid_replays:
-        for problem in bad["problems"]:
-            click.echo(f"left out: {problem}", err=True)
-    reading = Reporter("reading the moves of the MAgIC games", "games")
-    try:
-        full = {game.game_id: game for game in full_games(corpus, exported, progress=reading)}
-    finally:
-        reading.close()
+    files = sum(1 for _ in iter_replay_files(paths))
+    with Progress() as progress:
+        progress.say(f"export magic: checking the replays under {', '.join(map(str, paths))} "
+                     f"({'no cache' if no_cache else f'cache {cache}'})")
+        with progress.task("checking replays", total=files, unit="replays") as checking:
+            # The scorer (numpy, scipy, the embedder: a second or two) is imported after the first line.
+            from site_builder.export_magic import export as write_export
+            from site_builder.export_magic import exported
+            from site_builder.scoring.corpus import full_games, load
+
+            corpus = load(paths, None if no_cache else cache, progress=checking.hook())
+            checking.skip_rest()  # those the cache answered
+        for bad in corpus.invalid_replays:
+            for problem in bad["problems"]:
+                progress.say(f"left out: {problem}")
+        wanted = sum(1 for game in corpus.games if exported(game))
+        with progress.task("reading the moves of the MAgIC games", total=wanted, unit="games") as reading:
+            full = {game.game_id: game for game in full_games(corpus, exported, progress=reading.hook())}
     # The games left out need no moves: export names them and says why from what `load` kept.
     games = [full.get(game.game_id, game) for game in corpus.games if game.game_id in full or not exported(game)]
     done = write_export(games, corpus.agents, out)
