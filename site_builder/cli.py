@@ -103,16 +103,23 @@ def _summary(report) -> str:
 
 def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None,
            magic_reading="paper", prices_path=None, base=None):
-    """Build the site, turning build problems into a clear click error."""
-    from site_builder.build import BuildError, build_site, default_repo_url
-    from site_builder.viewer.files import ReplayDataError
+    """Build the site, turning build problems into a clear click error; its progress on stderr."""
+    from runner.progress import Progress
 
-    try:
-        report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
-                            submissions=submissions, repo_url=repo_url or default_repo_url(),
-                            magic_reading=magic_reading, prices=_price_table(prices_path), base=base)
-    except (BuildError, ReplayDataError) as err:
-        raise click.ClickException(str(err)) from err
+    with Progress() as progress:
+        progress.say(f"building the site into {site} from the replays under {', '.join(map(str, paths))} "
+                     f"({'no cache' if no_cache else f'cache {cache}'})")
+        # The builder and the scorer (numpy, scipy, the embedder: a second or two) load after the first line.
+        from site_builder.build import BuildError, build_site, default_repo_url
+        from site_builder.viewer.files import ReplayDataError
+
+        try:
+            report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
+                                submissions=submissions, repo_url=repo_url or default_repo_url(),
+                                magic_reading=magic_reading, prices=_price_table(prices_path), base=base,
+                                progress=progress)
+        except (BuildError, ReplayDataError) as err:
+            raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)

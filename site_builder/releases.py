@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,9 +176,11 @@ def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folde
 
 
 def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Path | None, seed: int,
-              derive: bool = True, submissions: str = "include") -> dict[str, Any]:
+              derive: bool = True, submissions: str = "include",
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The results' "releases" section: each release's snapshot (newest first), the tags skipped and
-    why, and `note`, why there is none to read (no git checkout, no git), or None."""
+    why, and `note`, why there is none to read (no git checkout, no git), or None.
+    `progress(done, total)` hears of each release as its snapshot is made or read again."""
     empty: dict[str, Any] = {"releases": [], "skipped": [], "note": None}
     located = _folders(replay_paths)
     if located is None:
@@ -191,17 +193,18 @@ def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Pat
     kept_file = Path(cache_path).with_name(Path(cache_path).stem + "-releases.json") if cache_path else None
     kept = _read_kept(kept_file)
     out, keep = [], {}
-    for release in found:
+    for done, release in enumerate(found, 1):
         key = _kept_key(release, seed, derive, submissions, folders)
-        if key not in kept:
-            try:
+        try:
+            if key not in kept:
                 kept[key] = snapshot(root, release, folders, cache_path=cache_path, seed=seed, derive=derive,
                                      submissions=submissions)
-            except (ReleaseError, sources.HistoryError) as err:
-                skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
-                continue
-        keep[key] = kept[key]
-        out.append(kept[key])
+            keep[key] = kept[key]
+            out.append(kept[key])
+        except (ReleaseError, sources.HistoryError) as err:
+            skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
+        if progress is not None:
+            progress(done, len(found))
     if kept_file is not None:
         kept_file.parent.mkdir(parents=True, exist_ok=True)
         kept_file.write_text(json.dumps(keep, sort_keys=True), encoding="utf-8")
