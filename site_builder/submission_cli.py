@@ -71,25 +71,30 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, ful
     who owns the rows it touches and how the rating tables would change. Exits with status 1 if
     anything is refused, 2 if the check could not run.
     """
-    from site_builder.git import GitError, Repo
-    from site_builder.ownership import OwnerError
-    from site_builder.submission.check import check_submission
-    from site_builder.submission.effect import leaderboard_effect
+    from runner.progress import Progress
 
-    with tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
+    with Progress() as progress, tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
+        progress.say(f"submission check: what {head} adds to {base} in {repo}")
+        # The check and the scorer (numpy, scipy, the embedder: a second or two) load after the first line.
+        from site_builder.git import GitError, Repo
+        from site_builder.ownership import OwnerError
+        from site_builder.submission.check import check_submission
+        from site_builder.submission.effect import leaderboard_effect
+
         work = Path(tmp)
         base_dir, new_dir = work / "base", work / "new"
         base_dir.mkdir()
         new_dir.mkdir()
         try:
             submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author,
-                                          author_id=author_id)
+                                          author_id=author_id, progress=progress)
         except (GitError, OwnerError) as exc:
             _cannot_check(str(exc), summary, full_report)
         effect, effect_error = None, None
         if submission.accepted:
             try:
-                effect = leaderboard_effect(submission, base_dir, new_dir, work / "scores.sqlite" if no_cache else cache)
+                effect = leaderboard_effect(submission, base_dir, new_dir, work / "scores.sqlite" if no_cache else cache,
+                                            progress)
             except Exception as exc:  # noqa: BLE001 - the effect is information; a failure must not hide the verdict
                 effect_error = f"{type(exc).__name__}: {exc}"
         report = render(submission, effect, effect_error)

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from runner import games as registry
+from runner.progress import Progress
+from runner.replay.format import iter_replay_files
 from site_builder import boards, labels
 from site_builder.scoring import board, owners, ratings
 from site_builder.scoring.corpus import REFERENCE, load
@@ -216,19 +218,28 @@ def site_rows(results: Mapping[str, Any]) -> dict[str, dict[str, Shown]]:
 
 # -- before and after --------------------------------------------------------------------------
 
-def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path) -> tuple[dict[str, Any], Any]:
+def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path,
+                 progress: Progress | None = None, what: str = "the replays") -> tuple[dict[str, Any], Any]:
     """The results the site builds from the replays under `folders` whose files have the owners
-    `owner_of` (by path), as build.py builds them: (results, the corpus)."""
-    corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
-    corpus = owners.separate(corpus, owner_of)
-    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
-                                   kept=beside(cache_path))
+    `owner_of` (by path), as build.py builds them: (results, the corpus). `progress` hears of the
+    replays checked and the boards, as "scoring `what`"."""
+    progress = progress or Progress(quiet=True)
+    files = sum(1 for _ in iter_replay_files(folders))
+    with progress.task(f"scoring {what}: checking replays", total=files, unit="replays") as checking:
+        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()},
+                      progress=checking.hook())
+        checking.skip_rest()  # those the cache answered
+    with progress.task(f"scoring {what}: the boards"):
+        corpus = owners.separate(corpus, owner_of)
+        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
+                                       kept=beside(cache_path))
     return results, corpus
 
 
-def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
+def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path,
+                       progress: Progress | None = None) -> Effect:
     """Score the base corpus and base + accepted files as the site does, and compare the boards:
-    the submitter's rows, and every row of others before and after."""
+    the submitter's rows, and every row of others before and after (`progress` hears of both scorings)."""
     started = time.perf_counter()
     for check in submission.accepted:
         assert check.raw is not None
@@ -238,8 +249,9 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
                    for path, source in submission.base_index.owners.files.items()}
     new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
                   for check in submission.accepted}
-    before, old_corpus = site_results([base_dir], base_owners, cache_path)
-    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path)
+    before, old_corpus = site_results([base_dir], base_owners, cache_path, progress, "the base")
+    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path, progress,
+                                     "the base and the submission")
     old, new = site_rows(before), site_rows(after)
     order = [RANKED, EXHIBITION, *sorted(added_games(submission))]
     rows: list[EffectRow] = []
