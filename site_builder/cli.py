@@ -47,7 +47,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
     """Score replays: every metric, bound and rating, recomputed from the replays alone.
 
     Each replay is validated and re-simulated with the rules engines; claimed results are never
-    used. Invalid replays are reported and left out; identical replays count once.
+    used. Replays that fail a check are reported and left out; identical replays count once.
     """
     from runner.progress import Progress
     from runner.replay.format import iter_replay_files
