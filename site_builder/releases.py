@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ NAME = re.compile(r"(?:board-[A-Za-z0-9]|v[0-9])[A-Za-z0-9._-]{0,79}")
 #: Each game's leaders shown for a release: the first of the maintainers' rows of its rating table.
 LEADERS = 3
 #: Bumped when a release's snapshot changes shape or content for the same commit (kept snapshots).
-SNAPSHOT = "2"  # 2: leaders are the maintainers' rows only
+SNAPSHOT = "3"  # 2: leaders are the maintainers' rows only; 3: never an agent that forfeited every game
 
 
 class ReleaseError(RuntimeError):
@@ -142,7 +142,7 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
     split = board.parts(corpus, labels)
     ranked = board.ranked_board(split, seed=seed)
     rated = board.rating_board(corpus, labels, seed=seed, resamples=0)["ratings"]["by_game"]
-    leaders = leaders_of(rated)
+    leaders = leaders_of(rated, forfeited_every_game(corpus))
     rows = [{k: row.get(k) for k in ("row", "label", "suite", "agents", "owner", "stages", "score", "place", "best",
                                      "worst", "tier", "unranked")} for row in ranked["rows"]]
     named = {key for row in rows for key in row["agents"].values()}
@@ -152,13 +152,33 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
             "agents": {k: corpus.agents[k].label for k in sorted(named) if k in corpus.agents}}
 
 
-def leaders_of(rated: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def forfeited_every_game(corpus: Any) -> dict[str, set[str]]:
+    """Per game, the agents that forfeited every game of it they played (boards.forfeited_all, read
+    from the games): a board lists them apart, so no release names one a leader."""
+    played: dict[tuple[str, str], int] = {}
+    forfeited: dict[tuple[str, str], int] = {}
+    for game in corpus.games:
+        for agent in {s.agent for s in game.seats}:
+            if game.counts_for(agent):
+                played[(game.game, agent)] = played.get((game.game, agent), 0) + 1
+                forfeited[(game.game, agent)] = forfeited.get((game.game, agent), 0) + (game.forfeiter == agent)
+    out: dict[str, set[str]] = {}
+    for (name, agent), n in played.items():
+        if forfeited[(name, agent)] >= n:
+            out.setdefault(name, set()).add(agent)
+    return out
+
+
+def leaders_of(rated: dict[str, Any], apart: Mapping[str, Collection[str]] | None = None
+               ) -> dict[str, list[dict[str, Any]]]:
     """Each game's first LEADERS among the maintainers' rows of its rating table (as the home page
     names its leaders): a contributor's row is placed in the table by its rating but never named
-    a release's leader, since no check can prove that a submitted model played its games."""
+    a release's leader, since no check can prove that a submitted model played its games; nor is
+    an agent of `apart[game]` (it forfeited every game of it)."""
     out = {}
     for name, table in rated.items():
-        theirs = [r for r in table["agents"] if not _contributed(r)][:LEADERS]
+        gone = (apart or {}).get(name, ())
+        theirs = [r for r in table["agents"] if not _contributed(r) and r["agent"] not in gone][:LEADERS]
         if theirs:
             out[name] = [{"agent": r["agent"], "label": r["label"], "rating": r["rating"], "games": r["games"],
                           "owner": r.get("owner")} for r in theirs]

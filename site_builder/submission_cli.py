@@ -64,8 +64,8 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, ful
 
     Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
     new replay under replays/<tournament>/<game_id>.jsonl or a tournament's plan
-    (tournament.toml), within the size limits, valid (every model seat's prompts and moves derived
-    again), not a copy of a game already counted, a game of a language model, and exactly the
+    (tournament.toml), within the size limits, accepted by every check (every model seat's prompts
+    and moves derived again), not a copy of a game already counted, a game of a language model, and exactly the
     games its plan holds; no tournament, model agent or name may be another owner's. Prints a
     Markdown report: each file's problems as FILE:LINE: FIELD: MESSAGE, what the submission adds,
     who owns the rows it touches and how the rating tables would change. Exits with status 1 if
@@ -351,7 +351,7 @@ def _rank(s: Standing | None) -> str | None:
         return None
     if s.place or not s.unranked:
         return s.rank
-    return s.rank if s.unplaced == "provisional" else f"{s.unplaced} ({s.unranked})"
+    return s.rank if s.unplaced != "not ranked" else f"{s.unplaced} ({s.unranked})"  # a game's page says why itself
 
 
 def _cells(row: EffectRow, *parts: Callable[[Standing], str]) -> str:
@@ -415,7 +415,7 @@ def _effect_section(effect: Effect) -> list[str]:
     if per_game:
         lines += ["", "**Each game's board** (the games you add to)", "", *per_game]
     if not (ranked or exhibition or per_game):
-        lines += ["", "No row of yours on any board: a row needs valid games."]
+        lines += ["", "No row of yours on any board: a row needs complete games."]
     changed = [r for r in effect.rows if not r.mine]
     if changed:
         lines += ["", "**⚠ Rows of others that changed** (not yours)", "", "| board | row | before | after |",

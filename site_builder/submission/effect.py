@@ -47,7 +47,7 @@ class Standing:
     counted: str = ""  # what the counts count, in words
     numbers: tuple[Any, ...] = ()  # the unrounded figures behind `shown` (compared for containment)
     placed: bool = False  # a contributor's place among the maintainers' rows, marked * (macro place_td)
-    unplaced: str = "not ranked"  # what the first column says without a place ("provisional" on a game's page)
+    unplaced: str = "not ranked"  # what the first column says without a place (a game's page says why in it)
 
     @property
     def rank(self) -> str:
@@ -161,6 +161,7 @@ def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] 
     the game's rating, or by seat win rate for a cooperative game."""
     why = None if rank else ("self-play only: no other agent to compare with" if boards.self_play_only(row)
                              else "no interval")
+    shown_why = "self-play only" if boards.self_play_only(row) else "no interval"  # in the page's first column
     if ratings.cooperative(name):
         rate = row.get("win_rate")
         shown = rate_text(rate) if rate else "no data"
@@ -171,10 +172,14 @@ def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] 
         numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
         counted = f"{_games(row['games'])}, {rating['games'] if rating else 0:,} rated"
     provisional = not rank and not ratings.cooperative(name) and rating is not None and ratings.provisional(rating)
+    unplaced = f"not ranked ({shown_why})"
     if provisional:
         why = boards.provisional_why(rating)
+        unplaced = f"provisional ({rating['games']} of {ratings.MIN_GAMES} rated games)"
+    if boards.forfeited_all(row):  # listed apart, below the board
+        why, unplaced = "forfeited every game", "forfeited every game"
     return Standing(rank, why, shown, row["games"], counted=counted, numbers=numbers, placed=submitted,
-                    unplaced="provisional" if provisional else "not ranked")
+                    unplaced=unplaced)
 
 
 @dataclass(frozen=True)
