@@ -669,7 +669,7 @@ def validate_command(paths, quiet):
         click.echo(str(problem))
     if not quiet or bad or bad_plans:
         plans = f"; {bad_plans} tournament plan(s) with problems" if bad_plans else ""
-        click.echo(f"checked {checked} replay(s): {checked - bad} valid, {bad} with problems{plans}",
+        click.echo(f"checked {checked} replay(s): {checked - bad} accepted, {bad} with problems{plans}",
                    err=bool(bad or bad_plans))
     if checked == 0:
         raise click.ClickException("no *.jsonl replay files found")

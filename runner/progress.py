@@ -144,14 +144,28 @@ class Task:
     def hook(self) -> Callable[[int, int], None]:
         """This task as the `progress(done, total)` callback of a step that reports only the items
         needing work, `total` of this task's (corpus.load's re-simulations): the others are counted
-        as skipped at its first report."""
+        as skipped at its first report. A task made without a total takes the first report's."""
         def report(done: int, total: int) -> None:
+            if self.total is None:
+                self.count_to(total)
             base = (self.total or total) - total
             if self.done < base:
                 self.advance(base - self.done, skipped=True)
             self.advance(base + done - self.done)
 
         return report
+
+    def count_to(self, total: int) -> None:
+        """Give the task its total, once it is known (a phase becomes a counted task)."""
+        self.total = total
+        if self._bar_task is not None:
+            self.progress._bar.update(self._bar_task, total=total)
+
+    def skip_rest(self) -> None:
+        """Count the items not yet done as done without work: after a step that reported only the
+        items needing work (through `hook`), and nothing at all when none did."""
+        if self.total is not None and self.done < self.total:
+            self.advance(self.total - self.done, skipped=True)
 
     def left_s(self) -> float | None:
         """Seconds still to go at the pace of the items that took work (None before the first)."""

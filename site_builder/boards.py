@@ -23,6 +23,14 @@ from site_builder.scoring.verification import counted as counted_row
 MAX_FORFEIT_RANKED = 0.5
 
 
+def forfeited_all(row: Mapping[str, Any]) -> bool:
+    """Whether an agent forfeited every game of a board (a leaderboard row or an agent's entry):
+    it never played, so every board lists it apart, below the others, with no place (a rating
+    of forfeits alone could still sit above an agent that won games)."""
+    games = row.get("games") or 0
+    return games > 0 and (row.get("forfeits") or 0) >= games
+
+
 def rated_games(results: Mapping[str, Any]) -> list[str]:
     """The games the overall table rates: every competitive game of the board (cooperative ones,
     ranked by their deal rate, are not rated)."""
@@ -33,6 +41,8 @@ def why_unranked(agent: Mapping[str, Any], rated: Mapping[str, Any] | None, game
     """Why an agent has no rank across games (None: it is ranked): the overall table ranks only
     agents that played every rated game, and that played more than they forfeited."""
     covered = [g for g in games if g in agent["by_game"]]
+    if forfeited_all(agent):
+        return "forfeited every game"
     if rated is None or not rated.get("rating_ci"):
         return "not rated: no game against another agent"
     if len(covered) < len(games):
@@ -90,6 +100,7 @@ def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -
     for agent in results["agents"]:
         key = agent["key"]
         rows.append({"ref": refs[key], "rating": rated.get(key), "rank": ranges.get(key), "unranked": why[key],
+                     "forfeited_all": forfeited_all(agent),
                      "games": agent["games"], "win_rate": (magic.get(key) or {}).get("win_rate"),
                      "forfeit_rate": agent["forfeit_rate"], "reask_rate": agent["reask_rate"],
                      "provider": agent["provider"], "design": agent["design"],
@@ -100,17 +111,20 @@ def leaderboard_rows(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) -
 def game_ranks(results: Mapping[str, Any], name: str) -> dict[str, tuple[int, int, int]]:
     """Each agent's rank in one game's table, as every board and the game's page show it: by the
     game's rating, or for a cooperative game (whose every comparison is a draw) by its seat win
-    rate, which there is the share of its games whose table agreed (`rank_ranges` on either)."""
+    rate, which there is the share of its games whose table agreed (`rank_ranges` on either).
+    An agent that forfeited every game of it has no rank, and counts in no other's range."""
+    board = results["leaderboards"].get(name) or {}
+    apart = {r["agent"] for r in board.get("agents", []) if forfeited_all(r)}
     if ratings.cooperative(name):
-        board = results["leaderboards"].get(name) or {}
-        rated = [r for r in board.get("agents", []) if r.get("win_rate")]
+        rated = [r for r in board.get("agents", []) if r.get("win_rate") and r["agent"] not in apart]
         # Board-wide: each rate's Wilson interval at 95% / (the maintainers' rows), so that all hold at once.
         z = stats.bonferroni_z(sum(1 for r in rated if not r.get("owner")))
         rows = [{"agent": r["agent"], "rating": r["win_rate"]["value"], "rating_ci": r["win_rate"]["ci"],
                  "band": list(stats.wilson(r["win_rate"]["value"] * r["win_rate"]["n"], r["win_rate"]["n"], z) or ()),
                  "owner": r.get("owner")} for r in rated]
         return rank_ranges(rows)
-    return rank_ranges(results["ratings"].get("by_game", {}).get(name, {}).get("agents", []))
+    return rank_ranges([r for r in results["ratings"].get("by_game", {}).get(name, {}).get("agents", [])
+                        if r["agent"] not in apart])
 
 
 def ranked_by(name: str) -> str:
@@ -170,8 +184,9 @@ def game_rankings(results: Mapping[str, Any], refs: Mapping[str, AgentRef], game
             key = row["agent"]
             rows.append({"ref": refs[key], "rating": by_agent.get(key), "rank": ranges.get(key),
                          "games": row["games"], "win_rate": row["win_rate"], "forfeit_rate": row["forfeit_rate"],
-                         "self_play": self_play_only(row)})
-        rows.sort(key=lambda r: (r["rank"] is None, r["rank"][0] if r["rank"] else 0, r["ref"].display))
+                         "self_play": self_play_only(row), "forfeited_all": forfeited_all(row)})
+        rows.sort(key=lambda r: (r["forfeited_all"], r["rank"] is None, r["rank"][0] if r["rank"] else 0,
+                                 r["ref"].display))
         out.append({"name": name, "title": title, "winning": registry.facts_of(name).winning, "rows": rows,
                     "games": board["games"], "ranked_by": ranked_by(name), "cooperative": ratings.cooperative(name)})
     return out
@@ -222,8 +237,10 @@ def ranked_reading(rows: Sequence[Mapping[str, Any]]) -> str:
 
 def row_order(row: Mapping[str, Any]) -> tuple:
     """Default leaderboard order: ranked across games by place, then the other rated agents by
-    higher rating, then the unrated, each by label."""
+    higher rating, then the unrated, each by label; those that forfeited every game last, apart."""
     rating = row["rating"]
+    if row.get("forfeited_all"):
+        return (3, 0, 0.0, row["ref"].display)
     if row.get("rank"):
         return (0, row["rank"][0], 0.0, row["ref"].display)
     if rating is None:
@@ -301,11 +318,12 @@ def matrix(results: Mapping[str, Any], name: str, order: Sequence[str],
 
 
 def board_order(results: Mapping[str, Any], name: str, refs: Mapping[str, AgentRef]) -> list[Mapping[str, Any]]:
-    """A game's leaderboard rows in its page's order: by rank, then the unranked, each by name."""
+    """A game's leaderboard rows in its page's order: by rank, then the unranked, each by name, then
+    those that forfeited every game (listed apart)."""
     board = results["leaderboards"].get(name) or {}
     ranks = game_ranks(results, name) if board else {}
     return sorted(board.get("agents", []), key=lambda r: (
-        r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
+        forfeited_all(r), r["agent"] not in ranks, ranks[r["agent"]][0] if r["agent"] in ranks else 0,
         refs[r["agent"]].display if r["agent"] in refs else r["label"]))
 
 #: How the pages name the pooled row of all human seats (docs/metrics.md, "People").

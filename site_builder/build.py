@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 
 from runner.prices import PriceTable
+from runner.progress import Progress, Task
 from runner.replay.format import iter_replay_files
 from site_builder import history_pages, hosting, labels, methodology, pages, releases, sources
 from site_builder.viewer import pages as viewer_pages
@@ -234,15 +236,27 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     return sorted(markdown)
 
 
-def run_mkdocs(project: Path) -> None:
-    """`mkdocs build --strict` of the project; a BuildError with MkDocs' messages if it fails."""
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", str(project / "mkdocs.yml")]
+def run_mkdocs(project: Path, built: Callable[[], None] | None = None) -> None:
+    """`mkdocs build --strict` of the project; a BuildError with MkDocs' messages if it fails.
+
+    `built` is called as each Markdown page is built (MkDocs' verbose log names each one)."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "--verbose",
+               "-f", str(project / "mkdocs.yml")]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        problems = [line for line in (done.stderr + done.stdout).splitlines()
-                    if line.startswith(("WARNING", "ERROR", "Error", "Aborted"))]
-        raise BuildError("mkdocs build --strict failed:\n" + "\n".join(problems or [done.stderr.strip()]))
+    problems, said = [], []
+    with subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env=env) as child:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if line.startswith("DEBUG"):
+                if built is not None and line.split("-", 1)[-1].lstrip().startswith("Building page "):
+                    built()
+                continue
+            said.append(line.rstrip("\n"))
+            if line.startswith(("WARNING", "ERROR", "Error", "Aborted")):
+                problems.append(line.rstrip("\n"))
+    if child.returncode != 0:
+        raise BuildError("mkdocs build --strict failed:\n" + "\n".join(problems or ["\n".join(said).strip()]))
 
 
 def check_site_folder(site: Path) -> None:
@@ -279,7 +293,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                seed: int = DEFAULT_SEED, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
                magic_reading: str = "paper", prices: PriceTable | None = None,
-               base: str | None = None, find_base: bool = True) -> BuildReport:
+               base: str | None = None, find_base: bool = True, progress: Progress | None = None) -> BuildReport:
     """Build the static site for the replays under `replay_paths` into `site_dir`.
 
     `submissions="exclude"` leaves out every game a merged pull request added (site_builder/sources.py),
@@ -291,82 +305,87 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     revision; with `find_base`, when None, the default branch of the current branch's upstream,
     sources.upstream_base) makes the build a preview of a merge into it: a game not on the base is
     the builder's, marked "not merged", never the maintainers' (site_builder/sources.py).
+    `progress` (default: none shown) hears of each phase: the replays checked, the merges and
+    releases scored, the pages written and the games whose viewer data is made, with counts.
     """
     if submissions not in ("include", "exclude"):
         raise BuildError(f"submissions must be 'include' or 'exclude', not {submissions!r}")
     if magic_reading not in ("paper", "reference"):
         raise BuildError(f"magic_reading must be 'paper' or 'reference', not {magic_reading!r}")
     repo_url = check_repo_url(repo_url)
+    progress = progress or Progress(quiet=True)
     started = time.perf_counter()
     phases: dict[str, float] = {}
     site = Path(site_dir).resolve()
     check_site_folder(site)
-    tick = time.perf_counter()
     replay_paths = list(replay_paths)
-    files = [str(f) for f in iter_replay_files(replay_paths)]
-    try:
-        of_file = sources.sources(files, base, find_base=find_base)
-    except sources.BaseError as err:
-        raise BuildError(str(err)) from None
-    if submissions == "exclude":
-        files = [f for f in files if not of_file[f].contributed]
-    phases["sources from git"] = time.perf_counter() - tick
-    tick = time.perf_counter()
+    with _phase(phases, "sources from git", progress.task("reading where each replay came from (git)")):
+        files = [str(f) for f in iter_replay_files(replay_paths)]
+        try:
+            of_file = sources.sources(files, base, find_base=find_base)
+        except sources.BaseError as err:
+            raise BuildError(str(err)) from None
+        if submissions == "exclude":
+            files = [f for f in files if not of_file[f].contributed]
     # With every file wanted, the loader walks the folders again (a listing per folder) rather
     # than taking 100,000 file names, each of which it would check as a path given by hand
     # (is it a folder, where does it resolve: half the load phase at 100,000 files); the same files
     # in the same order.
     owner_of = sources.owners(of_file)
-    corpus = load(files if submissions == "exclude" else replay_paths, Path(cache_path) if cache_path else None,
-                  derive=derive, owner_of={path: owner.id for path, owner in owner_of.items()})
-    corpus = owners.separate(corpus, owner_of)
-    phases["load and re-simulate"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
-    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                   magic_reading=magic_reading, kept=beside(Path(cache_path)) if cache_path else None,
-                                   prices=prices)
-    of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
-    results["corpus"]["sources"] = sources.summary(
-        of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
-        excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
-        excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
-        if submissions == "exclude" else 0, repo_url=repo_url)
-    agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
-    for agent in results["agents"]:
-        agent["sources"] = agent_sources.get(agent["key"], [])
-    phases["score"] = time.perf_counter() - tick
-    tick = time.perf_counter()
+    with _phase(phases, "load and re-simulate",
+                progress.task("checking replays", total=len(files), unit="replays")) as checking:
+        corpus = load(files if submissions == "exclude" else replay_paths, Path(cache_path) if cache_path else None,
+                      derive=derive, owner_of={path: owner.id for path, owner in owner_of.items()},
+                      progress=checking.hook())
+        checking.skip_rest()  # those the cache answered
+        corpus = owners.separate(corpus, owner_of)
+    with _phase(phases, "score", progress.task("scoring the boards")):
+        # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
+        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
+                                       magic_reading=magic_reading,
+                                       kept=beside(Path(cache_path)) if cache_path else None, prices=prices)
+        of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
+        results["corpus"]["sources"] = sources.summary(
+            of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
+            excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
+            excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
+            if submissions == "exclude" else 0, repo_url=repo_url)
+        agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
+        for agent in results["agents"]:
+            agent["sources"] = agent_sources.get(agent["key"], [])
     # The board over time, from the commits that merged each game (none for a file git does not hold).
     merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
               for game_id, s in of_game.items()}
-    results["history"] = history.board_over_time(corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                                 kept=history.store_beside(Path(cache_path)) if cache_path else None)
-    phases["board over time"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,
-                                             seed=seed, derive=derive, submissions=submissions)
-    phases["releases"] = time.perf_counter() - tick
+    merges = len(history.points(merged)) or None  # none: replays git does not hold, a phase with nothing to count
+    with _phase(phases, "board over time",
+                progress.task("scoring the board at each merge", total=merges, unit="merges")) as over_time:
+        results["history"] = history.board_over_time(
+            corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed,
+            kept=history.store_beside(Path(cache_path)) if cache_path else None, progress=over_time.hook())
+    with _phase(phases, "releases", progress.task("scoring the releases", unit="releases")) as releasing:
+        results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,
+                                                 seed=seed, derive=derive, submissions=submissions,
+                                                 progress=releasing.hook())
     with tempfile.TemporaryDirectory(prefix="gamenight-site-", dir=site.parent if site.parent.is_dir() else None
                                      ) as scratch:
         project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"
         if project == site or project in site.parents:
             raise BuildError(f"the work folder {project} must not contain the site folder {site}")
-        tick = time.perf_counter()
-        markdown = write_project(results, corpus, project, site, site_url)
-        phases["render pages"] = time.perf_counter() - tick
-        tick = time.perf_counter()
+        with _phase(phases, "render pages", progress.task("rendering the pages")):
+            markdown = write_project(results, corpus, project, site, site_url)
         # MkDocs empties the site folder: the last build's replay data waits beside it (same disk,
         # so a rename), and files whose replay did not change are kept.
         previous = _set_aside_replay_data(site, Path(scratch) / "previous") if cache_path else None
-        run_mkdocs(project)
-        phases["mkdocs build"] = time.perf_counter() - tick
-        tick = time.perf_counter()
+        with _phase(phases, "mkdocs build", progress.task("writing pages (mkdocs build)", total=len(markdown),
+                                                          unit="pages")) as writing:
+            run_mkdocs(project, writing.advance)
         manifest = Path(cache_path).with_name(Path(cache_path).stem + "-replay-data.json") if cache_path else None
-        data = viewer_write.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
-                                  previous=previous, manifest=manifest)
-        viewer_pages.write_styles(site)
-        phases["replay data"] = time.perf_counter() - tick
+        with _phase(phases, "replay data", progress.task("writing the replay viewer's data", total=len(corpus.games),
+                                                         unit="games")) as packing:
+            data = viewer_write.write_data(corpus, site, {k: v.to_json(repo_url) for k, v in of_game.items()},
+                                           previous=previous, manifest=manifest, progress=packing.hook())
+            packing.skip_rest()  # games whose shards were kept as they were
+            viewer_pages.write_styles(site)
     figures = hosting.measure(site)
     try:
         hosting.check(figures)
@@ -381,6 +400,15 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                        duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases,
                        unmerged=sum(1 for s in of_game.values() if s.kind == sources.UNMERGED),
                        unmerged_why=results["corpus"]["sources"]["unmerged"])
+
+
+@contextmanager
+def _phase(phases: dict[str, float], name: str, task: Task) -> Iterator[Task]:
+    """`task` (a progress line for the reader) around a phase of the build, timed into `phases[name]`."""
+    started = time.perf_counter()
+    with task:
+        yield task
+    phases[name] = time.perf_counter() - started
 
 
 def _set_aside_replay_data(site: Path, aside: Path) -> Path:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from site_builder.boards import PEOPLE_LABEL, game_ranks, people_row, self_play_only
+from site_builder.boards import PEOPLE_LABEL, forfeited_all, game_ranks, people_row, self_play_only
 from site_builder.labels import AgentRef, fmt_ci, fmt_pct, headline
 from site_builder.magic_views import READING_NAMES
 
@@ -23,7 +23,7 @@ AXIS_TITLES = {"win_rate": "Win Rate", "judgement": "Judgement", "reasoning": "R
                "deception": "Deception", "self_awareness": "Self-awareness", "cooperation": "Cooperation",
                "coordination": "Coordination", "rationality": "Rationality"}
 
-MATCHUP_METRICS = {"valid_ratio": "Valid-game ratio", "identification": "Identification rate",
+MATCHUP_METRICS = {"valid_ratio": "Complete-game ratio", "identification": "Identification rate",
                    "non_chameleon_win": "Non-chameleon win rate", "second_chance": "Second-chance guess accuracy"}
 
 #: A radar needs this many measured axes to be a shape; with fewer, the table says it all.
@@ -47,8 +47,8 @@ def game_chart_data(results: Mapping[str, Any], refs: Mapping[str, AgentRef]) ->
     for name, board in results["leaderboards"].items():
         rows = [r for r in board["agents"] if r["win_rate"] and r["agent"] in refs]
         ranks = game_ranks(results, name)  # the bars in the order of the game's table
-        rows.sort(key=lambda r: (r["agent"] not in ranks, ranks.get(r["agent"], (0,))[0], -r["win_rate"]["value"],
-                                 refs[r["agent"]].display))
+        rows.sort(key=lambda r: (forfeited_all(r), r["agent"] not in ranks, ranks.get(r["agent"], (0,))[0],
+                                 -r["win_rate"]["value"], refs[r["agent"]].display))
         bars = [{"label": refs[r["agent"]].display, "value": r["win_rate"]["value"], "ci": r["win_rate"]["ci"],
                  "n": r["win_rate"]["n"], "self_play": self_play_only(r)} for r in rows]
         pooled = people_row(results, name)

@@ -47,7 +47,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
     """Score replays: every metric, bound and rating, recomputed from the replays alone.
 
     Each replay is validated and re-simulated with the rules engines; claimed results are never
-    used. Invalid replays are reported and left out; identical replays count once.
+    used. Replays that fail a check are reported and left out; identical replays count once.
     """
     from runner.progress import Progress
     from runner.replay.format import iter_replay_files
@@ -67,7 +67,7 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
             owner_of = sources.owners(sources.sources(files))
             corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()},
                           progress=checking.hook())
-            checking.advance(len(files) - checking.done, skipped=True)  # those the cache answered, if none was not
+            checking.skip_rest()  # those the cache answered
         # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
         corpus = owners.separate(corpus, owner_of)
         for bad in corpus.invalid_replays:
@@ -103,16 +103,23 @@ def _summary(report) -> str:
 
 def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="include", repo_url=None,
            magic_reading="paper", prices_path=None, base=None):
-    """Build the site, turning build problems into a clear click error."""
-    from site_builder.build import BuildError, build_site, default_repo_url
-    from site_builder.viewer.files import ReplayDataError
+    """Build the site, turning build problems into a clear click error; its progress on stderr."""
+    from runner.progress import Progress
 
-    try:
-        report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
-                            submissions=submissions, repo_url=repo_url or default_repo_url(),
-                            magic_reading=magic_reading, prices=_price_table(prices_path), base=base)
-    except (BuildError, ReplayDataError) as err:
-        raise click.ClickException(str(err)) from err
+    with Progress() as progress:
+        progress.say(f"building the site into {site} from the replays under {', '.join(map(str, paths))} "
+                     f"({'no cache' if no_cache else f'cache {cache}'})")
+        # The builder and the scorer (numpy, scipy, the embedder: a second or two) load after the first line.
+        from site_builder.build import BuildError, build_site, default_repo_url
+        from site_builder.viewer.files import ReplayDataError
+
+        try:
+            report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,
+                                submissions=submissions, repo_url=repo_url or default_repo_url(),
+                                magic_reading=magic_reading, prices=_price_table(prices_path), base=base,
+                                progress=progress)
+        except (BuildError, ReplayDataError) as err:
+            raise click.ClickException(str(err)) from err
     for bad in report.invalid_replays:
         for problem in bad["problems"]:
             click.echo(f"left out: {problem}", err=True)
@@ -294,26 +301,27 @@ def export_magic(out, paths, cache, no_cache):
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} is not empty: the script would read an earlier export's files as games")
     paths = paths or (_default_replays(),)
-    click.echo(f"export magic: checking the replays under {', '.join(map(str, paths))} "
-               f"({'no cache' if no_cache else f'cache {cache}'})", err=True)
-    from site_builder.export_magic import export as write_export
-    from site_builder.export_magic import exported
-    from site_builder.scoring.corpus import full_games, load
-    from site_builder.ticker import Reporter
+    from runner.progress import Progress
+    from runner.replay.format import iter_replay_files
 
-    resimulating = Reporter("re-simulating", "replays not in the cache")
-    try:
-        corpus = load(paths, None if no_cache else cache, progress=resimulating)
-    finally:
-        resimulating.close()
-    for bad in corpus.invalid_replays:
-        for problem in bad["problems"]:
-            click.echo(f"left out: {problem}", err=True)
-    reading = Reporter("reading the moves of the MAgIC games", "games")
-    try:
-        full = {game.game_id: game for game in full_games(corpus, exported, progress=reading)}
-    finally:
-        reading.close()
+    files = sum(1 for _ in iter_replay_files(paths))
+    with Progress() as progress:
+        progress.say(f"export magic: checking the replays under {', '.join(map(str, paths))} "
+                     f"({'no cache' if no_cache else f'cache {cache}'})")
+        with progress.task("checking replays", total=files, unit="replays") as checking:
+            # The scorer (numpy, scipy, the embedder: a second or two) is imported after the first line.
+            from site_builder.export_magic import export as write_export
+            from site_builder.export_magic import exported
+            from site_builder.scoring.corpus import full_games, load
+
+            corpus = load(paths, None if no_cache else cache, progress=checking.hook())
+            checking.skip_rest()  # those the cache answered
+        for bad in corpus.invalid_replays:
+            for problem in bad["problems"]:
+                progress.say(f"left out: {problem}")
+        wanted = sum(1 for game in corpus.games if exported(game))
+        with progress.task("reading the moves of the MAgIC games", total=wanted, unit="games") as reading:
+            full = {game.game_id: game for game in full_games(corpus, exported, progress=reading.hook())}
     # The games left out need no moves: export names them and says why from what `load` kept.
     games = [full.get(game.game_id, game) for game in corpus.games if game.game_id in full or not exported(game)]
     done = write_export(games, corpus.agents, out)

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from site_builder.boards import forfeited_all
 from site_builder.scoring import ratings
 
 #: Fewest priced rows a chart is drawn for (one point has no frontier to show).
@@ -104,8 +105,9 @@ def game_chart(results: Mapping[str, Any], refs: Mapping[str, Any], name: str) -
     """One game's chart: each priced agent's cost per game in that game against its rating there
     (a cooperative game, which is not rated: its seat win rate)."""
     points = []
+    board = results["leaderboards"].get(name) or {}
+    apart = {r["agent"] for r in board.get("agents", []) if forfeited_all(r)}  # never played: no strength
     if ratings.cooperative(name):
-        board = results["leaderboards"].get(name) or {}
         rows = [(r["agent"], r["win_rate"]["value"], r["win_rate"]["ci"]) for r in board.get("agents", [])
                 if r.get("win_rate")]
         axis, percent = "seat win rate", True
@@ -115,7 +117,7 @@ def game_chart(results: Mapping[str, Any], refs: Mapping[str, Any], name: str) -
         axis, percent = "rating", False
     for key, value, ci in rows:
         spent = agent_cost(results, key, name)
-        if key in refs and priced(spent) and value is not None:
+        if key in refs and key not in apart and priced(spent) and value is not None:
             points.append({"label": refs[key].display, "cost": spent["usd_per_game"], "value": value, "ci": ci,
                            "games": spent["games"]})
     return _chart(axis, percent, points, "agent of this game")
@@ -124,10 +126,11 @@ def game_chart(results: Mapping[str, Any], refs: Mapping[str, Any], name: str) -
 def overall_chart(results: Mapping[str, Any], refs: Mapping[str, Any], measure: str = USD) -> dict[str, Any]:
     """Every rated agent's cost per game over all its games (in `measure`) against its overall rating."""
     points = []
+    apart = {a["key"] for a in results["agents"] if forfeited_all(a)}  # never played: no strength to draw
     for row in results["ratings"].get("overall", {}).get("agents", []):
         spent = agent_cost(results, row["agent"])
         cost = per_game(spent, measure)
-        if row["agent"] in refs and cost is not None:
+        if row["agent"] in refs and row["agent"] not in apart and cost is not None:
             points.append({"label": refs[row["agent"]].display, "cost": cost, "value": row["rating"],
                            "ci": row.get("rating_ci"), "games": spent["games"]})
     return _chart("rating", False, points, "rated agent", measure)

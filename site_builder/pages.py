@@ -20,9 +20,9 @@ import jinja2
 
 from runner import games as registry
 from site_builder import cost_views, history_pages, magic_views
-from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, game_rankings, game_ranks,
-                                 game_summaries, leaderboard_rows, matrix, people_row, provisional_why, rated_games,
-                                 ranked_by, ranked_reading, ranked_rows, role_gaps, self_play_only)
+from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, forfeited_all, game_rankings,
+                                 game_ranks, game_summaries, leaderboard_rows, matrix, people_row, provisional_why,
+                                 rated_games, ranked_by, ranked_reading, ranked_rows, role_gaps, self_play_only)
 from site_builder.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
                                  game_chart_data, measured_axes, radar_data, variant_title)
 from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_num, fmt_pct, headline,
@@ -48,13 +48,16 @@ class SitePages:
 #: Every term a table header or metric name uses, explained in a line: the "?" buttons show these
 #: (tap or keyboard, not hover only) and the Glossary page lists them all. Order: the Glossary's.
 GLOSSARY: dict[str, tuple[str, str]] = {
-    "rank": ("Rank", "The place in this game: by its rating, or for a cooperative game by its seat win rate. In "
+    "rank": ("Game rank", "The place on this game's board: by its rating, or for a cooperative game by its seat win "
+                          "rate. In "
                      "brackets, the range of places the table allows at 95% for the whole table at once: \"2 (1-4)\" "
                      "means second, but the data cannot tell it from first or fourth. No place is claimed between "
                      "agents the games cannot compare (seen in no common role, say). An agent rated on fewer than "
-                     f"{ratings.MIN_GAMES} games is provisional and has no place. A contributor's row, marked *, gets "
-                     "the place it would take among the maintainers' rows."),
-    "rank_across": ("Rank across games", "The place by the rating over every rated game, each weighing the same, "
+                     f"{ratings.MIN_GAMES} games is provisional and has no place, and one that forfeited every game "
+                     "is listed apart, below the board. A contributor's row, marked *, gets the place it would take "
+                     "among the maintainers' rows."),
+    "rank_across": ("Exhibition rank", "The place on the exhibition board: by the rating over every rated game, "
+                                       "each weighing the same, "
                                          "among the agents that played all of them, forfeited at most half their "
                                          f"games and were rated on at least {ratings.MIN_GAMES}; in brackets, the "
                                          "range of places the table allows at 95% for the whole table at once. Any "
@@ -62,7 +65,8 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "tier": ("Tier", "Rows the ranked board cannot yet tell apart share a tier: a new tier starts below a row only "
                      "where the next row is surely below it, a claim that holds together with every other claim "
                      "of the table at 95% and stays true however many stages are added."),
-    "ranked_rank": ("Ranked place", "The place by score among the maintainers' rows and those they verified; in "
+    "ranked_rank": ("Ranked place", "The place on the ranked board (the headline), by score among the "
+                                    "maintainers' rows and those they verified; in "
                                     "brackets, the best and worst place the board's claims allow. \"Surely above\" "
                                     "is claimed only where it holds for the whole table at once, at 95%, and at every "
                                     "number of stages: looking again after each stage or merge does not make a false "
@@ -98,6 +102,15 @@ GLOSSARY: dict[str, tuple[str, str]] = {
                                             "a sentence of the prompt's own instructions. From prompt set 4 on "
                                             "such a move is refused and asked again; older games keep theirs."),
     "games": ("Games", "Complete games the agent played, and the games it forfeited."),
+    "complete": ("Complete game", "A game no seat forfeited: every player produced a legal move at every turn "
+                                  "(within the allowed re-asks). A forfeited game is kept: it is a loss of the "
+                                  "seats of the agent that forfeited, and counts in the complete-game ratio."),
+    "accepted": ("Accepted replay", "A replay file that passes every check: the format, the rules engine "
+                                    "re-deriving every move and outcome, and the deal derived again from its "
+                                    "seed (gamenight validate says the same). A replay that fails one is left "
+                                    "out of every table, naming the file, line and field."),
+    "forfeited_all": ("Forfeited every game", "An agent that forfeited every game of a board never played "
+                                              "there: it has no place and is listed apart, below the board."),
     "self_play": ("Self-play", "Every game of this row had the agent in every seat, playing itself. Such "
                                "games rate nothing (no other agent to compare with), so the row has no "
                                "rank; its win rate only says how the game's roles fare."),
@@ -136,7 +149,8 @@ def environment() -> jinja2.Environment:
     env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string, breakable=breakable, usd=cost_views.fmt_usd)
     env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
-                       reading_titles=READING_TITLES, ranked_judges=judges.ranked)
+                       forfeited_all=forfeited_all, reading_titles=READING_TITLES, ranked_judges=judges.ranked)
+    env.tests.update(forfeited_all=forfeited_all)
     return env
 
 
@@ -407,10 +421,16 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
     ctx["magic_pages"] = {name: magic_views.page(name) for name in magic_views.METRICS}
     ctx["overall_rows"] = leaderboard_rows(results, refs)  # the exhibition table, and each agent's place in it
     ctx["cross_ranks"] = {row["ref"].key: row["rank"] for row in ctx["overall_rows"]}
+    ctx["cross_unranked"] = {row["ref"].key: row["unranked"] for row in ctx["overall_rows"]}
+    ranked = ranked_rows(results, refs)
+    ctx["ranked_places"] = {}  # agent key -> the ranked board rows it holds the candidate's seat of
+    for row in ranked:
+        for key in sorted(set(row["agents"].values())) if row.get("score") else ():
+            ctx["ranked_places"].setdefault(key, []).append(row)
     ctx["agent_rows"] = AgentRows.of(results)
     ctx["cost_prices"] = (results.get("cost") or {}).get("prices") or {}
     ctx["cost_of"] = cost_views.agent_cost
-    ctx["cost_data"] = cost_views.chart_data(results, refs, ranked_rows(results, refs), list(ctx["games"]))
+    ctx["cost_data"] = cost_views.chart_data(results, refs, ranked, list(ctx["games"]))
     pages = SitePages()
     _home(ctx, env, pages)
     _exhibition(ctx, env, pages)

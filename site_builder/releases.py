@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ NAME = re.compile(r"(?:board-[A-Za-z0-9]|v[0-9])[A-Za-z0-9._-]{0,79}")
 #: Each game's leaders shown for a release: the first of the maintainers' rows of its rating table.
 LEADERS = 3
 #: Bumped when a release's snapshot changes shape or content for the same commit (kept snapshots).
-SNAPSHOT = "2"  # 2: leaders are the maintainers' rows only
+SNAPSHOT = "3"  # 2: leaders are the maintainers' rows only; 3: never an agent that forfeited every game
 
 
 class ReleaseError(RuntimeError):
@@ -142,7 +142,7 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
     split = board.parts(corpus, labels)
     ranked = board.ranked_board(split, seed=seed)
     rated = board.rating_board(corpus, labels, seed=seed, resamples=0)["ratings"]["by_game"]
-    leaders = leaders_of(rated)
+    leaders = leaders_of(rated, forfeited_every_game(corpus))
     rows = [{k: row.get(k) for k in ("row", "label", "suite", "agents", "owner", "stages", "score", "place", "best",
                                      "worst", "tier", "unranked")} for row in ranked["rows"]]
     named = {key for row in rows for key in row["agents"].values()}
@@ -152,13 +152,33 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
             "agents": {k: corpus.agents[k].label for k in sorted(named) if k in corpus.agents}}
 
 
-def leaders_of(rated: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def forfeited_every_game(corpus: Any) -> dict[str, set[str]]:
+    """Per game, the agents that forfeited every game of it they played (boards.forfeited_all, read
+    from the games): a board lists them apart, so no release names one a leader."""
+    played: dict[tuple[str, str], int] = {}
+    forfeited: dict[tuple[str, str], int] = {}
+    for game in corpus.games:
+        for agent in {s.agent for s in game.seats}:
+            if game.counts_for(agent):
+                played[(game.game, agent)] = played.get((game.game, agent), 0) + 1
+                forfeited[(game.game, agent)] = forfeited.get((game.game, agent), 0) + (game.forfeiter == agent)
+    out: dict[str, set[str]] = {}
+    for (name, agent), n in played.items():
+        if forfeited[(name, agent)] >= n:
+            out.setdefault(name, set()).add(agent)
+    return out
+
+
+def leaders_of(rated: dict[str, Any], apart: Mapping[str, Collection[str]] | None = None
+               ) -> dict[str, list[dict[str, Any]]]:
     """Each game's first LEADERS among the maintainers' rows of its rating table (as the home page
     names its leaders): a contributor's row is placed in the table by its rating but never named
-    a release's leader, since no check can prove that a submitted model played its games."""
+    a release's leader, since no check can prove that a submitted model played its games; nor is
+    an agent of `apart[game]` (it forfeited every game of it)."""
     out = {}
     for name, table in rated.items():
-        theirs = [r for r in table["agents"] if not _contributed(r)][:LEADERS]
+        gone = (apart or {}).get(name, ())
+        theirs = [r for r in table["agents"] if not _contributed(r) and r["agent"] not in gone][:LEADERS]
         if theirs:
             out[name] = [{"agent": r["agent"], "label": r["label"], "rating": r["rating"], "games": r["games"],
                           "owner": r.get("owner")} for r in theirs]
@@ -176,9 +196,11 @@ def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folde
 
 
 def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Path | None, seed: int,
-              derive: bool = True, submissions: str = "include") -> dict[str, Any]:
+              derive: bool = True, submissions: str = "include",
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The results' "releases" section: each release's snapshot (newest first), the tags skipped and
-    why, and `note`, why there is none to read (no git checkout, no git), or None."""
+    why, and `note`, why there is none to read (no git checkout, no git), or None.
+    `progress(done, total)` hears of each release as its snapshot is made or read again."""
     empty: dict[str, Any] = {"releases": [], "skipped": [], "note": None}
     located = _folders(replay_paths)
     if located is None:
@@ -191,17 +213,18 @@ def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Pat
     kept_file = Path(cache_path).with_name(Path(cache_path).stem + "-releases.json") if cache_path else None
     kept = _read_kept(kept_file)
     out, keep = [], {}
-    for release in found:
+    for done, release in enumerate(found, 1):
         key = _kept_key(release, seed, derive, submissions, folders)
-        if key not in kept:
-            try:
+        try:
+            if key not in kept:
                 kept[key] = snapshot(root, release, folders, cache_path=cache_path, seed=seed, derive=derive,
                                      submissions=submissions)
-            except (ReleaseError, sources.HistoryError) as err:
-                skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
-                continue
-        keep[key] = kept[key]
-        out.append(kept[key])
+            keep[key] = kept[key]
+            out.append(kept[key])
+        except (ReleaseError, sources.HistoryError) as err:
+            skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
+        if progress is not None:
+            progress(done, len(found))
     if kept_file is not None:
         kept_file.parent.mkdir(parents=True, exist_ok=True)
         kept_file.write_text(json.dumps(keep, sort_keys=True), encoding="utf-8")

@@ -64,32 +64,37 @@ def submission_check(base: str, head: str, repo: Path, summary: Path | None, ful
 
     Reads only git objects (nothing from HEAD is checked out or run): every changed path must be a
     new replay under replays/<tournament>/<game_id>.jsonl or a tournament's plan
-    (tournament.toml), within the size limits, valid (every model seat's prompts and moves derived
-    again), not a copy of a game already counted, a game of a language model, and exactly the
+    (tournament.toml), within the size limits, accepted by every check (every model seat's prompts
+    and moves derived again), not a copy of a game already counted, a game of a language model, and exactly the
     games its plan holds; no tournament, model agent or name may be another owner's. Prints a
     Markdown report: each file's problems as FILE:LINE: FIELD: MESSAGE, what the submission adds,
     who owns the rows it touches and how the rating tables would change. Exits with status 1 if
     anything is refused, 2 if the check could not run.
     """
-    from site_builder.git import GitError, Repo
-    from site_builder.ownership import OwnerError
-    from site_builder.submission.check import check_submission
-    from site_builder.submission.effect import leaderboard_effect
+    from runner.progress import Progress
 
-    with tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
+    with Progress() as progress, tempfile.TemporaryDirectory(prefix="gamenight-submission-") as tmp:
+        progress.say(f"submission check: what {head} adds to {base} in {repo}")
+        # The check and the scorer (numpy, scipy, the embedder: a second or two) load after the first line.
+        from site_builder.git import GitError, Repo
+        from site_builder.ownership import OwnerError
+        from site_builder.submission.check import check_submission
+        from site_builder.submission.effect import leaderboard_effect
+
         work = Path(tmp)
         base_dir, new_dir = work / "base", work / "new"
         base_dir.mkdir()
         new_dir.mkdir()
         try:
             submission = check_submission(Repo(repo), base, head, base_copy=base_dir, author=author,
-                                          author_id=author_id)
+                                          author_id=author_id, progress=progress)
         except (GitError, OwnerError) as exc:
             _cannot_check(str(exc), summary, full_report)
         effect, effect_error = None, None
         if submission.accepted:
             try:
-                effect = leaderboard_effect(submission, base_dir, new_dir, work / "scores.sqlite" if no_cache else cache)
+                effect = leaderboard_effect(submission, base_dir, new_dir, work / "scores.sqlite" if no_cache else cache,
+                                            progress)
             except Exception as exc:  # noqa: BLE001 - the effect is information; a failure must not hide the verdict
                 effect_error = f"{type(exc).__name__}: {exc}"
         report = render(submission, effect, effect_error)
@@ -346,7 +351,7 @@ def _rank(s: Standing | None) -> str | None:
         return None
     if s.place or not s.unranked:
         return s.rank
-    return s.rank if s.unplaced == "provisional" else f"{s.unplaced} ({s.unranked})"
+    return s.rank if s.unplaced != "not ranked" else f"{s.unplaced} ({s.unranked})"  # a game's page says why itself
 
 
 def _cells(row: EffectRow, *parts: Callable[[Standing], str]) -> str:
@@ -412,7 +417,7 @@ def _effect_section(effect: Effect) -> list[str]:
     if per_game:
         lines += ["", "**Each game's board** (the games you add to)", "", *per_game]
     if not (ranked or exhibition or per_game):
-        lines += ["", "No row of yours on any board: a row needs valid games."]
+        lines += ["", "No row of yours on any board: a row needs complete games."]
     changed = [r for r in effect.rows if not r.mine]
     if changed:
         lines += ["", "**⚠ Rows of others that changed** (not yours)", "", "| board | row | before | after |",

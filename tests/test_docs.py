@@ -191,3 +191,28 @@ def test_the_citation_checker_catches_what_the_references_lack():
     assert uncited({"b.md": wrong}, references) == [
         "b.md:1: bare number `003`", "b.md:1: bare number 004",
         "b.md:2: The Werewolf paper", "b.md:2: Smith et al. 2021", "b.md:2: Xu et al. 2019", "b.md:2: #werewolf"]
+
+
+# -- one word each: "accepted" (passes the checks), "complete" (not forfeited) -------------------
+
+#: Where "valid" may still stand: JSON that parses, and the Chameleon paper's own words for its metric.
+VALID_ALLOWED = ("valid JSON", "paper's valid-game ratio", "calls the complete ones *valid*", "among the valid games")
+
+
+def valid_words(text: str) -> list[str]:
+    """Each "valid" or "invalid" of `text`'s prose: code blocks and spans (field values such as
+    `invalid`, messages quoted from elsewhere) and VALID_ALLOWED left out."""
+    prose = re.sub(r"```.*?```", " ", text, flags=re.S)
+    prose = re.sub(r"`[^`\n]*`", " ", prose)
+    for phrase in VALID_ALLOWED:
+        prose = prose.replace(phrase, " ")
+    return [m.group(0) for m in re.finditer(r".{0,30}\b(?:in)?valid\b.{0,30}", prose, flags=re.I)]
+
+
+def test_the_docs_say_accepted_and_complete_never_valid():
+    found = {str(p.relative_to(ROOT)): valid_words(p.read_text(encoding="utf-8")) for p in doc_files()}
+    assert not {path: words for path, words in found.items() if words}
+
+
+def test_the_word_checker_finds_valid_in_prose_only():
+    assert valid_words("A valid game.\n`status` `invalid`\n```\nvalid\n```\nnot valid JSON") == ["A valid game."]

@@ -146,3 +146,18 @@ def test_a_hook_of_a_step_that_reports_only_the_items_needing_work_counts_the_ot
         clock.now += 4
         report(2, 2)
     assert lines(out)[-1] == "checking replays: 10/10 replays, done in 8.0 s"
+
+
+@pytest.mark.parametrize("reports, done, skipped", [((), 10, 10), (((1, 2), (2, 2)), 10, 8)])
+def test_skip_rest_counts_what_no_report_reached_as_done_without_work(reports, done, skipped):
+    clock = Clock()
+    progress, out = plain(clock)
+    with progress, progress.task("checking replays", total=10, unit="replays") as task:
+        report = task.hook()
+        for pair in reports:  # none: the cache answered every replay, so the step never reported
+            report(*pair)
+        task.skip_rest()
+        assert (task.done, task.skipped) == (done, skipped)
+        task.skip_rest()  # nothing is left: nothing more is counted
+        assert task.done == 10
+    assert lines(out)[-1] == "checking replays: 10/10 replays, done in 0.0 s"

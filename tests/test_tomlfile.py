@@ -101,7 +101,7 @@ def test_gamenight_validate_reports_the_plan_and_goes_on(hostile, pd_replay):
     assert result.exit_code == 1
     [problem] = [text for text in result.output.splitlines() if text.startswith(str(path))]
     assert_one_clear_line(problem, path, words, line)
-    assert "checked 1 replay(s): 1 valid, 0 with problems; 1 tournament plan(s) with problems" in result.output
+    assert "checked 1 replay(s): 1 accepted, 0 with problems; 1 tournament plan(s) with problems" in result.output
 
 
 def test_gamenight_run_into_a_folder_with_a_hostile_plan_refuses_to_start(hostile):

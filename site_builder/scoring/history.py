@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,13 +66,14 @@ def _up_to(corpus: Corpus, games: Sequence[Any]) -> Corpus:
 
 
 def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: Mapping[str, str] | None = None,
-                    *, seed: int, kept: Path | None = None) -> dict[str, Any]:
+                    *, seed: int, kept: Path | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The history of the board (results' "history" section): the points, and per ranked row and
     per agent of each rating table a value at every point (None where it had no place yet).
 
     `merged` gives each game id its merge (None or absent: no git source); `labels` names the
     owners, as for `board.assemble_board`; `kept`: the store of earlier builds' points (None:
-    every point scored)."""
+    every point scored); `progress(done, total)` hears of each point as it is made."""
     order = points(merged)
     at = {m.commit: i for i, m in enumerate(order)}
     sourced = [g for g in corpus.games if merged.get(g.game_id) is not None]
@@ -105,6 +106,8 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
                         "agent": entry["agent"], "label": entry["label"], "owner": entry["owner"],
                         "values": [None] * len(order)})
                     line["values"][i] = entry["value"]
+            if progress is not None:
+                progress(i + 1, len(order))
     finally:
         store.close()
     return {

@@ -63,9 +63,11 @@ def most_used(names: Counter[str]) -> str:
     return min(names, key=lambda name: (-names[name], name))
 
 
-def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseIndex:
+def index_base(repo: Repo, commit: str, copy_to: Path | None = None,
+               progress: Callable[[int, int], None] | None = None) -> BaseIndex:
     """Index every replay of the base revision (and copy them to `copy_to` for scoring), and read
-    from its history who owns which tournament and agent."""
+    from its history who owns which tournament and agent. `progress(done, total)` hears of each
+    distinct replay read."""
     index = BaseIndex()
     files = [f for f in repo.tree(commit, REPLAYS) if f.mode in FILE_MODES]
     index.paths = {f.path for f in files}
@@ -73,7 +75,9 @@ def index_base(repo: Repo, commit: str, copy_to: Path | None = None) -> BaseInde
     for f in files:
         if f.path.endswith(".jsonl"):
             by_oid.setdefault(f.oid, []).append(f.path)
-    for oid, raw in repo.blobs(list(by_oid)):
+    for done, (oid, raw) in enumerate(repo.blobs(list(by_oid)), 1):
+        if progress is not None:
+            progress(done, len(by_oid))
         paths = by_oid[oid]
         path = paths[0]
         index.by_hash.setdefault(hashlib.sha256(raw).hexdigest(), path)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.progress import Progress
 from runner.replay.format import Problem, agent_kind
 from runner.rerun.identity import BASES, game_identity, identity_basis
 from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
@@ -86,9 +87,12 @@ class Submission:
 
 
 def check_submission(repo: Repo, base_revision: str, head_revision: str, base_copy: Path | None = None,
-                     author: str | None = None, author_id: str | None = None) -> Submission:
+                     author: str | None = None, author_id: str | None = None,
+                     progress: Progress | None = None) -> Submission:
     """Check what `head` adds to `base` (relative to their merge base), as a pull request opened by
-    the GitHub login `author` (account number `author_id`); copy base replays for scoring."""
+    the GitHub login `author` (account number `author_id`); copy base replays for scoring.
+    `progress` (default: none shown) hears of the base's replays read and the files checked."""
+    progress = progress or Progress(quiet=True)
     submitter = ownership.Submitter.of(author, author_id)
     base, head = repo.commit(base_revision), repo.commit(head_revision)
     fork_point = repo.merge_base(base, head)
@@ -97,7 +101,8 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
     submission.files = [FileCheck(c.path, c.status) for c in changes]
     if not submission.touches_replays:
         return submission
-    submission.base_index = index = index_base(repo, base, base_copy)
+    with progress.task("reading the base's replays and who owns them (git)", unit="replays") as reading:
+        submission.base_index = index = index_base(repo, base, base_copy, progress=reading.hook())
     candidates = []
     for check, change in zip(submission.files, changes):
         if _path_allowed(check, change, index):
@@ -132,10 +137,13 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
     seen = _Seen()
     readable = {oid: [c for c in checks if _folder(c.path) in whole] for oid, checks in readable.items()}
     readable = {oid: checks for oid, checks in readable.items() if checks}
-    for oid, raw in repo.blobs(list(readable)):
-        for check in readable[oid]:
-            check.raw = raw
-            _check_content(check, raw, index, seen, submission.plans[_folder(check.path)])
+    with progress.task("checking the submitted replays", total=sum(map(len, readable.values())),
+                       unit="files") as checking:
+        for oid, raw in repo.blobs(list(readable)):
+            for check in readable[oid]:
+                check.raw = raw
+                _check_content(check, raw, index, seen, submission.plans[_folder(check.path)])
+                checking.advance()
     _check_agents(submission)
     return submission
 

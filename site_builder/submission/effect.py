@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from runner import games as registry
+from runner.progress import Progress
+from runner.replay.format import iter_replay_files
 from site_builder import boards, labels
 from site_builder.scoring import board, owners, ratings
 from site_builder.scoring.corpus import REFERENCE, load
@@ -46,7 +48,7 @@ class Standing:
     numbers: tuple[Any, ...] = ()  # the unrounded figures behind `shown` (compared for containment)
     placed: bool = False  # a contributor's place among the maintainers' rows, marked * (macro place_td)
     would_be: bool = False  # a ranked row not counted (self-reported, inconsistent): the place it would take
-    unplaced: str = "not ranked"  # what the first column says without a place ("provisional" on a game's page)
+    unplaced: str = "not ranked"  # what the first column says without a place (a game's page says why in it)
 
     @property
     def rank(self) -> str:
@@ -162,6 +164,7 @@ def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] 
     the game's rating, or by seat win rate for a cooperative game."""
     why = None if rank else ("self-play only: no other agent to compare with" if boards.self_play_only(row)
                              else "no interval")
+    shown_why = "self-play only" if boards.self_play_only(row) else "no interval"  # in the page's first column
     if ratings.cooperative(name):
         rate = row.get("win_rate")
         shown = rate_text(rate) if rate else "no data"
@@ -172,10 +175,14 @@ def game_standing(name: str, row: Mapping[str, Any], rank: tuple[int, int, int] 
         numbers = (rating["rating"], *(rating.get("rating_ci") or ()), rating["games"]) if rating else ()
         counted = f"{_games(row['games'])}, {rating['games'] if rating else 0:,} rated"
     provisional = not rank and not ratings.cooperative(name) and rating is not None and ratings.provisional(rating)
+    unplaced = f"not ranked ({shown_why})"
     if provisional:
         why = boards.provisional_why(rating)
+        unplaced = f"provisional ({rating['games']} of {ratings.MIN_GAMES} rated games)"
+    if boards.forfeited_all(row):  # listed apart, below the board
+        why, unplaced = "forfeited every game", "forfeited every game"
     return Standing(rank, why, shown, row["games"], counted=counted, numbers=numbers, placed=submitted,
-                    unplaced="provisional" if provisional else "not ranked")
+                    unplaced=unplaced)
 
 
 @dataclass(frozen=True)
@@ -219,19 +226,28 @@ def site_rows(results: Mapping[str, Any]) -> dict[str, dict[str, Shown]]:
 
 # -- before and after --------------------------------------------------------------------------
 
-def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path) -> tuple[dict[str, Any], Any]:
+def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path,
+                 progress: Progress | None = None, what: str = "the replays") -> tuple[dict[str, Any], Any]:
     """The results the site builds from the replays under `folders` whose files have the owners
-    `owner_of` (by path), as build.py builds them: (results, the corpus)."""
-    corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()})
-    corpus = owners.separate(corpus, owner_of)
-    results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
-                                   kept=beside(cache_path))
+    `owner_of` (by path), as build.py builds them: (results, the corpus). `progress` hears of the
+    replays checked and the boards, as "scoring `what`"."""
+    progress = progress or Progress(quiet=True)
+    files = sum(1 for _ in iter_replay_files(folders))
+    with progress.task(f"scoring {what}: checking replays", total=files, unit="replays") as checking:
+        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()},
+                      progress=checking.hook())
+        checking.skip_rest()  # those the cache answered
+    with progress.task(f"scoring {what}: the boards"):
+        corpus = owners.separate(corpus, owner_of)
+        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
+                                       kept=beside(cache_path))
     return results, corpus
 
 
-def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path) -> Effect:
+def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path,
+                       progress: Progress | None = None) -> Effect:
     """Score the base corpus and base + accepted files as the site does, and compare the boards:
-    the submitter's rows, and every row of others before and after."""
+    the submitter's rows, and every row of others before and after (`progress` hears of both scorings)."""
     started = time.perf_counter()
     for check in submission.accepted:
         assert check.raw is not None
@@ -241,8 +257,9 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
                    for path, source in submission.base_index.owners.files.items()}
     new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
                   for check in submission.accepted}
-    before, old_corpus = site_results([base_dir], base_owners, cache_path)
-    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path)
+    before, old_corpus = site_results([base_dir], base_owners, cache_path, progress, "the base")
+    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path, progress,
+                                     "the base and the submission")
     old, new = site_rows(before), site_rows(after)
     order = [RANKED, EXHIBITION, *sorted(added_games(submission))]
     rows: list[EffectRow] = []

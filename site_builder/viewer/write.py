@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,8 @@ class _Entry:
 
 def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
                sources: Mapping[str, Mapping[str, Any]] | None = None, *,
-               previous: Path | None = None, manifest: Path | None = None) -> DataWritten:
+               previous: Path | None = None, manifest: Path | None = None,
+               progress: Callable[[int, int], None] | None = None) -> DataWritten:
     """Write the viewer data of every valid replay of `corpus` into the built site.
 
     Writes the data shards under `replays/data/` with their manifest, the exchange shards under
@@ -63,6 +64,7 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
     (the data and calls folders of the last build, moved aside) and `manifest` (what each game's
     lines were made from, and the bucket counts), a shard whose games are all unchanged is kept
     as it was, and an unchanged game's lines are copied from the old shards instead of made again.
+    `progress(done, total)` hears of the games of the shards written, as each job of them is done.
     """
     site = Path(site_dir)
     for folder in (DATA_DIR, CALLS_DIR, LIST_DIR):
@@ -98,11 +100,15 @@ def write_data(corpus: Corpus, site_dir: str | os.PathLike[str],
                              {s.agent: labels.get(s.agent, s.agent) for e in members for s in e.game.seats},
                              str(site)))
     calls_of: dict[str, bool] = {e.game.game_id: e.old_calls for e in entries}
-    written = rendered = 0
-    for done in map_on_cores(_pack_job, todo, chunksize=4):
+    written = rendered = packed = 0
+    to_pack = sum(len(job.entries) for job in todo)
+    for job, done in zip(todo, map_on_cores(_pack_job, todo, chunksize=4)):
         calls_of.update(done.calls)
         written += done.written
         rendered += done.rendered
+        packed += len(job.entries)
+        if progress is not None:
+            progress(packed, to_pack)
     moved = 0
     for folder, bucket in sorted(kept):  # kept shards move over once no job reads the old ones
         old_file = previous / Path(folder).name / shard_name(bucket) if previous else None

@@ -104,7 +104,7 @@ def test_bytes_that_are_not_a_replay(tmp_path, pd_file, change, line, field, fra
     path, name = bad_copy(tmp_path, pd_file, change)
     result = validate(path)
     assert_fails(result, f"{name}:{line}: {field}", *fragments)
-    assert "checked 1 replay(s): 0 valid, 1 with problems" in result.output
+    assert "checked 1 replay(s): 0 accepted, 1 with problems" in result.output
 
 
 def test_a_line_over_the_size_limit(tmp_path, pd_file):
@@ -270,7 +270,7 @@ def test_two_files_with_the_same_game_id(tmp_path, pd_file):
     second = write(tmp_path / "b", pd_file.name, pd_file.read_bytes())
     result = validate(tmp_path)
     assert_fails(result, f"{second}:1: game_id: ", f"game id already used by {first}")
-    assert "checked 2 replay(s): 1 valid, 1 with problems" in result.output
+    assert "checked 2 replay(s): 1 accepted, 1 with problems" in result.output
 
 
 def test_a_folder_with_a_valid_and_an_invalid_replay(tmp_path, pd_file, records):
@@ -280,7 +280,7 @@ def test_a_folder_with_a_valid_and_an_invalid_replay(tmp_path, pd_file, records)
     bad = write(tmp_path / "sub", "other.jsonl", records)
     result = validate(tmp_path)
     assert_fails(result, f"{bad}:22: winners: ", "the claimed outcome differs from the rules")
-    assert "checked 2 replay(s): 1 valid, 1 with problems" in result.output
+    assert "checked 2 replay(s): 1 accepted, 1 with problems" in result.output
     assert str(tmp_path / pd_file.name) + ":" not in result.output
 
 
@@ -288,7 +288,7 @@ def test_valid_replays_pass(tmp_path, pd_file):
     write(tmp_path, pd_file.name, pd_file.read_bytes())
     result = validate(tmp_path)
     assert result.exit_code == 0, result.output
-    assert "checked 1 replay(s): 1 valid, 0 with problems" in result.output
+    assert "checked 1 replay(s): 1 accepted, 0 with problems" in result.output
 
 
 def test_a_path_that_does_not_exist(tmp_path):
@@ -362,7 +362,7 @@ def test_a_folder_is_checked_with_its_progress_said_before_the_work_and_counted(
     assert said[:2] == ["checking replays: 0/3 replays (0%)", "checking a file"]
     assert said.count("checking a file") == 3
     assert said[-2:] == [next(line for line in said if line.startswith("checking replays: 3/3 replays, done in ")),
-                         "checked 3 replay(s): 3 valid, 0 with problems"]
+                         "checked 3 replay(s): 3 accepted, 0 with problems"]
     assert [line for line in result.stderr.splitlines() if line.startswith("checking replays")] == said[:1] + said[-2:-1]
 
 

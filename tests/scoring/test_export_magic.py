@@ -82,14 +82,16 @@ def test_the_command_answers_from_the_scorers_cache_and_says_how_far_it_is(tmp_p
         result = CliRunner().invoke(main, ["export", "magic", str(tmp_path / name), str(replays), *options])
         assert result.exit_code == 0, result.output
         runs[name] = result.stderr.splitlines()
-    # Not a terminal: plain lines, the first at once, then counts; a cold cache re-simulates every file.
-    assert runs["cold"][0] == f"export magic: checking the replays under {replays} (cache {cache})"
-    assert "re-simulating: 0 of 40 replays not in the cache" in runs["cold"]
-    assert any(line.startswith("re-simulating: 40 of 40 replays not in the cache in ") for line in runs["cold"])
-    assert not any(line.startswith("re-simulating") for line in runs["warm"])  # the cache holds every game
+    # Not a terminal: plain lines (runner/progress.py), the first at once, then counts of the files and games.
     games = sum(1 for g in load([replays]).games if exported(g))
-    assert any(line.startswith(f"reading the moves of the MAgIC games: {games} of {games} games in ")
-               for line in runs["warm"])
+    for name, run in runs.items():
+        assert run[0] == (f"export magic: checking the replays under {replays} "
+                          + ("(no cache)" if name == "none" else f"(cache {cache})")), name
+        assert run[1] == "checking replays: 0/40 replays (0%)", name
+        assert run[2].startswith("checking replays: 40/40 replays, done in "), name
+        assert run[3] == f"reading the moves of the MAgIC games: 0/{games:,} games (0%)", name
+        assert run[4].startswith(f"reading the moves of the MAgIC games: {games:,}/{games:,} games, done in "), name
+        assert len(run) == 5, name
     assert files_of(tmp_path / "cold") == files_of(tmp_path / "warm") == files_of(tmp_path / "none")
     assert json.loads((tmp_path / "warm" / "manifest.json").read_text())["files"] > 0
 

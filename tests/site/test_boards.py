@@ -4,11 +4,12 @@ tournament's (tests/site/conftest.py)."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
 
-from site_builder import boards, labels
+from site_builder import boards, charts, cost_views, labels
 from site_builder.scoring import head_to_head, ratings, stats
 
 
@@ -166,3 +167,64 @@ def test_the_matrix_shades_only_what_holds_over_all_its_pairs():
     order = ["a", "b"] + [f"{s}{i:02}" for i in range(5) for s in "xy"]
     drawn = boards.matrix(crowded, "chameleon", order)
     assert drawn["tested"] == 6 and not any(c and c["shaded"] for row in drawn["cells"] for c in row)
+
+
+def forfeiting(results: dict, game: str) -> tuple[dict, str]:
+    """`results` with the last agent of `game`'s board made to forfeit every game it played there,
+    and rated far above every other agent of the game on enough games to be placed: what two
+    agents of 100% forfeits did on The Chameleon's board (issue #44)."""
+    out = copy.deepcopy(results)
+    row = out["leaderboards"][game]["agents"][-1]
+    row["forfeits"] = row["games"]
+    row["forfeit_rate"] = {"value": 1.0, "ci": [0.5, 1.0], "n": row["games"]}
+    rated = out["ratings"]["by_game"][game]["agents"]
+    best = max(r["rating"] for r in rated)
+    for r in rated:  # as if every agent had played enough games for a place
+        ci = r.get("rating_ci") or [r["rating"] - 50, r["rating"] + 50]
+        r.update(games=max(r["games"], ratings.MIN_GAMES), provisional=False, rating_ci=ci, band=ci)
+        if r["agent"] == row["agent"]:
+            r.update(rating=best + 500, rating_ci=[best + 450, best + 550], band=[best + 450, best + 550],
+                     games=max(r["games"], ratings.MIN_GAMES), provisional=False)
+    return out, row["agent"]
+
+
+def test_an_agent_that_forfeited_every_game_has_no_place_and_is_listed_after_every_other(results):
+    forfeited, key = forfeiting(results, "chameleon")
+    played = copy.deepcopy(forfeited)
+    played["leaderboards"]["chameleon"]["agents"][-1]["forfeits"] = 0
+    assert boards.game_ranks(played, "chameleon")[key][0] == 1  # by its rating alone, it would lead
+    ranks = boards.game_ranks(forfeited, "chameleon")
+    assert len(ranks) >= 3 and key not in ranks and sorted(p for p, _, _ in ranks.values()) == list(range(1, len(ranks) + 1))
+    order = boards.board_order(forfeited, "chameleon", labels.agent_refs(forfeited))
+    assert order[-1]["agent"] == key and boards.forfeited_all(order[-1])
+    assert not any(boards.forfeited_all(r) for r in order[:-1])
+    refs = labels.agent_refs(forfeited)
+    line = next(g for g in boards.game_rankings(forfeited, refs, {"chameleon": "The Chameleon"}))
+    assert line["rows"][-1]["ref"].key == key and line["rows"][-1]["rank"] is None
+    assert boards.game_summaries([line])[0]["leader"]["ref"].key != key
+    bars = charts.game_chart_data(forfeited, refs)["chameleon"]
+    assert bars[-1]["label"] == refs[key].display  # the chart keeps the table's order
+
+
+def test_an_agent_that_forfeited_every_game_is_last_on_the_exhibition_board_and_off_the_cost_charts(results):
+    out = copy.deepcopy(results)
+    rated = {r["agent"] for r in out["ratings"]["overall"]["agents"]}
+    agent = next(a for a in out["agents"] if a["key"] in rated)
+    agent["forfeits"] = agent["games"]
+    agent["forfeit_rate"] = {"value": 1.0, "ci": [0.5, 1.0], "n": agent["games"]}
+    rows = boards.leaderboard_rows(out, labels.agent_refs(out))
+    assert rows[-1]["ref"].key == agent["key"] and rows[-1]["forfeited_all"]
+    assert rows[-1]["rank"] is None and rows[-1]["unranked"] == "forfeited every game"
+    assert not any(r["forfeited_all"] for r in rows[:-1])
+    out["cost"] = {"agents": {a["key"]: {"usd_per_game": 0.001, "games": a["games"], "status": "priced"}
+                              for a in out["agents"]}, "prices": {}}
+    drawn = [p["label"] for p in cost_views.overall_chart(out, labels.agent_refs(out))["points"]]
+    assert drawn and labels.agent_refs(out)[agent["key"]].display not in drawn
+
+
+@pytest.mark.parametrize("row, apart", [
+    ({"games": 3, "forfeits": 3}, True), ({"games": 3, "forfeits": 2}, False), ({"games": 0, "forfeits": 0}, False),
+    ({"games": 4}, False),
+])
+def test_forfeited_all_means_every_game_and_at_least_one(row, apart):
+    assert boards.forfeited_all(row) is apart

@@ -30,7 +30,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
 
 def corpus_facts_aside(home: str) -> str:
     """The home page without the size and hash of the corpus it was built from (those count every game)."""
-    home = re.sub(r"recomputed from [\d,]+ replays \([\d,]+ valid games\)", "recomputed from N replays", home)
+    home = re.sub(r"recomputed from [\d,]+ accepted replays", "recomputed from N replays", home)
+    home = re.sub(r"[\d,]+ complete games and [\d,]+ forfeited", "N complete games and K forfeited", home)
     return re.sub(r"replay set `[0-9a-f]+`", "replay set `H`", home)
 
 

@@ -92,8 +92,11 @@ def test_the_chart_data_marks_the_frontier_and_says_why_there_is_no_chart(result
 def test_pages_show_cost_only_where_a_row_has_a_price(results):
     site = pages.render(results)
     game = site.markdown["games/prisoners_dilemma.md"]
-    assert "Cost / game" in game and 'data-gn-chart="cost"' in game and ">local</td>" in game
+    assert "Cost / game" in game and 'data-gn-chart="cost"' in game and '">local<button' in game
     assert "$0.102" in game  # GPT-4: five calls of 600 input and 40 output tokens at 30/60
+    # What a cost rests on, and why a row has none, is shown on tap (the i), never in a title alone.
+    assert 'data-gn-help="mean over 12 games, at the list price of ' in game and "7.5 model-seconds per game\"" in game
+    assert 'title="mean over' not in game and "title=\"loopback" not in game
     overall = site.markdown["exhibition.md"]  # the overall (exhibition) table
     assert overall.count("Cost / game") >= 1 and ">no calls</td>" in overall
     cost_page = site.markdown["cost.md"]

@@ -5,6 +5,7 @@ ranked suite), each release page showing the boards as they stood at its tag."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -183,3 +184,24 @@ def test_the_history_page_draws_its_charts_and_shows_names_as_text(built, page):
 ])
 def test_a_board_keeps_the_merges_that_moved_it(values, kept):
     assert history_pages.changed([{"values": v} for v in values]) == kept
+
+
+def titles(page: str) -> list[str]:
+    """The title attributes of a page's article, but MkDocs' own "Permanent link" of each heading."""
+    article = page.split("<article", 1)[1].split("</article>", 1)[0]
+    return [t for t in re.findall(r'title="([^"]*)"', article) if t != "Permanent link"]
+
+
+def test_what_each_merge_added_and_the_counts_behind_each_value_are_shown_not_in_titles(built):
+    page = html(built[1], "history")
+    assert not titles(page)  # a phone cannot show one
+    merges = page.split("The merges: what each added, and from whom", 1)[1].split("</table>", 1)[0]
+    assert merges.count("<tr>") == 1 + 3 and "the maintainers" in merges  # a heading row, then each merge
+    assert "+6 games" in page and "+23 games" in page  # each point's column says what it added
+    assert re.search(r"% <span class=\"gn-ci\">\[[\d.]+, [\d.]+\] of [\d,]+ deals</span>", page)  # a ranked value and its deals
+    assert re.search(r"\d <span class=\"gn-ci\">of [\d,]+ games</span>", page)  # a rating and its games
+    assert "not rated yet" in page or "not ranked yet" in page
+    release = html(built[1], "releases/v1.0")
+    assert not titles(release)
+    assert re.search(r"<span class=\"gn-dim\">[\d,]+, [\d,]+ games</span>", release)
+    assert "<caption>The ranked board at v1.0</caption>" in release and ">Ranked place " in release

@@ -649,3 +649,77 @@ def test_a_game_page_names_agents_it_cannot_compare_and_marks_a_contributors_pla
     # The contributor's row takes the place it would have among the maintainers', marked.
     assert '<span class="gn-placed">*</span>' in page and "* A contributor's row" in page
     assert "* A contributor's row" not in pages.render(results).markdown["games/chameleon.md"]
+
+
+# -- issue #44: forfeits apart, ranks that name their board, one word each, nothing in a title alone --
+
+def visible_text(markdown: str) -> str:
+    """What a reader sees of a page: no tags, attributes, scripts or front matter."""
+    body = markdown.split("---", 2)[-1]
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", body, flags=re.S)
+    body = re.sub(r"<button\b[^>]*>.*?</button>", " ", body, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def test_a_row_that_forfeited_every_game_is_listed_apart_below_its_game_board(results):
+    from tests.site.test_boards import forfeiting
+
+    forfeited, key = forfeiting(results, "chameleon")
+    refs = labels.agent_refs(forfeited)
+    site = pages.render(forfeited).markdown
+    page = site["games/chameleon.md"]
+    board, rest = page.split('<div class="gn-apart">', 1)
+    main = board[board.index("<caption>The Chameleon board</caption>"):]
+    assert refs[key].page.split("/")[-1].removesuffix(".md") not in main.split("</table>")[0]  # not on the board
+    apart = rest.split("</table>")[0]
+    assert "Forfeited every game of The Chameleon: 1 agent" in rest and html.escape(refs[key].display) in apart
+
+
+def test_an_agent_that_forfeited_every_game_is_listed_apart_on_the_exhibition_board(results):
+    out = copy.deepcopy(results)
+    agent = out["agents"][0]
+    agent["forfeits"] = agent["games"]
+    page = pages.render(out).markdown["exhibition.md"]
+    board, apart = page.split('<div class="gn-apart">', 1)
+    slug = labels.agent_refs(out)[agent["key"]].slug
+    assert slug not in board.split('id="gn-overall"', 1)[1] and slug in apart.split("</table>")[0]
+
+
+def test_every_rank_names_its_board(results):
+    site = pages.render(results).markdown
+    for name in results["leaderboards"]:
+        page = site[f"games/{name}.md"]
+        assert ">Game rank " in page and f"<caption>{markupsafe.escape(pages.game_titles()[name])} board</caption>" in page
+    assert ">Exhibition rank " in site["exhibition.md"]
+    assert pages.GLOSSARY["rank"][0] == "Game rank" and pages.GLOSSARY["rank_across"][0] == "Exhibition rank"
+    ranked = [(row["ref"], row) for row in boards.leaderboard_rows(results, labels.agent_refs(results)) if row["rank"]]
+    assert ranked
+    for ref, row in ranked:
+        stats = re.sub(r"\s+", " ", visible_text(site[ref.page].split('<p class="gn-stats">', 1)[1].split("</p>", 1)[0]))
+        assert re.search(rf"rank {row['rank'][0]}\*? \(\d+(-\d+)?\) on the exhibition board", stats), stats
+    for text in site.values():
+        assert "rank across games" not in text
+
+
+def test_no_page_says_valid_for_either_passing_the_checks_or_not_forfeited(results):
+    site = pages.render(results).markdown
+    home = visible_text(site["index.md"])
+    assert re.search(r"recomputed from [\d,]+ accepted replays", home)
+    assert re.search(r"[\d,]+ complete games and [\d,]+ forfeited", home)
+    for path, text in site.items():
+        words = re.findall(r"\b(?:in)?valid\b", visible_text(text), flags=re.I)
+        assert not words, (path, words)
+    assert charts.MATCHUP_METRICS["valid_ratio"] == "Complete-game ratio"
+
+
+def test_the_details_of_a_rating_or_a_cost_are_a_tap_away_never_in_a_title_alone(results):
+    site = pages.render(results).markdown
+    for path, text in site.items():
+        # A rating cell's roles and pull, a cost's basis: on the "i" button (tap, click or keyboard).
+        assert 'title="games by role' not in text and 'title="mean over' not in text, path
+    game = site["games/werewolf.md"]
+    buttons = re.findall(r'<button type="button" class="gn-help gn-more" aria-expanded="false" '
+                         r'aria-label="The games behind this rating" data-gn-help="games by role: ([^"]+)">i</button>', game)
+    assert buttons and any("seer" in b for b in buttons)
+    for path, text in site.items():  # no sentence sends a reader to hover (a phone cannot)
+        assert not re.search(r"\bhover\b", visible_text(text), flags=re.I), path

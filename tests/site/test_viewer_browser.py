@@ -249,7 +249,7 @@ def test_a_game_that_ended_invalid_says_who_forfeited(page, site):
     open_viewer(page, site, PAYLOAD_INVALID, step=len(data["steps"]) + 1)
     text = page.locator(".gn-step").inner_text()
     forfeit = data["outcome"]["result"]["forfeit"]
-    assert "The game ended invalid." in text and data["players"][forfeit["seat"]]["name"] in text
+    assert "The game ended in a forfeit:" in text and data["players"][forfeit["seat"]]["name"] in text
 
 
 @pytest.mark.parametrize(("query", "message"), [

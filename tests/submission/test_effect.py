@@ -80,7 +80,7 @@ def test_the_ranked_row_is_the_one_the_site_shows(merged):
 def test_the_exhibition_row_is_the_one_the_site_shows(merged):
     mine = alices(report_tables(merged["report"])["The exhibition board"], "agent")
     site = alices(site_table(merged["site"] / "exhibition" / "index.html", 'id="gn-overall"'), "Agent")
-    assert (mine["rank"], mine["rating [95%]"]) == (site["Rank"], site["Rating [95%]"])
+    assert (mine["rank"], mine["rating [95%]"]) == (site["Exhibition rank"], site["Rating [95%]"])
     assert mine["games"].startswith(f"{site['Games']} games, ")
 
 
@@ -90,10 +90,10 @@ def test_each_games_row_is_the_one_its_page_shows(merged):
     for mine in rows:
         slug = {"The Chameleon": "chameleon", "Undercover": "undercover", "Cost Sharing": "cost_sharing",
                 "Prisoner's Dilemma": "prisoners_dilemma", "Public Good": "public_good"}.get(mine["game"], "werewolf")
-        site = alices(site_table(merged["site"] / "games" / slug / "index.html", "gn-table\" data-gn-sortable"),
+        site = alices(site_table(merged["site"] / "games" / slug / "index.html", "gn-table\" data-gn-sortable>\n<caption>"),
                       "Agent")
         value = site.get("Rating [95%]") or site["Seat win rate"]  # a cooperative game has no rating
-        assert (mine["rank"], mine["rating or win rate [95%]"]) == (site["Rank"], value), mine["game"]
+        assert (mine["rank"], mine["rating or win rate [95%]"]) == (site["Game rank"], value), mine["game"]
 
 
 def test_counts_say_what_they_count(merged):

@@ -158,7 +158,7 @@ def test_an_honest_tournament_of_a_new_model_passes(repo, played):
     result, summary = repo.check(author="bob")
 
     assert result.exit_code == 0, summary
-    assert result.output == summary  # the report on stdout is the one written for $GITHUB_STEP_SUMMARY
+    assert result.stdout == summary  # the report on stdout is the one written for $GITHUB_STEP_SUMMARY
     assert "✅ accepted: 5 new replay(s)" in summary and "submitted by @bob" in text(summary)
     assert "| chameleon | 2 |" in summary and "| prisoners\\_dilemma | 2 |" in summary
     new_agents = summary.split("**New agents**")[1].split("**Agents with more games**")[0]
@@ -183,7 +183,7 @@ def test_a_report_too_long_for_the_summary_is_cut_there_and_whole_in_the_full_re
     result, summary = repo.check("--full-report", str(full), author="bob")
     assert result.exit_code == 0, summary
     whole = full.read_text(encoding="utf-8")
-    assert whole == result.output and len(whole.encode("utf-8")) > 3000
+    assert whole == result.stdout and len(whole.encode("utf-8")) > 3000
     assert len(summary.encode("utf-8")) <= 3000 and whole.startswith(summary.split("\n> ✂ ")[0])
     assert "The report is cut here" in summary and "in the file full-report.md" in text(summary)
     assert f"artifact {submission_cli.REPORT_ARTIFACT}" in text(summary)
@@ -288,6 +288,36 @@ def test_the_check_scores_from_the_cache_the_second_time(repo, played, tmp_path)
     second, warm = repo.check(author="bob")
     assert first.exit_code == second.exit_code == 0, cold
     assert "0 replay(s) re-simulated" in warm and "0 replay(s) re-simulated" not in cold
+
+
+def test_the_check_says_its_progress_on_stderr_with_counts_and_the_report_on_stdout(repo, played, tmp_path):
+    """Not a terminal (a CI log): plain lines, the first before the check loads, then the base's
+    replays read, the submitted files checked and both scorings, each counted."""
+    repo.write_all(played["newcomer"])
+    repo.commit()
+    repo.cache = tmp_path / "own-cache.sqlite"
+    result, summary = repo.check(author="bob")
+    assert result.exit_code == 0, result.output
+    said = result.stderr.splitlines()
+    base_files = len(list((repo.path / "replays").rglob("*.jsonl"))) - 5  # the head adds 5 replays
+    base_blobs = int(next(line for line in said if line.startswith("reading the base's replays")
+                          and ", done in " in line).split(": ")[1].split("/")[0])
+    assert 0 < base_blobs <= base_files
+    ended = [line for line in said if ", done in " in line or ": done in " in line]
+    assert [line for line in said if line not in ended] == [
+        f"submission check: what HEAD adds to main in {repo.path}",
+        "reading the base's replays and who owns them (git) ...",
+        "checking the submitted replays: 0/5 files (0%)",
+        f"scoring the base: checking replays: 0/{base_files} replays (0%)",
+        "scoring the base: the boards ...",
+        f"scoring the base and the submission: checking replays: 0/{base_files + 5} replays (0%)",
+        "scoring the base and the submission: the boards ...",
+    ], result.stderr
+    for done in ("checking the submitted replays: 5/5 files", f"scoring the base: checking replays: "
+                 f"{base_files}/{base_files} replays", "scoring the base and the submission: checking replays: "
+                 f"{base_files + 5}/{base_files + 5} replays"):
+        assert any(line.startswith(done + ", done in ") for line in ended), (done, result.stderr)
+    assert result.stdout == summary and not any(line in result.stdout for line in said)
 
 
 # -- the attacks of issue 22 -----------------------------------------------------------------------

@@ -119,7 +119,7 @@
       } else if (data.outcome) {
         var winners = data.outcome.winners;
         var won = winners.indexOf(data.seat) >= 0;
-        fill(panel, el("h2", { text: data.outcome.status === "complete" ? (won ? "You won" : "The game is over") : "The game ended invalid" }),
+        fill(panel, el("h2", { text: data.outcome.status === "complete" ? (won ? "You won" : "The game is over") : "The game ended in a forfeit" }),
           el("p", {}, winners.length ? "Winners: " + view.names(winners) + "." : "Nobody wins."),
           data.replay ? el("p", { class: "gn-dim" }, "The replay is written to ", el("code", { text: data.replay }), ".") : null,
           el("p", { class: "gn-dim", text: "This page keeps working, a reload too, until gamenight play is stopped (Ctrl-C in its terminal)." }));

@@ -157,7 +157,7 @@
       if (pov === null || revealed("roles")) {
         // Who played whom and how it ended, as soon as the roles are no secret in this view.
         meta.splice(1, 0, data.matchup);
-        meta.unshift("result: " + (data.outcome.status === "complete" ? data.outcome.summary : "ended invalid (a forfeit)"));
+        meta.unshift("result: " + (data.outcome.status === "complete" ? data.outcome.summary : "ended in a forfeit"));
       }
       fill($(".gn-meta"), meta.join(" \u00b7 "), sourceOf(data.source));
     }
@@ -354,7 +354,7 @@
         }).join(", ");
       };
       var said = forfeit
-        ? ["The game ended invalid. ", name(forfeit.seat), " forfeited (", forfeit.reason, "). "]
+        ? ["The game ended in a forfeit: ", name(forfeit.seat), " forfeited (", forfeit.reason, "). "]
         : [o.summary.charAt(0).toUpperCase() + o.summary.slice(1) + ". "];
       fill(panel, el("p", { class: "gn-panel-title", text: "The outcome" }),
         el("p", { class: "gn-says" }, said, o.winners.length ? "Winners: " + withRoles(o.winners) + "." : "Nobody wins."),
