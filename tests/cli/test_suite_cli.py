@@ -59,7 +59,7 @@ def test_the_reference_rows_are_built_in_agents_in_the_candidates_seat(tmp_path)
     werewolf = next(m for m in plan["matchups"] if m["game"] == "werewolf")
     assert werewolf["lineup"][werewolf["deal"]["seat"]] == "werewolf/strategic"
     validated = invoke("validate", str(out))
-    assert validated.exit_code == 0 and "checked 23 replay(s): 23 valid" in validated.output
+    assert validated.exit_code == 0 and "checked 23 replay(s): 23 accepted, 0 with problems" in validated.output
     # another row never writes into this one's folder
     same = invoke("run", "--suite", "ranked", "--model", "builtin:random", "--out", str(out))
     assert same.exit_code == 1 and "holds the replays of another tournament ('ranked-1-builtin-scripted'" in same.output

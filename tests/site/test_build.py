@@ -225,7 +225,7 @@ def test_a_site_without_replays_builds(tmp_path):
     report = build_site([tmp_path / "replays"], tmp_path / "site")
     assert report.games == 0 and report.pages > 20
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "0 replays" in home
+    assert "0 accepted replays" in home
     assert "No games of The Chameleon have been played yet." in \
         (tmp_path / "site" / "games" / "chameleon" / "index.html").read_text(encoding="utf-8")
 
