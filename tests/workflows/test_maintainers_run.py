@@ -58,14 +58,16 @@ def commit_all(repo: Path, message: str, author: str | None = None) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def roster_text(openai_url: str, anthropic_url: str, gpt_stages: int = 1, budget: str = "0.50") -> str:
+def roster_text(openai_url: str, anthropic_url: str, gpt_stages: int = 1, budget: str = "0.50",
+                models: bool = True) -> str:
+    kept = (f'''fake-gpt = {{ model = "openai:fake-gpt@{openai_url}", key_env = "OPENAI_API_KEY", stages = {gpt_stages}, price = "1/5" }}
+fake-claude = {{ model = "anthropic:fake-claude@{anthropic_url}", key_env = "ANTHROPIC_API_KEY", stages = 1, price = "1/5" }}
+''' if models else "")
     return f'''suite = "ranked"
 budget_usd = {budget}
 
 [models]
-fake-gpt = {{ model = "openai:fake-gpt@{openai_url}", key_env = "OPENAI_API_KEY", stages = {gpt_stages}, price = "1/5" }}
-fake-claude = {{ model = "anthropic:fake-claude@{anthropic_url}", key_env = "ANTHROPIC_API_KEY", stages = 1, price = "1/5" }}
-
+{kept}
 [verify]
 deals = 12
 [verify.models]
@@ -101,18 +103,23 @@ def squash_merge(origin: Path, clone: Path, branch: str, subject: str, author: s
     commit_all(origin, subject, author=author)
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Two runs of the workflow: the first plays stage 1 of fake-gpt and proposes it; a maintainer
-    squash-merges the pull request and asks for stage 2 in the roster; the second plays stage 2."""
-    tmp_path = tmp_path_factory.mktemp("maintainers-run")
-    origin = tmp_path / "origin"
+def main_with_a_contributed_row(origin: Path) -> Path:
+    """A repository whose main holds the project and the row pull request #5 of alice added."""
     origin.mkdir()
     git(origin, "init", "-q", "-b", "main")
     (origin / "README.md").write_text("# gamenight\n", encoding="utf-8")
     commit_all(origin, "The project")
     shutil.copytree(ROOT / "replays" / CONTRIBUTED, origin / "replays" / CONTRIBUTED)
     commit_all(origin, f"Add {CONTRIBUTED} (#5)", author=ALICE)  # squash-merged pull request #5 of alice
+    return origin
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Two runs of the workflow: the first plays stage 1 of fake-gpt and proposes it; a maintainer
+    squash-merges the pull request and asks for stage 2 in the roster; the second plays stage 2."""
+    tmp_path = tmp_path_factory.mktemp("maintainers-run")
+    origin = main_with_a_contributed_row(tmp_path / "origin")
     with FakeOpenAI(legal_reply, key=OPENAI_KEY) as openai, FakeAnthropic(legal_reply, key=ANTHROPIC_KEY) as claude:
         (origin / "runner").mkdir()
         roster = origin / "runner" / "roster.toml"
@@ -230,17 +237,10 @@ def verifying(tmp_path_factory: pytest.TempPathFactory) -> dict:
     keeps no model: the play step runs `gamenight verify` on it, which without the open epoch's
     secret is refused before anything is played (never a verdict), and nothing is proposed."""
     tmp_path = tmp_path_factory.mktemp("maintainers-verify")
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    git(origin, "init", "-q", "-b", "main")
-    (origin / "README.md").write_text("# gamenight\n", encoding="utf-8")
-    commit_all(origin, "The project")
-    shutil.copytree(ROOT / "replays" / CONTRIBUTED, origin / "replays" / CONTRIBUTED)
-    commit_all(origin, f"Add {CONTRIBUTED} (#5)", author=ALICE)
+    origin = main_with_a_contributed_row(tmp_path / "origin")
     with FakeOpenAI(legal_reply, key=OPENAI_KEY) as openai:
         (origin / "runner").mkdir()
-        text = roster_text(openai.base_url, openai.base_url, budget="50.00")
-        text = re.sub(r"\[models\]\n(?:.+\n)+?\n", "[models]\n\n", text)  # no model: the verification alone
+        text = roster_text(openai.base_url, openai.base_url, budget="50.00", models=False)  # the verification alone
         (origin / "runner" / "roster.toml").write_text(text, encoding="utf-8")
         commit_all(origin, "The roster")
         run = workflow_run(tmp_path / "run", origin, "4244")
