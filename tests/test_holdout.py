@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -111,5 +112,7 @@ def test_a_new_epoch_prints_its_table_and_keeps_the_secret_apart():
     done = subprocess.run([sys.executable, "-m", "runner.holdout", "new"], capture_output=True, text=True, check=True)
     secret = done.stderr.split("\n")[1].strip()
     assert holdout.SECRET.match(secret) and secret not in done.stdout
-    found = holdout.read(done.stdout, "new")
-    assert found.current.commitment == holdout.commitment_of(secret)
+    # the table it prints is the shipped file's next epoch (numbered after the shipped ones)
+    (table,) = tomllib.loads(done.stdout)["epochs"]
+    assert table["epoch"] == len(holdout.shipped().epochs) + 1
+    assert table["commitment"] == holdout.commitment_of(secret) and set(table) == {"epoch", "commitment", "since"}
