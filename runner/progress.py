@@ -13,12 +13,16 @@ done, its share of the total and an estimate of the time left, and a last line w
             ...
 
 `advance(skipped=True)` counts an item that took no work (a game already played, a replay the cache
-answered), so the estimate is made from the items that did. No line names an item: file names come
-from strangers, and the counts are what a reader of a log needs. rich is imported on a terminal only.
+answered), so the estimate is made from the items that did. The time left is given only once it can
+be extrapolated: items that took work in each half of the time so far, at paces within
+STEADY_RATIO of each other (a corpus whose cheap games come first, or one slow item, is not a pace
+to extrapolate), and then at the second half's pace. No line names an item: file names come from
+strangers, and the counts are what a reader of a log needs. rich is imported on a terminal only.
 """
 
 from __future__ import annotations
 
+import bisect
 import sys
 import threading
 import time
@@ -32,6 +36,11 @@ T = TypeVar("T")
 PLAIN_EVERY_S = 10.0
 #: An uncounted task that ends sooner than this says nothing more than its first line.
 QUIET_END_S = 1.0
+#: The paces of the two halves of a task's time so far may differ this much, and no more, for the
+#: time left to be extrapolated from them.
+STEADY_RATIO = 2.0
+#: The record of a task's pace keeps one point per this many seconds (a long task, a short record).
+PACE_STEP_S = 0.5
 
 
 class Progress:
@@ -98,6 +107,9 @@ class Task:
         self.started = 0.0
         self._said = 0.0  # when the last plain line was written
         self._bar_task: Any = None
+        # (when, how many items had taken work by then): about a point per PACE_STEP_S; tuples, so
+        # that rich's drawing thread reads whole points
+        self._pace: list[tuple[float, int]] = []
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
@@ -107,7 +119,7 @@ class Task:
         if progress.quiet:
             return self
         if progress._bar is not None:
-            self._bar_task = progress._bar.add_task(self.description, total=self.total)
+            self._bar_task = progress._bar.add_task(self.description, total=self.total, left=self.left_s)
             return self
         progress.say(self.line())
         # A line every every_s seconds even while one item takes long: the log shows the command lives.
@@ -136,6 +148,8 @@ class Task:
         self.done += count
         self.skipped += count if skipped else 0
         progress = self.progress
+        if not skipped and count:
+            self._record(progress.clock())
         if self._bar_task is not None:
             progress._bar.advance(self._bar_task, count)
         elif not progress.quiet and progress.clock() - self._said >= progress.every_s:
@@ -168,11 +182,32 @@ class Task:
             self.advance(self.total - self.done, skipped=True)
 
     def left_s(self) -> float | None:
-        """Seconds still to go at the pace of the items that took work (None before the first)."""
-        worked = self.done - self.skipped
-        if self.total is None or worked <= 0:
+        """Seconds still to go, at the pace of the second half of the time so far, of the items
+        that took work; None until that pace can be extrapolated: items took work in both halves,
+        at paces within STEADY_RATIO of each other."""
+        pace = self._pace
+        if self.total is None or not pace:
             return None
-        return max(0.0, self.total - self.done) * (self.progress.clock() - self.started) / worked
+        now = self.progress.clock()
+        middle = (self.started + now) / 2
+        worked = pace[-1][1]
+        before = bisect.bisect_right(pace, (middle, float("inf")))  # the points of the first half
+        first = pace[before - 1][1] if before else 0
+        second = worked - first
+        half = now - middle
+        if first <= 0 or second <= 0 or half <= 0:
+            return None  # one half saw no item done: no pace to compare, none to extrapolate
+        if max(first, second) / min(first, second) > STEADY_RATIO:
+            return None  # the pace is changing: the items so far say little of those to come
+        return max(0.0, self.total - self.done) * half / second
+
+    def _record(self, now: float) -> None:
+        """Note that items took work by `now` (the last point moves on until PACE_STEP_S has passed)."""
+        point = (now, self.done - self.skipped)
+        if len(self._pace) >= 2 and now - self._pace[-2][0] < PACE_STEP_S:
+            self._pace[-1] = point
+        else:
+            self._pace.append(point)
 
     def line(self, ended: bool = False) -> str:
         """The plain line telling where the task stands."""
@@ -226,11 +261,18 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 def _rich_display(stream: TextIO) -> Any:
-    """A rich progress display on `stream`: per task its name, a bar, the count and the time left."""
+    """A rich progress display on `stream`: per task its name, a bar, the count and the time left
+    as the task reckons it (`Task.left_s`: nothing until it can be extrapolated), not rich's own."""
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bars
+    from rich.text import Text
 
-    return Bars(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                TextColumn("left,"), TimeElapsedColumn(), TextColumn("so far"), console=Console(file=stream))
+    class TimeLeft(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            left = task.fields.get("left")
+            seconds = left() if callable(left) and not task.finished else None
+            return Text(f"about {duration(seconds)} left," if seconds is not None else "")
+
+    return Bars(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeLeft(),
+                TimeElapsedColumn(), TextColumn("so far"), console=Console(file=stream))

@@ -109,9 +109,11 @@ def _build(paths, site, cache, no_cache, seed, site_url=None, submissions="inclu
     with Progress() as progress:
         progress.say(f"building the site into {site} from the replays under {', '.join(map(str, paths))} "
                      f"({'no cache' if no_cache else f'cache {cache}'})")
-        # The builder and the scorer (numpy, scipy, the embedder: a second or two) load after the first line.
-        from site_builder.build import BuildError, build_site, default_repo_url
-        from site_builder.viewer.files import ReplayDataError
+        # The builder and the scorer (numpy, scipy, the embedder: seconds on a loaded machine) load
+        # after the first line, under a line of their own.
+        with progress.task("loading the site builder and the scorer"):
+            from site_builder.build import BuildError, build_site, default_repo_url
+            from site_builder.viewer.files import ReplayDataError
 
         try:
             report = build_site(paths, site, cache_path=None if no_cache else cache, seed=seed, site_url=site_url,

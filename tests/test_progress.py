@@ -53,22 +53,61 @@ def test_the_time_left_is_reckoned_from_the_items_that_took_work():
     with progress, progress.task("playing", total=10, unit="games") as task:
         task.advance(6, skipped=True)  # kept games: no time spent on them
         clock.now += 20
-        task.advance()  # one game played in 20 s: three more to go
-        assert task.left_s() == pytest.approx(60)
-        task.advance(3)
-    assert lines(out) == ["playing: 0/10 games (0%)", "playing: 7/10 games (70%), about 1 min 00 s left, 20 s so far",
-                          "playing: 10/10 games, done in 20 s"]
+        task.advance()  # one game played in 20 s
+        clock.now += 20
+        task.advance()  # and another: two more to go, at 20 s each
+        assert task.left_s() == pytest.approx(40)
+        task.advance(2)
+    assert lines(out) == ["playing: 0/10 games (0%)", "playing: 7/10 games (70%), 20 s so far",
+                          "playing: 8/10 games (80%), about 40 s left, 40 s so far",
+                          "playing: 10/10 games, done in 40 s"]
 
 
-def test_nothing_is_estimated_before_an_item_took_work():
+def test_no_estimate_is_given_before_a_phase_has_data_for_one():
+    """Not at the start, not after one item (one pace, nothing to check it against), not while the
+    first half of the time so far saw no item done (a phase that spent it importing, or waiting)."""
     clock = Clock()
     progress, out = plain(clock)
-    with progress, progress.task("playing", total=3, unit="games") as task:
-        task.advance(2, skipped=True)
+    with progress, progress.task("checking replays", total=100, unit="replays") as task:
         assert task.left_s() is None
-        clock.now += 11
-        task.advance(skipped=True)
-    assert lines(out)[1] == "playing: 3/3 games (100%), 11 s so far"
+        clock.now += 0.2
+        task.advance()
+        assert task.left_s() is None
+        clock.now += 0.2
+        task.advance()  # both halves of 0.4 s saw one: a pace
+        assert task.left_s() == pytest.approx(98 * 0.2)
+    clock = Clock()
+    progress, out = plain(clock)
+    with progress, progress.task("checking replays", total=100, unit="replays") as task:
+        clock.now += 11  # loading, say: nothing done
+        task.advance(40)
+        clock.now += 1
+        task.advance(10)
+        assert task.left_s() is None  # 12 s so far, and nothing in its first 6
+    assert lines(out) == ["checking replays: 0/100 replays (0%)", "checking replays: 40/100 replays (40%), 11 s so far",
+                          "checking replays: 50/100 replays, done in 12 s"]
+
+
+def test_no_estimate_is_given_while_the_pace_changes():
+    """The shipped corpus's cheap built-in games come first and its model games after (784 replays
+    in the first 10 s, then 16 in the next 10): their pace says nothing of what is left."""
+    clock = Clock()
+    progress, out = plain(clock)
+    with progress, progress.task("checking replays", total=2000, unit="replays") as task:
+        for _ in range(10):
+            clock.now += 1
+            task.advance(78)
+        for _ in range(10):
+            clock.now += 1
+            task.advance(2)
+        assert task.left_s() is None  # 780, then 20: far from steady
+        for seconds in range(1, 61):  # the slow games' pace, until it is the pace of both halves
+            clock.now += 1
+            task.advance(16)
+            if seconds == 35:  # 55 s so far: 912 replays in the first 27.5 s, 448 in the next: still not
+                assert task.left_s() is None
+        # 80 s so far: 1,120 replays in the first 40 s, 640 in the next; 240 to go at 16 a second
+        assert task.left_s() == pytest.approx(15)
 
 
 def test_a_phase_without_a_count_is_named_and_its_end_said_only_if_it_took_a_while():
@@ -140,12 +179,14 @@ def test_a_hook_of_a_step_that_reports_only_the_items_needing_work_counts_the_ot
     with progress, progress.task("checking replays", total=10, unit="replays") as task:
         report = task.hook()  # as corpus.load reports: each re-simulated replay, of those not in the cache
         clock.now += 4
-        report(1, 2)
-        assert (task.done, task.skipped) == (9, 8)
-        assert task.left_s() == pytest.approx(4)  # one more, at the pace of the one re-simulated
+        report(1, 3)
+        assert (task.done, task.skipped) == (8, 7)
         clock.now += 4
-        report(2, 2)
-    assert lines(out)[-1] == "checking replays: 10/10 replays, done in 8.0 s"
+        report(2, 3)
+        assert task.left_s() == pytest.approx(4)  # one more, at the pace of the two re-simulated
+        clock.now += 4
+        report(3, 3)
+    assert lines(out)[-1] == "checking replays: 10/10 replays, done in 12 s"
 
 
 @pytest.mark.parametrize("reports, done, skipped", [((), 10, 10), (((1, 2), (2, 2)), 10, 8)])
@@ -161,3 +202,16 @@ def test_skip_rest_counts_what_no_report_reached_as_done_without_work(reports, d
         task.skip_rest()  # nothing is left: nothing more is counted
         assert task.done == 10
     assert lines(out)[-1] == "checking replays: 10/10 replays, done in 0.0 s"
+
+
+@pytest.mark.parametrize("items, said", [(1, None), (2, "about 8.0 s left,")])
+def test_on_a_terminal_the_time_left_is_the_tasks_own_and_none_before_it_has_data(items, said):
+    clock = Clock()
+    out = io.StringIO()
+    with Progress(out, terminal=True, clock=clock) as progress, progress.task("checking replays", total=10) as task:
+        for _ in range(items):
+            clock.now += 1
+            task.advance()
+    drawn = out.getvalue()
+    assert f"{items}/10" in drawn
+    assert ("left" not in drawn) if said is None else (said in drawn)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import click
@@ -66,18 +68,30 @@ def test_build_says_each_phase_with_the_replays_merges_pages_and_games_counted(t
         click.echo("the build starts")
         return building(*args, **options)
 
+    class Importing(types.ModuleType):  # says in the output where the builder is imported
+        def __getattr__(self, name: str):
+            if name.startswith("__"):
+                raise AttributeError(name)  # the import system's own questions (__path__)
+            click.echo(f"importing {name}")
+            return getattr(build, name)
+
     monkeypatch.setattr(build, "build_site", build_site)
+    monkeypatch.setitem(sys.modules, "site_builder.build", Importing("site_builder.build"))
     monkeypatch.chdir(repo)
     site, cache = tmp_path / "site", tmp_path / "c.sqlite"
     result = CliRunner().invoke(gamenight, ["build", "replays", "--site", str(site), "--cache", str(cache)])
     assert result.exit_code == 0, result.output
     first = f"building the site into {site} from the replays under replays (cache {cache})"
-    assert result.output.splitlines()[:2] == [first, "the build starts"]  # said before the build starts
+    loading = "loading the site builder and the scorer ..."
+    # said before the import (seconds of numpy, scipy and the embedder in a fresh process) and the build
+    assert result.output.splitlines()[:3] == [first, loading, "importing BuildError"]
+    assert "the build starts" in result.output.splitlines()
     pages = len(list((site).rglob("index.html")))
     said = result.stderr.splitlines()
     ended = [line for line in said if ", done in " in line or ": done in " in line]
     assert [line for line in said if line not in ended] == [
         first,
+        loading,
         "reading where each replay came from (git) ...",
         "checking replays: 0/3 replays (0%)",
         "scoring the boards ...",
