@@ -372,9 +372,11 @@ def _git(folder: Path, *args: str) -> str | None:
 
 def row_commit(row_folder: Path) -> str:
     """The newest commit of the checkout's first-parent history that added or changed the row's
-    plan: the merge that brought the row (or its latest stages) to main (VerifyError if none)."""
+    folder (its plan or its games): the merge that brought the row as it stands to main (VerifyError
+    if none). Games replaced under the same plan are a new claim, so they get deals of their own."""
     plan = row_folder / "tournament.toml"
-    found = _git(row_folder, "log", "-1", "--first-parent", "--format=%H", "HEAD", "--", plan.name)
+    planned = _git(row_folder, "log", "-1", "--first-parent", "--format=%H", "HEAD", "--", plan.name)
+    found = _git(row_folder, "log", "-1", "--first-parent", "--format=%H", "HEAD", "--", ".") if planned else None
     if not found or not holdout.COMMIT.match(found):
         raise VerifyError(f"{plan}: no commit of this checkout holds it: a row's held-out deals are derived from its "
                           "merge commit, so verify a row that is committed (merged to main)")

@@ -187,3 +187,32 @@ def test_a_model_reached_elsewhere_is_played_with_the_rows_settings():
     assert dict(hosted.spec) == {"provider": "openai", "model": "gpt-4", "temperature": 0}
     assert verify.reached(row, compact_model("openai_compatible:other@https://maintainers/v1", "--model")) == \
         "--model is not the row's model: the row plays model 'm' where --model has 'other'"
+
+
+def _git(folder, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@x", *args], check=True,
+                   capture_output=True)
+
+
+def test_the_rows_merge_commit_is_the_newest_that_changed_its_plan_or_its_games(tmp_path):
+    """Games replaced under the same plan are a new claim: their deals follow from the commit that brought them."""
+    row_folder = tmp_path / "replays" / "ranked-1-x"
+    row_folder.mkdir(parents=True)
+    _git(tmp_path, "init", "-q")
+    with pytest.raises(verify.VerifyError, match="no commit of this checkout holds it"):
+        verify.row_commit(row_folder)
+    (row_folder / "tournament.toml").write_text("name = 'ranked-1-x'\n")
+    (row_folder / "a.jsonl").write_text("first\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "row")
+    first = verify.row_commit(row_folder)
+    (row_folder / "a.jsonl").write_text("played again\n")
+    _git(tmp_path, "commit", "-q", "-am", "the row's games played again, same plan")
+    again = verify.row_commit(row_folder)
+    assert again != first and len(again) == 40
+    (tmp_path / "elsewhere.txt").write_text("x")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "unrelated")
+    assert verify.row_commit(row_folder) == again
