@@ -138,17 +138,32 @@ def fmt_ci(entry: Mapping[str, Any] | None, percent: bool = True, digits: int = 
     """The interval of a metric entry as "[lo, hi]" (empty when there is none). An interval of a
     point ("[100.0, 100.0]": every resample alike) reads "[no spread, n = k]", and one behind fewer
     than MIN_INTERVAL_N observations "[n = k]": never a certainty the data do not give."""
+    return _interval(entry, percent, digits, key)[0]
+
+
+def fmt_ci_n(entry: Mapping[str, Any] | None, percent: bool = True, digits: int = 1) -> str:
+    """The interval with the count it rests on, "[27.6, 58.3] n = 16", as a table cell shows it (a
+    phone shows no `title`); fmt_ci's short forms, which name the count already, as they are."""
+    text, counted = _interval(entry, percent, digits, "ci")
+    n = (entry or {}).get("n")
+    if counted or not isinstance(n, int) or isinstance(n, bool):
+        return text
+    return f"{text} n\u00a0=\u00a0{n:,}".lstrip()
+
+
+def _interval(entry: Mapping[str, Any] | None, percent: bool, digits: int, key: str) -> tuple[str, bool]:
+    """fmt_ci's text, and whether it names the entry's count."""
     ci = (entry or {}).get(key)
     if not ci or ci[0] is None or ci[1] is None:
-        return ""
+        return "", False
     n = (entry or {}).get("n")
     if isinstance(n, int) and n < MIN_INTERVAL_N:
-        return f"[n = {n}]"
+        return f"[n = {n}]", True
     if ci[0] == ci[1]:
-        return f"[no spread, n = {n}]" if isinstance(n, int) else "[no spread]"
+        return (f"[no spread, n = {n}]", True) if isinstance(n, int) else ("[no spread]", False)
     if percent:
-        return f"[{100 * ci[0]:.{digits}f}, {100 * ci[1]:.{digits}f}]"
-    return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]"
+        return f"[{100 * ci[0]:.{digits}f}, {100 * ci[1]:.{digits}f}]", False
+    return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]", False
 
 
 def sort_value(value: Any) -> str:

@@ -25,10 +25,11 @@ from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, 
                                  rated_games, ranked_by, ranked_reading, ranked_rows, role_gaps, self_play_only)
 from site_builder.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
                                  game_chart_data, measured_axes, radar_data, variant_title)
-from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_num, fmt_pct, headline,
-                                 href, sort_value, yaml_string)
+from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_ci_n, fmt_num, fmt_pct,
+                                 headline, href, sort_value, yaml_string)
 from site_builder.magic_views import READING_TITLES
 from site_builder.scoring import judges, ratings
+from site_builder.scoring.ranked import WANTED_MOST
 from site_builder.scoring.results import CSV_WHAT
 
 TEMPLATES = Path(__file__).parent / "templates" / "pages"
@@ -146,7 +147,7 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
-    env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, sortval=sort_value, headline=headline,
+    env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, ci_n=fmt_ci_n, sortval=sort_value, headline=headline,
                        yaml_str=yaml_string, breakable=breakable, usd=cost_views.fmt_usd)
     env.globals.update(axis_titles=AXIS_TITLES, glossary=GLOSSARY, self_play_only=self_play_only,
                        forfeited_all=forfeited_all, reading_titles=READING_TITLES, ranked_judges=judges.ranked)
@@ -172,7 +173,7 @@ def _home(ctx: dict[str, Any], env: jinja2.Environment, pages: SitePages) -> Non
         uncounted=[r for r in ranked if r.get("score") and not r["counted"] and r["state"] != "inconsistent"],
         inconsistent=[r for r in ranked if r["state"] == "inconsistent"],
         ranked_stage_size=max((sum(d.values()) for d in (results.get("ranked") or {}).get("stage_deals", {}).values()),
-                              default=0),
+                              default=0), wanted_most=WANTED_MOST,
         ranked_games=[g for g in ctx["games"] if any(g in (r.get("score") or {}).get("by_game", {}) for r in ranked)],
         ranked_cost=any(cost_views.priced(r.get("cost")) for r in ranked))
 

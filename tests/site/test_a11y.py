@@ -35,7 +35,9 @@ def section(markdown: str, heading: str) -> str:
 
 
 def cells(html: str) -> list[str]:
-    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", html, flags=re.S)]
+    """Each cell's text, without the "i" beside a reason (its explanation is a tap away)."""
+    return [re.sub(r"<[^>]+>", "", re.sub(r"<button\b.*?</button>", "", c, flags=re.S)).strip()
+            for c in re.findall(r"<td[^>]*>(.*?)</td>", html, flags=re.S)]
 
 
 def test_every_chart_is_a_named_figure_never_an_image(results):

@@ -94,8 +94,9 @@ def test_every_win_rate_shown_is_the_results_files_value(rendered):
                     entry = expected_entry(results, source)
                     shown = cell["text"].split("[")[0].strip()
                     assert shown == labels.fmt_pct(entry["value"] if "value" in entry else entry["scaled"]), (page, source)
-                    interval = cell["text"][len(cell["text"].split("[")[0]):].strip()
-                    assert interval == labels.fmt_ci(entry), (page, source, interval)
+                    interval = " ".join(cell["text"][len(cell["text"].split("[")[0]):].split())
+                    ci = labels.fmt_ci(entry)  # and the count it rests on, unless the interval names it
+                    assert interval == (ci if "n = " in ci else f"{ci} n = {entry['n']:,}"), (page, source, interval)
                     checked += 1
     assert checked > 100  # the exhibition page, every game page and every agent page show some
 

@@ -618,10 +618,11 @@ def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
                 elif pair is None:
                     assert "never met" in cell
                 elif pair["beats"] is None:
-                    assert "none decided" in cell
+                    assert f"none decided <span class=\"gn-ci\">in {pair['met']} game" in cell
                 else:
                     entry = head_to_head.beats(pair, a)
-                    assert f">{round(entry['value'] * 100)}% " in cell and f"of {entry['n']}</span>" in cell
+                    met = f" ({pair['met']} met)" if pair["met"] > entry["n"] else ""  # games that decided nothing
+                    assert f">{round(entry['value'] * 100)}% " in cell and f"of {entry['n']}{met}</span>" in cell
                     checked += 1
     assert checked, "the fixture should hold decided pairs"
 

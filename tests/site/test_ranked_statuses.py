@@ -6,10 +6,10 @@ verification, new-model self-reported.
 
 Places and tiers count the maintainers' and the verified rows only; the self-reported row is listed
 under them with the place it would take; the inconsistent one is apart, with its evidence; every
-figure a visitor needs is in the text, none only in a tooltip. In Chromium, at a phone's and a
-desktop's width in both palettes, nothing is wider than the screen and axe-core finds nothing;
-the screenshots go to $GAMENIGHT_SCREENSHOTS when it is set (to look at them), else to a
-temporary folder.
+figure a visitor needs is in the text (the stages wanted with the row they are counted against), none
+only in a tooltip. In Chromium, at a phone's and a desktop's width in both palettes, nothing is
+wider than the screen and axe-core finds nothing; the screenshots go to $GAMENIGHT_SCREENSHOTS when
+it is set (to look at them), else to a temporary folder.
 """
 
 from __future__ import annotations
@@ -135,6 +135,14 @@ def test_the_full_table_shows_the_verified_evidence_and_the_self_reported_row_un
     assert shown["Score [95%]"].startswith(f"{v['claimed']['value'] * 100:.1f}% ")
     for name in MAINTAINERS.values():
         assert next(r for r in listed if r["Row"].startswith(name))["Held-out [95%]"] == "maintainers'"
+    # The stages wanted, and the row they are counted against, in words (it was a tooltip's).
+    names = {**MAINTAINERS, **{row_name(label): label for label, *_ in (VERIFIED, INCONSISTENT, SELF_REPORTED)}}
+    by_name = {name: row for row, name in names.items()}
+    wanted = {r["Row"].split(" ")[0]: r["Wanted"] for r in listed}
+    for name, said in wanted.items():
+        w = found[by_name[name]]["wanted"]
+        assert said == (f"{w['stages']} stage{'s' if w['stages'] != 1 else ''} vs {names[w['against']]}" if w else "none")
+    assert any(" vs " in said for said in wanted.values())
     cells = table(home, "<caption>The ranked board in full</caption>")
     assert "gn-held-out\" data-sort" in cells and not re.search(r'class="gn-num gn-held-out"[^>]*title=', cells)
     said = " ".join(home[home.index("gn-tiers"):].split())
