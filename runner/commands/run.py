@@ -16,6 +16,7 @@ import click
 from runner.commands import run_suite
 from runner.commands.estimates import print_estimate, print_suite_estimate, table_prices
 from runner.commands.playing import Playing, play
+from runner.llm.providers import PROVIDERS
 from runner.plan import Tournament
 from runner.run import default_cache_dir
 from runner.tournament import MAX_SEED, PlanError, from_flags, key_option, load, with_key_env
@@ -97,6 +98,14 @@ def parse_rules(items: tuple[str, ...]) -> dict:
     return rules
 
 
+def _default_keys_help() -> str:
+    """Which variable each provider reads without --key-env, as --help says it."""
+    keyed = [p for p in PROVIDERS.values() if p.key_variable]
+    read = [f"{p.name} {'reads ' if i == 0 else ''}{p.key_variable}" for i, p in enumerate(keyed)]
+    keyless = " and ".join(p.name for p in PROVIDERS.values() if not p.key_variable)
+    return f"{', '.join(read)}, and {keyless} sends no key unless its agent names api_key_env"
+
+
 def _cache_location_help() -> str:
     """The default cache folder as --help shows it."""
     if os.environ.get("XDG_CACHE_HOME"):
@@ -146,8 +155,7 @@ def _cache_location_help() -> str:
 @click.option("--key-env", "key_env", metavar="VAR",
               help="The environment variable holding the API key of the run's language model(s): of --model, or of "
                    "every model of a tournament file or --game (over their api_key_env; one server only). Without "
-                   "it, openai reads OPENAI_API_KEY, anthropic ANTHROPIC_API_KEY, and openai_compatible sends no "
-                   "key unless its agent names api_key_env.")
+                   f"it, {_default_keys_help()}.")
 @click.option("--stages", type=click.IntRange(1, 1000),
               help="With --suite: play stages 1..N (those already played are kept) [default: 1; with "
                    "--until-width or --budget, the most stages to play, default 1000].")
