@@ -18,7 +18,8 @@ from typing import Any
 
 from runner import tomlfile
 from runner.games.base import is_number
-from runner.tournament import PROVIDERS, Price
+from runner.llm.providers import NAMES
+from runner.plan import Price
 
 #: The shipped table.
 PRICES_FILE = Path(__file__).with_name("prices.toml")
@@ -93,8 +94,8 @@ def from_dict(raw: Mapping[str, Any], where: str) -> dict[str, PriceEntry]:
 
 def _entry(key: str, table: Any, here: str) -> PriceEntry:
     provider, colon, model = key.partition(":")
-    if not colon or provider not in PROVIDERS or not _MODEL.match(model):
-        raise PriceTableError(f"{here}: name the entry provider:model, the provider one of {', '.join(PROVIDERS)} "
+    if not colon or provider not in NAMES or not _MODEL.match(model):
+        raise PriceTableError(f"{here}: name the entry provider:model, the provider one of {', '.join(NAMES)} "
                               "and the model as agents name it (no spaces), e.g. \"anthropic:claude-sonnet-4-5\"")
     if not isinstance(table, Mapping):
         raise PriceTableError(f"{here}: must be a table of {', '.join(REQUIRED)} "

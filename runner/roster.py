@@ -26,8 +26,9 @@ from runner import suite as suites
 from runner import tomlfile
 from runner.deals import MAX_STAGES
 from runner.games.base import is_int, is_number
+from runner.llm.providers import NAMES, PROVIDERS
 from runner.plan import Price
-from runner.tournament import PROVIDERS, PlanError, compact_model, key_option, price_option
+from runner.tournament import PlanError, compact_model, key_option, price_option
 
 #: Where the maintainers keep it, from the repository's root (the commands' default).
 ROSTER_FILE = Path("runner") / "roster.toml"
@@ -42,7 +43,7 @@ MODEL_KEYS = ("model", "key_env", "stages", "price")
 VERIFY_KEYS = ("deals", "keys", "models")
 REACH_KEYS = ("model", "key_env", "price")
 #: Providers with one API of their own, where a contributed row's model is re-played as it is named.
-HOSTED = ("openai", "anthropic")
+HOSTED = tuple(name for name, provider in PROVIDERS.items() if provider.official_url is not None)
 
 
 class RosterError(PlanError):
@@ -138,7 +139,7 @@ def _model(label: str, entry: Any, suite: suites.Suite, at: _Locator) -> RosterM
     ref = entry.get("model")
     if not isinstance(ref, str) or not ref.strip():
         raise RosterError(f"{at((*here, 'model'))}: name the model as provider:model[@base_url] (providers: "
-                          f"{', '.join(PROVIDERS)}) or a tournament file's agent, file.toml#agent")
+                          f"{', '.join(NAMES)}) or a tournament file's agent, file.toml#agent")
     if ref.startswith(suites.BUILTIN_PREFIX):
         raise RosterError(f"{at((*here, 'model'))}: the suite's built-in rows need no roster: a roster keeps "
                           "language models on the board")
@@ -181,15 +182,15 @@ def _verify(raw: Any, at: _Locator) -> Verify:
 def _reach(name: str, entry: Any, at: _Locator) -> Reach:
     here = ("verify", "models", name)
     provider, colon, model = name.partition(":")
-    if not colon or provider not in PROVIDERS or not model or "@" in model:
+    if not colon or provider not in NAMES or not model or "@" in model:
         raise RosterError(f"{at(here)}: name a contributed row's model as its plan does, provider:model (providers: "
-                          f"{', '.join(PROVIDERS)}), without a base URL")
+                          f"{', '.join(NAMES)}), without a base URL")
     entry = _table(entry, at, here, "a table of model and optionally key_env and price")
     _known(entry, REACH_KEYS, at, here)
     ref = entry.get("model")
-    if not isinstance(ref, str) or ref.partition(":")[0] not in PROVIDERS:
+    if not isinstance(ref, str) or ref.partition(":")[0] not in NAMES:
         raise RosterError(f"{at((*here, 'model'))}: how to reach it, provider:model[@base_url] (providers: "
-                          f"{', '.join(PROVIDERS)})")
+                          f"{', '.join(NAMES)})")
     try:
         compact_model(ref, at((*here, "model")))
     except PlanError as exc:

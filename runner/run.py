@@ -21,6 +21,7 @@ from runner.agents.builtin import make
 from runner.errors import ProviderError
 from runner.llm.cache import CachedChatModel, ResponseCache
 from runner.llm.prompt_cache import CacheUse, SimulatedCache
+from runner.llm.providers import find
 from runner.llm.types import Completion, ConfigError, ProviderLimits
 from runner.plan import AgentSpec, PlannedGame, Price, Tournament
 from runner.play import Seating, play, rng_for
@@ -552,8 +553,9 @@ class _MeasuringModel:
         self.cache_use = CacheUse()
         # One seat's calls through the provider's prompt cache: Anthropic's where the agent marks its
         # prefix (runner/llm/prompt_cache.py), OpenAI's automatic one (other servers vary: none counted).
-        kind = ("anthropic" if settings.provider == "anthropic" and settings.prompt_cache
-                else "openai" if settings.provider == "openai" else None)
+        provider = find(settings.provider)
+        kind = provider.caching if provider is not None else None
+        kind = None if kind == "marked" and not settings.prompt_cache else kind
         self.cache = kind and SimulatedCache(kind, lambda text: len(text) / CHARS_PER_TOKEN)
 
     async def complete(self, messages: Any, schema: Any = None) -> Any:

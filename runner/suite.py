@@ -24,6 +24,7 @@ from runner import games, tomlfile
 from runner.deals import MAX_STAGES, Dealing, NoDraw, first_draw, shipped_suites
 from runner.deals import deal_seed as draw_seed
 from runner.games.base import SetupError, is_int
+from runner.llm.providers import NAMES
 from runner.plan import AgentSpec, Matchup, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
 from runner.tournament import MAX_FILE_BYTES, SLUG, PlanError, agents_table, compact_model, resolve_agent
@@ -267,14 +268,14 @@ def candidate(suite: Suite, model: str, label: str | None = None, key_env: str |
             raise SuiteError(f"{option}: --model {model} is a built-in row of the suite, named by the suite and "
                              "reading no key")
         return _builtin_candidate(suite, model)
-    from runner.tournament import PROVIDERS, reading_key
+    from runner.tournament import reading_key
 
     path, hash_, name = model.rpartition("#")[0], "#" in model, model.rpartition("#")[2]
     if hash_ and path.endswith(".toml"):
         agent = _agent_from_file(path, name, model)
-    elif model.partition(":")[0] not in PROVIDERS:
+    elif model.partition(":")[0] not in NAMES:
         raise SuiteError(f"--model {model!r}: name a model as provider:model[@base_url] (providers: "
-                         f"{', '.join(PROVIDERS)}), or a reference row as builtin:<reference>")
+                         f"{', '.join(NAMES)}), or a reference row as builtin:<reference>")
     else:
         agent = compact_model(model, "--model")
     if label is not None:

@@ -17,7 +17,7 @@ from runner import games, tomlfile
 from runner.agents.builtin import strategies
 from runner.deals import reserved_problem
 from runner.games.base import SetupError, is_int, is_number
-from runner.llm.types import PROVIDERS
+from runner.llm.providers import NAMES, PROVIDERS, key_prefixes
 from runner.plan import LLM_PLAY_KEYS, SEAT_RULES, AgentSpec, Matchup, Price, SuiteDeal, SuiteRef, Tournament, VerifyRef
 from runner.play import DEFAULT_MAX_ATTEMPTS
 
@@ -58,8 +58,10 @@ _SECRET_KEY = re.compile(r"(api[_-]?key|apikey|secret|token|passw|auth|bearer|co
 #: Known keys whose names merely resemble the words above.
 _NOT_SECRETS = frozenset({"api_key_env", "max_tokens", "tokens_per_minute"})
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-# What API keys look like (OpenAI, Anthropic, Google, Groq, Hugging Face, xAI, ...): never a variable name.
-_KEY_LIKE = re.compile(r"^(sk|pk|rk|gsk|hf|xai|api|key)[-_]|^AIza", re.IGNORECASE)
+#: How the providers' API keys begin (runner/llm/providers.py), as a pattern.
+_PROVIDER_KEYS = "|".join(map(re.escape, key_prefixes()))
+# What API keys look like (the providers', and Google's, Groq's, Hugging Face's, xAI's, ...): never a variable name.
+_KEY_LIKE = re.compile(rf"^(?:{_PROVIDER_KEYS})|^(sk|pk|rk|gsk|hf|xai|api|key)[-_]|^AIza", re.IGNORECASE)
 
 
 class PlanError(ValueError):
@@ -227,7 +229,7 @@ def _agents(raw: Any, where: str) -> dict[str, AgentSpec]:
             found[name] = _llm_agent(name, spec, here)
         else:
             raise PlanError(f"{here}: needs either builtin = \"<strategy>\" (a scripted agent; "
-                            f"`gamenight agents` lists them) or provider = {_choices(PROVIDERS)} "
+                            f"`gamenight agents` lists them) or provider = {_choices(NAMES)} "
                             "and model = \"...\" (a language model)")
     return found
 
@@ -297,8 +299,8 @@ def _llm_agent(name: str, spec: Mapping[str, Any], here: str) -> AgentSpec:
         raise PlanError(f"{here}: unknown key(s) {_shown(unknown)} for a language-model agent; allowed: "
                         f"{', '.join(LLM_PLAY_KEYS + LLM_ACCESS_KEYS)}")
     provider = spec.get("provider")
-    if provider not in PROVIDERS:
-        raise PlanError(f"{here}.provider: must be one of {_choices(PROVIDERS)}, got {_shown(provider)}")
+    if provider not in NAMES:
+        raise PlanError(f"{here}.provider: must be one of {_choices(NAMES)}, got {_shown(provider)}")
     model = spec.get("model")
     if not isinstance(model, str) or not model.strip() or len(model) > 200:
         raise PlanError(f"{here}.model: must name the model, e.g. model = \"gpt-4o\"")
@@ -382,10 +384,10 @@ def _llm_options(spec: Mapping[str, Any], here: str) -> dict[str, Any]:
     return options
 
 
-#: A credential written as a value: provider key shapes (OpenAI, Anthropic, Groq, Hugging Face,
-#: xAI, Google) or a bearer token.
-_KEY_VALUE = re.compile(r"\b(sk|pk|rk|gsk|hf|xai)[-_][A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bbearer\s+\S{12,}",
-                        re.IGNORECASE)
+#: A credential written as a value: provider key shapes (the providers', Groq, Hugging Face, xAI,
+#: Google) or a bearer token.
+_KEY_VALUE = re.compile(rf"\b(?:{_PROVIDER_KEYS})[A-Za-z0-9_-]{{12,}}|\b(sk|pk|rk|gsk|hf|xai)[-_][A-Za-z0-9_-]{{12,}}"
+                        r"|\bAIza[0-9A-Za-z_-]{20,}|\bbearer\s+\S{12,}", re.IGNORECASE)
 
 
 def _refuse_secrets_deep(value: Any, here: str) -> None:
@@ -416,8 +418,8 @@ def _plain(value: Any) -> Any:
 
 def _base_url(value: Any, provider: str, here: str) -> str | None:
     if value is None:
-        if provider == "openai_compatible":
-            raise PlanError(f"{here}: an openai_compatible agent needs the server's URL, "
+        if PROVIDERS[provider].official_url is None:
+            raise PlanError(f"{here}: an {provider} agent needs the server's URL, "
                             "e.g. base_url = \"http://127.0.0.1:8000/v1\"")
         return None
     if not isinstance(value, str) or not re.match(r"^https?://[^\s/]+", value) or len(value) > 500:
@@ -471,8 +473,8 @@ def _providers(raw: Any, where: str) -> dict[str, dict[str, Any]]:
     found = {}
     for name, table in raw.items():
         here = f"{where}: providers.{_quoted(name) if '.' in name else _key(name)}"
-        if name not in PROVIDERS and not re.match(r"^https?://\S+$", name):
-            raise PlanError(f"{here}: name a provider ({_choices(PROVIDERS)}) or an endpoint's base_url, "
+        if name not in NAMES and not re.match(r"^https?://\S+$", name):
+            raise PlanError(f"{here}: name a provider ({_choices(NAMES)}) or an endpoint's base_url, "
                             "e.g. [providers.\"http://127.0.0.1:8000/v1\"]")
         if not isinstance(table, Mapping):
             raise PlanError(f"{here}: must be a table of limits ({', '.join(LIMIT_KEYS)})")
@@ -527,7 +529,7 @@ def resolve_agent(ref: Any, agents: Mapping[str, AgentSpec], where: str) -> Agen
         return agents[ref]
     if ref in strategies():
         return AgentSpec(ref, {"builtin": ref, "params": {}})
-    if ref.partition(":")[0] in PROVIDERS:
+    if ref.partition(":")[0] in NAMES:
         return compact_model(ref, where)
     raise PlanError(f"{where}: {_shown(ref)} is neither an agent of this tournament "
                     f"({', '.join(sorted(agents)) or 'none defined'}), a built-in strategy nor a model "

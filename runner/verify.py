@@ -42,6 +42,7 @@ from urllib.parse import urlparse
 
 from runner import holdout
 from runner import suite as suites
+from runner.llm.providers import find
 from runner.plan import AgentSpec, Matchup, SuiteDeal, Tournament, VerifyRef
 from runner.suite_score import VERIFY_LEVEL, consistency, cycles_of, deal_value
 from runner.tournament import VERIFY_PREFIX
@@ -116,7 +117,8 @@ def replayable(spec: Mapping[str, Any]) -> bool:
     """Whether a model with these settings can be played again exactly: temperature 0 or a fixed
     seed, served on this machine (a hosted API promises neither)."""
     fixed = spec.get("temperature") == 0 or spec.get("seed") is not None
-    return spec.get("provider") == "openai_compatible" and fixed and is_local(spec.get("base_url"))
+    provider = find(spec.get("provider"))
+    return provider is not None and provider.official_url is None and fixed and is_local(spec.get("base_url"))
 
 
 def same_model(row: AgentSpec, given: AgentSpec) -> str | None:

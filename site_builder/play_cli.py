@@ -51,7 +51,7 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     in a browser. Only a finished game is written, as a normal replay; Ctrl-C before the end writes
     nothing. Reopening a link resumes the game; after the end the pages stay up until Ctrl-C.
     """
-    from runner.cli import _parse_rules
+    from runner.commands.run import parse_rules
     from runner.table import Person, deal, folder_for
     from runner.tournament import PlanError
     from site_builder.play_server import Session, links, start_server
@@ -65,7 +65,7 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     people = [Person(names[i] if i < len(names) else ("guest" if i == 0 else f"guest-{i + 1}"), p.seat, p.role)
               for i, p in enumerate(people)]
     try:
-        table = deal(game_name, _parse_rules(rules), seed, people, list(against), probes=not no_probes)
+        table = deal(game_name, parse_rules(rules), seed, people, list(against), probes=not no_probes)
         folder = folder_for(table, out)
     except PlanError as exc:
         raise click.ClickException(str(exc)) from None

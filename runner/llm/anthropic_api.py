@@ -9,12 +9,13 @@ from typing import Any
 import anthropic
 
 from runner.llm.answer import Answer, normalise_finish, token_count
-from runner.llm.dialects import ANTHROPIC_OUTPUT_REFUSES, without
+from runner.llm.dialects import for_api
 from runner.llm.failures import MalformedReply, SdkErrors
 from runner.llm.prompt_cache import Marks, PrefixPlanner, head_digest
-from runner.llm.types import OFFICIAL_URLS, Message, ModelSettings
+from runner.llm.providers import ANTHROPIC, Provider
+from runner.llm.types import Message, ModelSettings
 
-ANTHROPIC_URL = OFFICIAL_URLS["anthropic"]
+ANTHROPIC_URL = ANTHROPIC.official_url
 #: The SDK's errors, for the retry loop (runner/llm/failures.py).
 ERRORS = SdkErrors(timeout=anthropic.APITimeoutError, connection=anthropic.APIConnectionError,
                    status=anthropic.APIStatusError, invalid_body=anthropic.APIResponseValidationError,
@@ -30,7 +31,8 @@ class AnthropicChat:
 
     errors = ERRORS
 
-    def __init__(self, base_url: str | None, api_key: str):
+    def __init__(self, provider: Provider, base_url: str | None, api_key: str):
+        self.provider = provider
         # Explicit key and URL: the SDK then reads no credential or URL from the environment.
         self.client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url or ANTHROPIC_URL,
                                                max_retries=0)
@@ -62,7 +64,7 @@ class AnthropicChat:
             output["effort"] = settings.reasoning_effort
         if schema is not None and settings.structured_output == "json_schema":
             # The API's own structured output, which refuses numeric, length and size bounds.
-            output["format"] = {"type": "json_schema", "schema": without(schema, ANTHROPIC_OUTPUT_REFUSES)}
+            output["format"] = {"type": "json_schema", "schema": for_api(schema, self.provider.schema_refuses)}
         elif schema is not None and settings.structured_output == "tool":
             # One tool the model must call: its input is the answer.
             args["tools"] = [{"name": ANSWER_TOOL, "description": "Give your answer.", "input_schema": dict(schema)}]

@@ -7,18 +7,17 @@ import math
 import os
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Self
 
 from runner.llm.budget import Clock, Sleep
-from runner.llm.endpoint import Endpoint, Transport
+from runner.llm.endpoint import Endpoint
 from runner.llm.failures import NAME_A_KEY, classify, refused_key, with_url
 from runner.llm.model import LimitedChatModel
 from runner.llm.redact import is_secret
-from runner.llm.types import OFFICIAL_URLS, PROVIDERS, ChatModel, ConfigError, ModelSettings, ProviderLimits
+from runner.llm.providers import NAMES, PROVIDERS, Provider, find
+from runner.llm.types import ChatModel, ConfigError, ModelSettings, ProviderLimits
 
-#: The key variable read when a tournament names none.
-DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 #: Sent to an OpenAI-compatible server that needs no key (the SDK insists on some value).
 NO_KEY = "no-key-needed"
 #: Longest the check before a run waits for an endpoint's model list; a server slower than that
@@ -82,7 +81,8 @@ class Connections:
         api_key = self._read_key(settings, variable)
         if api_key != NO_KEY and is_secret(api_key):  # a short placeholder is no secret (redact.py)
             self._secrets.add(api_key)
-        return Endpoint(open_transport(settings, api_key), self.limits_for(settings), secrets=self._secrets,
+        return Endpoint(PROVIDERS[settings.provider].open(settings.base_url, api_key), self.limits_for(settings),
+                        secrets=self._secrets,
                         rng=self._jitter, clock=self._clock, sleep=self._sleep, url=server_url(settings))
 
     async def check(self) -> None:
@@ -155,28 +155,17 @@ class Connections:
         await self.aclose()
 
 
-def open_transport(settings: ModelSettings, api_key: str) -> Transport:
-    """The SDK adapter of a new endpoint. Its SDK is imported here, when the first model of the
-    provider is opened: an SDK takes seconds to import, which no command that calls no model pays."""
-    if settings.provider == "anthropic":
-        from runner.llm.anthropic_api import AnthropicChat
-
-        return AnthropicChat(settings.base_url, api_key)
-    from runner.llm.openai_api import OpenAIChat
-
-    return OpenAIChat(settings.provider, settings.base_url, api_key)
-
-
 def server_url(settings: ModelSettings) -> str:
     """Where the model's requests go: its base_url, or its provider's own API."""
-    return settings.base_url or OFFICIAL_URLS["anthropic" if settings.provider == "anthropic" else "openai"]
+    return settings.base_url or PROVIDERS[settings.provider].official_url or ""
 
 
 def key_variable(settings: ModelSettings) -> str | None:
     """The environment variable holding this endpoint's key (None: an open OpenAI-compatible server)."""
     if settings.api_key_env:
         return settings.api_key_env
-    return DEFAULT_KEY_VARIABLES.get(settings.provider)
+    provider = find(settings.provider)
+    return provider.key_variable if provider is not None else None
 
 
 def endpoint_key(settings: ModelSettings) -> EndpointKey:
@@ -187,13 +176,14 @@ def endpoint_key(settings: ModelSettings) -> EndpointKey:
 def check_settings(settings: ModelSettings) -> None:
     """Refuse settings no provider could serve, naming the field."""
     where = f"model {settings.model!r}"
-    if settings.provider not in PROVIDERS:
-        raise ConfigError(f"{where}: provider must be one of {', '.join(PROVIDERS)}, "
+    if settings.provider not in NAMES:
+        raise ConfigError(f"{where}: provider must be one of {', '.join(NAMES)}, "
                           f"not {settings.provider!r}")
+    facts = PROVIDERS[settings.provider]
     if not isinstance(settings.model, str) or not settings.model.strip():
         raise ConfigError("model: a model name is required")
-    if settings.provider == "openai_compatible" and not settings.base_url:
-        raise ConfigError(f"{where}: base_url is required for provider openai_compatible "
+    if facts.official_url is None and not settings.base_url:
+        raise ConfigError(f"{where}: base_url is required for provider {settings.provider} "
                           "(e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama)")
     if settings.base_url is not None and not settings.base_url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}: base_url must start with http:// or https://, "
@@ -212,43 +202,34 @@ def check_settings(settings: ModelSettings) -> None:
                                                  and settings.temperature >= 0):
         raise ConfigError(f"{where}: temperature must be a number of at least 0, "
                           f"not {settings.temperature!r}")
-    if settings.provider == "anthropic" and settings.temperature is not None:
-        raise ConfigError(f"{where}: temperature cannot be set for provider anthropic: the "
-                          "Anthropic Messages API (version 2026-10-21, used by the anthropic SDK 2.x) "
-                          "rejects sampling parameters; remove temperature from this agent")
+    if settings.temperature is not None and "temperature" in facts.refuses:
+        raise ConfigError(f"{where}: temperature cannot be set for provider {settings.provider}: "
+                          f"{facts.refuses['temperature']}")
     if settings.seed is not None and (not isinstance(settings.seed, int) or isinstance(settings.seed, bool)):
         raise ConfigError(f"{where}: seed must be a whole number, not {settings.seed!r}")
     _check_options(settings, where)
 
 
-#: Structured-output modes each provider speaks (docs/tournaments.md).
-STRUCTURED_MODES = {"openai": ("json_schema",), "openai_compatible": ("json_schema", "json_object"),
-                    "anthropic": ("json_schema", "tool")}
-#: Reasoning effort words each provider takes.
-EFFORTS = {"openai": ("none", "minimal", "low", "medium", "high", "xhigh"),
-           "openai_compatible": ("none", "minimal", "low", "medium", "high", "xhigh"),
-           "anthropic": ("low", "medium", "high", "xhigh", "max")}
 #: Most stop sequences an API takes.
 MAX_STOP = 4
 
 
 def _check_options(settings: ModelSettings, where: str) -> None:
     """Refuse provider options the provider would reject or silently ignore, naming the field."""
-    provider = settings.provider
+    provider, facts = settings.provider, PROVIDERS[settings.provider]
     if settings.top_p is not None:
-        if provider == "anthropic":
-            raise ConfigError(f"{where}: top_p cannot be set for provider anthropic: its Messages API (version "
-                              "2026-10-21) rejects sampling parameters; remove top_p from this agent")
+        if "top_p" in facts.refuses:
+            raise ConfigError(f"{where}: top_p cannot be set for provider {provider}: {facts.refuses['top_p']}")
         if not (_number(settings.top_p) and 0 < settings.top_p <= 1):
             raise ConfigError(f"{where}: top_p must be a number above 0 and at most 1, not {settings.top_p!r}")
     if settings.stop is not None and (not isinstance(settings.stop, tuple) or not 1 <= len(settings.stop) <= MAX_STOP
                                       or not all(isinstance(x, str) and x for x in settings.stop)):
         raise ConfigError(f"{where}: stop must be a list of 1 to {MAX_STOP} non-empty strings")
-    if settings.reasoning_effort is not None and settings.reasoning_effort not in EFFORTS[provider]:
+    if settings.reasoning_effort is not None and settings.reasoning_effort not in facts.efforts:
         raise ConfigError(f"{where}: reasoning_effort for provider {provider} must be one of "
-                          f"{', '.join(EFFORTS[provider])}, not {settings.reasoning_effort!r}")
+                          f"{', '.join(facts.efforts)}, not {settings.reasoning_effort!r}")
     if settings.thinking_budget is not None:
-        if provider != "anthropic":
+        if not facts.thinking_budget:
             raise ConfigError(f"{where}: thinking_budget is Anthropic's extended thinking; for provider {provider} "
                               "use reasoning_effort")
         cap = settings.max_tokens or 0
@@ -257,29 +238,35 @@ def _check_options(settings: ModelSettings, where: str) -> None:
             raise ConfigError(f"{where}: thinking_budget must be a whole number of at least 1024 and below "
                               f"max_tokens (which must be set), not {settings.thinking_budget!r}")
     mode = settings.structured_output
-    if mode is not None and mode not in STRUCTURED_MODES[provider]:
+    if mode is not None and mode not in facts.structured_modes:
         raise ConfigError(f"{where}: structured_output for provider {provider} must be one of "
-                          f"{', '.join(STRUCTURED_MODES[provider])}, not {mode!r} (json_object is for "
+                          f"{', '.join(facts.structured_modes)}, not {mode!r} (json_object is for "
                           "llama-cpp-python's server, tool for Anthropic's forced tool)")
     if mode == "tool" and settings.thinking_budget is not None:
         raise ConfigError(f"{where}: structured_output = \"tool\" cannot be combined with thinking_budget: "
                           "Anthropic does not force a tool while the model thinks; use \"json_schema\"")
     if not isinstance(settings.prompt_cache, bool):
         raise ConfigError(f"{where}: prompt_cache must be true or false")
-    if not settings.prompt_cache and provider != "anthropic":
-        raise ConfigError(f"{where}: prompt_cache = false is for provider anthropic: {provider} servers cache long "
-                          "prompt prefixes by themselves, with nothing in the request to turn it off")
-    if not settings.system_role and provider != "openai_compatible":
-        raise ConfigError(f"{where}: system_role = false is for provider openai_compatible (models served "
-                          "with a chat template that has no system role, such as Gemma)")
+    if not settings.prompt_cache and facts.caching != "marked":
+        raise ConfigError(f"{where}: prompt_cache = false is for provider {_taking(lambda p: p.caching == 'marked')}: "
+                          f"{provider} servers cache long prompt prefixes by themselves, with nothing in the request "
+                          "to turn it off")
+    if not settings.system_role and not facts.system_role_switch:
+        raise ConfigError(f"{where}: system_role = false is for provider {_taking(lambda p: p.system_role_switch)} "
+                          "(models served with a chat template that has no system role, such as Gemma)")
     if settings.extra_body is not None:
-        if provider != "openai_compatible":
-            raise ConfigError(f"{where}: extra_body is for provider openai_compatible only")
+        if not facts.extra_body:
+            raise ConfigError(f"{where}: extra_body is for provider {_taking(lambda p: p.extra_body)} only")
         if not isinstance(settings.extra_body, Mapping):
             raise ConfigError(f"{where}: extra_body must be a table")
         reserved = sorted(set(settings.extra_body) & {"model", "messages", "stream"})
         if reserved:
             raise ConfigError(f"{where}: extra_body must not set {', '.join(reserved)}: gamenight sets them")
+
+
+def _taking(takes: Callable[[Provider], bool]) -> str:
+    """The providers that take an option, as a message names them ("anthropic", "a or b")."""
+    return " or ".join(name for name, provider in PROVIDERS.items() if takes(provider))
 
 
 def check_limits(name: str, limits: ProviderLimits) -> None:

@@ -2,8 +2,9 @@
 
 gamenight builds one schema per decision (runner/agents/llm/schemas.py), with every bound the
 rules know. The APIs each accept a different subset and refuse a request (HTTP 400) that uses a
-keyword outside it, so each adapter sends the schema without the keywords its API refuses. The
-rules still check every bound: dropping one only makes the decoder less strict, never the game.
+keyword outside it, so each adapter sends the schema without the keywords its API refuses (its
+provider's `schema_refuses`, runner/llm/providers.py). The rules still check every bound: dropping
+one only makes the decoder less strict, never the game.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: OpenAI's strict structured outputs take no string length bounds.
-OPENAI_STRICT_REFUSES = frozenset({"minLength", "maxLength"})
-#: Anthropic's output format takes no numeric, length or pattern bounds, nor list sizes above one.
-ANTHROPIC_OUTPUT_REFUSES = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-                                      "minLength", "maxLength", "pattern", "minItems", "maxItems"})
+def for_api(schema: Mapping[str, Any], refused: frozenset[str] | None) -> dict[str, Any]:
+    """The schema as an API takes it: without the `refused` keywords, or as it is when None."""
+    return dict(schema) if refused is None else without(schema, refused)
 
 
 def without(schema: Mapping[str, Any], refused: frozenset[str]) -> dict[str, Any]:

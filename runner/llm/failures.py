@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from runner.llm.providers import PROVIDERS
+
 #: HTTP statuses worth another try: rate limits, request timeouts, conflicts, server trouble.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
@@ -59,9 +61,11 @@ class Failure:
 
 #: Statuses that say the endpoint, the key or the model name is wrong: no retry can help.
 LASTING_STATUSES = frozenset({401, 403, 404})
-# Error codes and words that mean the account has run out of money (OpenAI's code, Anthropic's
-# message). Per-minute quotas are rate limits, which heal: those are 429s without these words.
-_QUOTA = re.compile(r"insufficient_quota|credit balance is too low", re.IGNORECASE)
+# Error codes and words that mean the account has run out of money (each provider's quota_words:
+# OpenAI's code, Anthropic's message). Per-minute quotas are rate limits, which heal: those are
+# 429s without these words.
+_QUOTA = re.compile("|".join(re.escape(word) for provider in PROVIDERS.values() for word in provider.quota_words),
+                    re.IGNORECASE)
 
 
 def classify(exc: BaseException, *, timeout_s: float, errors: SdkErrors) -> Failure:

@@ -8,11 +8,13 @@ from typing import Any
 import openai
 
 from runner.llm.answer import Answer, normalise_finish, token_count
-from runner.llm.dialects import OPENAI_STRICT_REFUSES, without
+from runner.llm.dialects import for_api
 from runner.llm.failures import MalformedReply, SdkErrors
-from runner.llm.types import OFFICIAL_URLS, Message, ModelSettings
+from runner.llm.providers import OPENAI, Provider
+from runner.llm.types import Message, ModelSettings
 
-OPENAI_URL = OFFICIAL_URLS["openai"]
+#: Where requests go without a base_url (only OpenAI's own agents have none).
+OPENAI_URL = OPENAI.official_url
 #: The SDK's errors, for the retry loop (runner/llm/failures.py).
 ERRORS = SdkErrors(timeout=openai.APITimeoutError, connection=openai.APIConnectionError,
                    status=openai.APIStatusError, invalid_body=openai.APIResponseValidationError,
@@ -24,7 +26,7 @@ class OpenAIChat:
 
     errors = ERRORS
 
-    def __init__(self, provider: str, base_url: str | None, api_key: str):
+    def __init__(self, provider: Provider, base_url: str | None, api_key: str):
         self.provider = provider
         # The URL is always passed, so an OPENAI_BASE_URL in the environment cannot silently
         # send games somewhere the replay does not say.
@@ -53,12 +55,11 @@ class OpenAIChat:
         if settings.max_tokens is not None:
             # OpenAI's current name for the output cap (reasoning models refuse `max_tokens`);
             # vLLM, Ollama and llama.cpp servers all understand the older `max_tokens`.
-            key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
-            args[key] = settings.max_tokens
+            args[self.provider.output_cap] = settings.max_tokens
         if schema is not None and settings.structured_output == "json_schema":
             # OpenAI's strict structured outputs; vLLM, Ollama and llama-server take the same shape
             # (and every bound, which OpenAI itself partly refuses).
-            sent = without(schema, OPENAI_STRICT_REFUSES) if self.provider == "openai" else dict(schema)
+            sent = for_api(schema, self.provider.schema_refuses)
             args["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "answer", "schema": sent, "strict": True}}
         elif schema is not None and settings.structured_output == "json_object":

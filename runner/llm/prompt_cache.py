@@ -173,23 +173,24 @@ class CacheUse:
 class SimulatedCache:
     """What a provider's prompt cache would do with one conversation's calls, from their prompts.
 
-    "anthropic": the planner's marks, and Anthropic's documented cache (a marked prefix of at least
-    `min_tokens` is written, a repeated one read). "openai": automatic caching of prompts of at
-    least 1,024 tokens, the longest prefix shared with an earlier call read, in steps of 128
-    tokens. `tokens` counts a text's tokens (the dry run: characters / 4).
+    `kind` is a provider's caching kind (runner/llm/providers.py). "marked": the planner's marks,
+    and Anthropic's documented cache (a marked prefix of at least `min_tokens` is written, a
+    repeated one read). "automatic": OpenAI's caching of prompts of at least 1,024 tokens, the
+    longest prefix shared with an earlier call read, in steps of 128 tokens. `tokens` counts a
+    text's tokens (the dry run: characters / 4).
     """
 
     def __init__(self, kind: str, tokens: Callable[[str], float], min_tokens: int | None = None):
         self.kind = kind
         self.tokens = tokens
-        self.min_tokens = min_tokens or (ANTHROPIC_MIN_TOKENS if kind == "anthropic" else OPENAI_MIN_TOKENS)
+        self.min_tokens = min_tokens or (ANTHROPIC_MIN_TOKENS if kind == "marked" else OPENAI_MIN_TOKENS)
         self.planner = PrefixPlanner()
         self._stored: set[str] = set()
         self._earlier: list[tuple[str, Turns]] = []
 
     def call(self, system: str, turns: Turns, head: str = "") -> CacheUse:
         """The cache reads and writes of one call (and remember what it cached)."""
-        if self.kind == "openai":
+        if self.kind == "automatic":
             return self._automatic(system, turns)
         head = head_digest(head, system)
         marks = self.planner.marks(head, bool(system), turns)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from runner.llm.providers import key_prefixes
+
 MASK = "[redacted]"
 
 #: Shortest value treated as a secret. Every provider key gamenight speaks to is far longer (OpenAI
@@ -27,8 +29,8 @@ _PATTERNS = (
                r"(['\"]?\s*[:=]\s*['\"]?)(?:bearer\s+|basic\s+)?[^\s'\",;&}]+"),
     re.compile(r"(?i)\b(cookie|set-cookie)(['\"]?\s*[:=]\s*['\"]?)[^\r\n'\"}]+"),
     re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=*-]{4,}"),
-    # key shapes of the big providers (sk-..., sk-ant-..., sk-proj-...), masked or not
-    re.compile(r"\b()()sk-[A-Za-z0-9_*-]{4,}"),
+    # how the providers' keys begin (sk-..., sk-ant-..., sk-proj-...: runner/llm/providers.py), masked or not
+    re.compile(r"\b()()(?:" + "|".join(map(re.escape, key_prefixes())) + r")[A-Za-z0-9_*-]{4,}"),
 )
 
 

@@ -9,11 +9,6 @@ from typing import Any, Protocol
 
 from runner.errors import ProviderError
 
-#: Providers this layer speaks to.
-PROVIDERS = ("openai", "anthropic", "openai_compatible")
-#: Where a provider's requests go when no base_url is given (openai_compatible needs one).
-OFFICIAL_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
-
 #: Field limits of a replay `call` record (runner/replay/schema.json).
 _CALL_ERROR_MAX = 2000
 _CALL_MODEL_MAX = 200
@@ -28,7 +23,7 @@ class ConfigError(ValueError):
 class ModelSettings:
     """One model endpoint as a tournament file describes it (recorded in replays, minus secrets)."""
 
-    provider: str                 # "openai" | "anthropic" | "openai_compatible"
+    provider: str                 # a name of runner/llm/providers.py: "openai" | "anthropic" | "openai_compatible"
     model: str
     base_url: str | None = None   # required for openai_compatible; optional override otherwise
     api_key_env: str | None = None  # NAME of the environment variable holding the key, never the key

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from runner.agents.builtin import strategies
+from runner.llm.providers import NAMES
 from runner.replay.format import Problem, Record, agent_kind
 
 def _text(value: Any) -> str:
@@ -49,7 +50,7 @@ def _model_problems(path: str, line: int, where: str, agent: Mapping[str, Any],
                     records: Sequence[Mapping[str, Any]], *, answered: bool) -> list[Problem]:
     """A model's provider, model and the model id its API reported (consistent with its calls)."""
     problems = []
-    for name, why in (("provider", "the API provider (openai, anthropic, openai_compatible, ...)"),
+    for name, why in (("provider", f"the API provider ({', '.join(NAMES)}, ...)"),
                       ("model", "the model that was asked")):
         if not _text(agent.get(name)):
             problems.append(Problem(path, line, f"missing: {why} is required for every language model",

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
+from runner.llm.providers import key_owners, key_prefixes
 from runner.replay.format import Problem
 
 #: Shapes of credentials that must never be published (the matched text is never echoed). A
 #: pattern with a group counts only when the group looks random, so that prose such as
-#: "sk-learn-compatible-estimators" or "bearer of bad news" is not mistaken for a key.
+#: "sk-learn-compatible-estimators" or "bearer of bad news" is not mistaken for a key. The
+#: providers' keys first, by how they begin (runner/llm/providers.py).
 SECRET_PATTERNS = {
-    "an OpenAI or Anthropic API key (sk-...)": re.compile(rb"\bsk-([A-Za-z0-9_-]{20,})"),
+    **{f"an {' or '.join(key_owners(prefix))} API key ({prefix}...)":
+       re.compile(rb"\b" + re.escape(prefix.encode()) + rb"([A-Za-z0-9_-]{20,})") for prefix in key_prefixes()},
     "a bearer token": re.compile(rb"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{20,})"),
     "an AWS access key": re.compile(rb"\bAKIA[0-9A-Z]{16}\b"),
     "a GitHub token": re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),

@@ -21,7 +21,7 @@ import pytest
 
 from runner import holdout, verify
 from runner import suite as suites
-from runner.verify_cli import read_folder
+from runner.commands.verify import read_folder
 from tests.cli.test_verify_cli import BIG_MODEL, Lab, legal_reply, naive_reply
 from tests.cli.test_verify_cli import verify as verify_row
 

@@ -15,9 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from runner.llm.providers import PROVIDERS
+
 ROOT = Path(__file__).resolve().parents[2]
+#: The providers' SDKs (runner/llm/providers.py), loaded only when an endpoint is opened.
+SDKS = tuple(dict.fromkeys(p.sdk for p in PROVIDERS.values()))
 #: What no listing or help page may import (site_builder.scoring: the scorer, with the embedder).
-HEAVY = ("openai", "anthropic", "numpy", "scipy", "jinja2", "mkdocs", "rich", "jsonschema", "yaml",
+HEAVY = (*SDKS, "numpy", "scipy", "jinja2", "mkdocs", "rich", "jsonschema", "yaml",
          "site_builder.scoring")
 #: Commands that only list, besides every command's `--help` (found by walking the command groups).
 LISTINGS = (["--help"], ["games"], ["agents"])
@@ -80,11 +84,12 @@ def test_the_probe_sees_a_heavy_library_where_one_is_loaded():
     assert found["import runner.cli"] == []
 
 
-@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
-def test_a_provider_sdk_is_loaded_when_its_first_endpoint_is_opened(sdk):
+@pytest.mark.parametrize("provider", [p for p in PROVIDERS.values() if p.official_url], ids=lambda p: p.name)
+def test_a_provider_sdk_is_loaded_when_its_first_endpoint_is_opened(provider):
+    sdk = provider.sdk
     probe = (f"import sys; from runner.llm.connections import Connections; from runner.llm.types import ModelSettings; "
              f"assert {sdk!r} not in sys.modules; "
-             f"Connections(environ={{'K': 'x'}}).model(ModelSettings({sdk!r}, 'm', api_key_env='K')); "
+             f"Connections(environ={{'K': 'x'}}).model(ModelSettings({provider.name!r}, 'm', api_key_env='K')); "
              f"print({sdk!r} in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120)

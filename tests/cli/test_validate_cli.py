@@ -12,7 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-import runner.cli
+import runner.commands.validate
 from runner import games
 from runner.agents.builtin import make
 from runner.cli import main
@@ -349,13 +349,13 @@ def test_a_folder_is_checked_with_its_progress_said_before_the_work_and_counted(
     played = CliRunner().invoke(main, ["run", "--game", "prisoners_dilemma", "--lineup", PD_LINEUP, "--games", "3",
                                        "--name", "counted", "--out", str(tmp_path)])
     assert played.exit_code == 0, played.output
-    checking = runner.cli.check_file
+    checking = runner.commands.validate.check_file
 
     def check_file(path, **options):  # says in the output where each file's work starts
         click.echo("checking a file")
         return checking(path, **options)
 
-    monkeypatch.setattr(runner.cli, "check_file", check_file)
+    monkeypatch.setattr(runner.commands.validate, "check_file", check_file)
     result = validate(tmp_path)
     assert result.exit_code == 0, result.output
     said = result.output.splitlines()

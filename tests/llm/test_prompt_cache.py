@@ -236,11 +236,11 @@ def test_cache_writes_cost_a_quarter_more_than_input_unless_priced():
 # -- the dry run's estimate -------------------------------------------------------------------------
 
 def test_the_simulated_cache_reads_what_the_planner_marked_before():
-    cache = SimulatedCache("anthropic", lambda text: len(text) / 4, min_tokens=100)
+    cache = SimulatedCache("marked", lambda text: len(text) / 4, min_tokens=100)
     uses = [cache.call(m[0].content, [(x.role, x.content) for x in m[1:]]) for m in conversation(5)]
     assert uses[0].read == 0 and uses[0].written > 0
     assert all(u.read > 0 for u in uses[1:]) and uses[-1].read > uses[1].read
-    never = SimulatedCache("anthropic", lambda text: len(text) / 4, min_tokens=100_000)
+    never = SimulatedCache("marked", lambda text: len(text) / 4, min_tokens=100_000)
     assert all(never.call(m[0].content, [(x.role, x.content) for x in m[1:]]).read == 0 for m in conversation(3))
 
 

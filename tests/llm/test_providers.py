@@ -33,6 +33,7 @@ from fakes import (
 from runner.llm.answer import normalise_finish
 from runner.llm.connections import Connections
 from runner.llm.failures import Backoff, retry_after
+from runner.llm.providers import NAMES
 from runner.llm.redact import redact
 from runner.llm.types import Completion, ConfigError, Message, ModelSettings, ProviderLimits
 
@@ -40,7 +41,7 @@ KEY = "sk-test-9f8e7d6c5b4a39281706"
 ENV = {"TEST_KEY": KEY}
 QUICK = ProviderLimits(backoff_base_s=0.01, backoff_max_s=0.5)
 HELLO = [Message("system", "You play a game."), Message("user", "Your move?")]
-PROVIDERS = ["openai", "anthropic", "openai_compatible"]
+PROVIDERS = list(NAMES)  # every provider of the registry: a new one needs its fake server here
 
 
 def fake_for(provider: str, script, **kw):

@@ -21,7 +21,7 @@ from runner import suite as suites
 from runner import verify
 from runner.run import run
 from runner.tournament import load
-from runner.verify_cli import read_folder
+from runner.commands.verify import read_folder
 from tests.llm.test_real_local_model import _server_python, serve_gemma
 
 pytestmark = pytest.mark.real_model

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from site_builder.submission.secret_scan import SECRET_PATTERNS, is_secret
+from runner.llm.providers import PROVIDERS
+from site_builder.submission.secret_scan import SECRET_PATTERNS, is_secret, redact_secrets, secret_problems
 
 MEGABYTE = 1_000_000
 #: Lines built to make a backtracking pattern retry at every position: runs of the characters
@@ -45,3 +46,12 @@ def test_every_pattern_scans_a_megabyte_line_quickly(line):
 ])
 def test_the_url_pattern_still_finds_passwords(text, found):
     assert is_secret(SECRET_PATTERNS["a password in a URL"], text) is found
+
+
+@pytest.mark.parametrize("prefix", [k for p in PROVIDERS.values() for k in p.key_prefixes])
+def test_a_key_of_each_provider_is_found_named_by_its_maker_and_masked(prefix):
+    key = f"{prefix}Zq8xV2mK9pL4wR7tY3nB6cD1".encode()
+    problems = secret_problems("replays/x.jsonl", b'{"ok": 1}\n{"error": "bad key ' + key + b'"}\n')
+    owner = next(p.title for p in PROVIDERS.values() if prefix in p.key_prefixes)
+    assert [(p.line, owner in p.message) for p in problems] == [(2, True)]
+    assert key.decode() not in redact_secrets(f"the key {key.decode()} leaked")
