@@ -134,16 +134,18 @@ def _plans(plans: tuple[str, ...]) -> str:
 # -- why a submitted tournament folder may not use them --------------------------------------------
 
 def problems(reserved: Reserved, folder: str, plan: Plan | None,
-             headers: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Problem]:
+             headers: Iterable[tuple[str, Mapping[str, Any]]], maintainers: bool = False) -> list[Problem]:
     """Everything a submitted tournament folder takes from the shipped plans: `folder` is its name
     under replays/, `plan` its tournament.toml as read (runner.rerun.plans.read_plan), `headers`
-    the (path, header) of its replays. The plan's problems are the plan file's, each replay's its own."""
+    the (path, header) of its replays. The plan's problems are the plan file's, each replay's its own.
+    `maintainers`: the submission is the maintainers' run's, which alone may add a verification."""
     plan_path = plan.path if plan is not None else f"replays/{folder}/{PLAN_FILE}"
-    found = [Problem(plan_path, 0, problem, "name")] if (problem := name_problem(reserved, folder)) else []
+    problem = name_problem(reserved, folder, maintainers)
+    found = [Problem(plan_path, 0, problem, "name")] if problem else []
     if plan is not None and plan.tournament is not None:
-        found.extend(plan_problems(reserved, plan, checked_name=folder))
+        found.extend(plan_problems(reserved, plan, checked_name=folder, maintainers=maintainers))
     for path, header in headers:
-        found.extend(header_problems(reserved, path, header))
+        found.extend(header_problems(reserved, path, header, maintainers))
     return found
 
 
@@ -196,9 +198,10 @@ def roster_problem(name: str) -> str | None:
             "run --suite ... --label NAME`)")
 
 
-def name_problem(reserved: Reserved, name: str) -> str | None:
-    """Why a submission may not use the tournament name `name`, or None."""
-    problem = verification_problem(name)
+def name_problem(reserved: Reserved, name: str, maintainers: bool = False) -> str | None:
+    """Why a submission may not use the tournament name `name`, or None (a verification's name is the
+    maintainers' run's to use)."""
+    problem = None if maintainers else verification_problem(name)
     if problem:
         return problem
     taken = reserved.name(name)
@@ -213,15 +216,16 @@ def name_problem(reserved: Reserved, name: str) -> str | None:
             "choose a name that cannot be mistaken for it")
 
 
-def plan_problems(reserved: Reserved, plan: Plan, checked_name: str | None = None) -> list[Problem]:
+def plan_problems(reserved: Reserved, plan: Plan, checked_name: str | None = None,
+                  maintainers: bool = False) -> list[Problem]:
     """What a submitted plan (read and planned) takes from the shipped plans: its name (unless it is
     `checked_name`, already judged as the folder's), the game ids it plans, its model agents."""
     assert plan.tournament is not None
     found: list[Problem] = []
     name = plan.tournament.name
-    if name != checked_name and (problem := name_problem(reserved, name)):
+    if name != checked_name and (problem := name_problem(reserved, name, maintainers)):
         found.append(Problem(plan.path, 0, problem, "name"))
-    if plan.tournament.verify is not None:
+    if plan.tournament.verify is not None and not maintainers:
         found.append(Problem(plan.path, 0, "a verification's plan (a verify table) is the maintainers' to play, with "
                                            "`gamenight verify`; a submission may not add one", "verify"))
     taken = [(game_id, where) for game_id in plan.games if (where := reserved.game(game_id)) is not None]
@@ -238,14 +242,15 @@ def plan_problems(reserved: Reserved, plan: Plan, checked_name: str | None = Non
     return found
 
 
-def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any]) -> list[Problem]:
+def header_problems(reserved: Reserved, path: str, header: Mapping[str, Any],
+                    maintainers: bool = False) -> list[Problem]:
     """What one submitted replay takes from the shipped plans: its tournament name, its game id,
     the language-model agents of its seats."""
     found: list[Problem] = []
     tournament = header.get("tournament")
-    if isinstance(tournament, str) and (problem := name_problem(reserved, tournament)):
+    if isinstance(tournament, str) and (problem := name_problem(reserved, tournament, maintainers)):
         found.append(Problem(path, 1, problem, "tournament"))
-    if "verify" in header:
+    if "verify" in header and not maintainers:
         found.append(Problem(path, 1, "a game of a verification (the header field 'verify') is the maintainers' to "
                                       "play, with `gamenight verify`; a submission may not add one", "verify"))
     game_id = header.get("game_id")

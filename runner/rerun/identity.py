@@ -305,7 +305,9 @@ def game_identity(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]
     input with its number of refused tries and every belief as read, and, as `identity_basis` says,
     each model seat's recorded calls (CALL_FIELDS; a game with a model seat is told apart by them),
     or, in a game of bots alone, each seat's strategy. Names, ids, the tournament, the agents'
-    settings, prompts and judges' lines are left out: a game relabelled is the same game."""
+    settings, prompts and judges' lines are left out: a game relabelled is the same game. A
+    verification's game (its header's `verify`) is known by its claim too, since playing a row's
+    deal again exactly is what it is for."""
     seats = _seat_kinds(header)
     basis = identity_basis(header)
     plays: list[Any] = []
@@ -324,9 +326,13 @@ def game_identity(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]
     who: Any = calls if basis == "model" else None
     if basis == "bots":
         who = {str(p["seat"]): [p["agent"].get("strategy"), p["agent"].get("params")] for p in _players(header)}
-    canonical = json.dumps({"basis": basis, "game": header.get("game"), "variant": header.get("variant"),
-                            "seed": header.get("seed"), "setup": header.get("setup"), "plays": plays, "who": who},
-                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    made = {"basis": basis, "game": header.get("game"), "variant": header.get("variant"),
+            "seed": header.get("seed"), "setup": header.get("setup"), "plays": plays, "who": who}
+    if header.get("verify") is not None:
+        # a verification plays a row's deal again to match it reply for reply: the maintainers'
+        # evidence about the row (only they may add one), told apart from the row's game by its claim
+        made["verify"] = header["verify"]
+    canonical = json.dumps(made, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 

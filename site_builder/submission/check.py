@@ -105,7 +105,7 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
         submission.base_index = index = index_base(repo, base, base_copy, progress=reading.hook())
     candidates = []
     for check, change in zip(submission.files, changes):
-        if _path_allowed(check, change, index):
+        if _path_allowed(check, change, index, submitter.maintainers):
             candidates.append((check, change))
     sizes = repo.sizes([change.oid for _, change in candidates])
     total = 0
@@ -142,7 +142,8 @@ def check_submission(repo: Repo, base_revision: str, head_revision: str, base_co
         for oid, raw in repo.blobs(list(readable)):
             for check in readable[oid]:
                 check.raw = raw
-                _check_content(check, raw, index, seen, submission.plans[_folder(check.path)])
+                _check_content(check, raw, index, seen, submission.plans[_folder(check.path)],
+                               submission.submitter.maintainers)
                 checking.advance()
     _check_agents(submission)
     return submission
@@ -210,13 +211,14 @@ def _folder(path: str) -> str:
     return parts[1] if len(parts) > 2 else ""
 
 
-def _path_allowed(check: FileCheck, change: Change, index: BaseIndex) -> bool:
-    """Refuse what a submission may not touch; True if the path is a new replay or plan worth reading."""
+def _path_allowed(check: FileCheck, change: Change, index: BaseIndex, maintainers: bool = False) -> bool:
+    """Refuse what a submission may not touch; True if the path is a new replay or plan worth reading.
+    Only the maintainers (their run's pull requests) may add a verification, replays/verify-<row>/."""
     if not check.path.startswith(REPLAYS):
         check.refuse("outside replays/: a submission only adds replay files (send changes to code, docs or "
                      "workflows in a separate pull request)")
         return False
-    if (problem := reserved.verification_problem(_folder(check.path))) and change.status != "D":
+    if not maintainers and (problem := reserved.verification_problem(_folder(check.path))) and change.status != "D":
         check.refuse(problem)
         return False
     if change.status == "D":
@@ -287,7 +289,8 @@ def _read_plan(submission: Submission, check: FileCheck, raw: bytes, on_main: by
     elif plan.tournament is not None:
         plan.problems.extend(bots_only(plan))
         plan.problems.extend(played_problems(plan))
-    plan.problems.extend(reserved.problems(reserved.reserved(), folder, plan if plan.tournament else None, ()))
+    plan.problems.extend(reserved.problems(reserved.reserved(), folder, plan if plan.tournament else None, (),
+                                           submission.submitter.maintainers))
     if not submission.submitter.maintainers and (problem := reserved.roster_problem(folder)):
         plan.problems.append(Problem(plan.path, 0, problem, "name"))
     if plan.problems:
@@ -329,7 +332,8 @@ class _Seen:
     by_identity: dict[str, str] = field(default_factory=dict)
 
 
-def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, plan: Plan) -> None:
+def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, plan: Plan,
+                   maintainers: bool = False) -> None:
     """Validate one new replay of a whole tournament strictly, then the rules a submission adds on
     top of `gamenight validate`."""
     assert plan.tournament is not None
@@ -372,7 +376,7 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
         check.refuse("no seat of this game is a language model or a person: a submission brings games of models "
                      "or people; the bots play in the maintainers' built-in tournament", 1, "players")
     check.problems.extend(game_problems(plan, check.path, header))
-    check.problems.extend(reserved.header_problems(reserved.reserved(), check.path, header))
+    check.problems.extend(reserved.header_problems(reserved.reserved(), check.path, header, maintainers))
     check.problems.extend(provenance_problems(check.path, header, checked.records))
     if check.ok:
         check.header = header
@@ -410,6 +414,8 @@ def _check_agents(submission: Submission) -> None:
     for check in submission.files:
         if check.header is None or not check.ok:
             continue
+        if check.header.get("verify") is not None:
+            continue  # a verification (the maintainers' alone, refused from anyone else) adds no games to any agent
         for i, player in enumerate(check.header["players"]):
             agent = player["agent"]
             _refuse_once(check, told, judged, agent_key(agent), agent, 1, f"players[{i}].agent",

@@ -16,6 +16,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -200,6 +201,34 @@ def test_a_row_committed_with_its_clock_readings_pinned_passes_the_submission_ch
                                                    "--summary", str(summary), "--cache", str(tmp_path / "scores.sqlite")])
     assert result.exit_code == 0, result.output
     assert summary.read_text().startswith("## Replay submission check: ✅ accepted: 23 new replay(s), every check passed")
+
+
+def test_the_maintainers_run_may_propose_a_verification_and_nobody_else(lab, tmp_path):
+    """The maintainers' run opens its pull request as the GitHub Actions bot: the exact verification
+    of the det row, whose deals played again are the row's games reply for reply, is accepted from
+    it (told apart from the row's games by its claim) and refused from anyone else."""
+    from site_builder.submission_cli import submission_check
+
+    done = lab.root / "replays" / "verify-ranked-1-det"
+    assert (done / "tournament.toml").is_file(), "test_a_deterministic_model_is_verified_exact runs first"
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(lab.folder("det").parents[1]), str(repo)], check=True)
+    shutil.copytree(done, repo / "replays" / done.name)
+    pinned.pin_clock_readings(repo / "replays" / done.name)
+    Lab.git(repo, "add", "-A")
+    Lab.git(repo, "commit", "-qm", "Maintainers' run: verification of ranked-1-det (#3)")
+
+    def check(author: str, author_id: str) -> tuple[int, str]:
+        summary = tmp_path / f"{author}.md"
+        result = CliRunner().invoke(submission_check, ["HEAD~1", "HEAD", "--repo", str(repo), "--author", author,
+                                                       "--author-id", author_id, "--summary", str(summary),
+                                                       "--cache", str(tmp_path / "scores.sqlite")])
+        return result.exit_code, summary.read_text()
+
+    code, summary = check("github-actions[bot]", "41898282")
+    assert code == 0 and summary.startswith("## Replay submission check: ✅ accepted: 46 new replay(s)"), summary
+    code, summary = check("bob", "99")
+    assert code == 1 and "the maintainers' verifications of suite rows" in summary and "a submission may not add one" in summary
 
 
 def test_a_row_played_again_from_scratch_has_the_same_merge_commit(lab, tmp_path):

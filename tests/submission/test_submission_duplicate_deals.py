@@ -243,7 +243,8 @@ def test_the_shipped_corpus_counts_every_game_once(tmp_path):
     """The index of main over the shipped corpus, as the check reads it from git: 25 games of one
     folder play a deal exactly as a game of another does (the same model on the same seeds with
     prompt sets 2 and 4, and the two reference rows of the suite once), and all of them are
-    honest, so every game is its own."""
+    honest, so every game is its own. So are the 8 deals of the Gemma row its verification played
+    again, reply for reply: the same deal, moves and calls, told apart by the verification's claim."""
     repo = GitRepo(tmp_path / "repo")
     shutil.copytree(REPLAYS, repo.path / "replays")
     repo.commit("the shipped corpus")
@@ -257,4 +258,8 @@ def test_the_shipped_corpus_counts_every_game_once(tmp_path):
                          []).append(path)
         assert index.by_identity[game_identity(header, lines)] == f"replays/{path.parent.name}/{path.name}"
     shared = [paths for paths in alike.values() if len({p.parent for p in paths}) > 1]
-    assert len(shared) == 25 and len(index.by_identity) == len(files)
+    again = [paths for paths in shared if any(p.parent.name.startswith("verify-") for p in paths)]
+    assert len(again) == 8 and all({p.parent.name for p in paths} == {"ranked-1-gemma3-270m",
+                                                                       "verify-ranked-1-gemma3-270m"}
+                                   for paths in again)
+    assert len(shared) - len(again) == 25 and len(index.by_identity) == len(files)
