@@ -174,9 +174,10 @@ SITUATIONS = {
 }
 
 
-#: The roles a Judgement names, in the games whose roles are hidden (the Werewolf paper's Judgement phase).
-JUDGED_ROLES = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercover", "civilian"),
-                "werewolf": ("seer", "mason", "villager", "werewolf", "minion", "tanner")}
+def judged_roles(game: str) -> tuple[str, ...]:
+    """The roles a Judgement names (the Werewolf paper's Judgement phase): every role of a game that
+    hides one (its FACTS.hidden), none in the others."""
+    return games.get(game).roles if games.facts_of(game).hidden is not None else ()
 
 
 def judgement_lines(judged: Mapping[int, tuple[str, float]] | None, names: tuple[str, ...], game: str,
