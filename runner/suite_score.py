@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from runner import games
 from runner.games import chameleon as chameleon_rules
 from runner.games import undercover as undercover_rules
 from runner.seeds import SCORING_SEED
@@ -64,8 +65,6 @@ VERIFY_LEVEL = 0.01
 #: MAgIC metrics read (site_builder/scoring/magic.py), kept beside each game's rules.
 CHAMELEON_CREDITS = chameleon_rules.MAGIC_CREDITS
 UNDERCOVER_CREDITS = undercover_rules.MAGIC_CREDITS
-#: The games whose value is a share of the best seat's points (the result's field of points).
-POINTS = {"prisoners_dilemma": "totals", "public_good": "finals"}
 
 
 # -- a deal's value ---------------------------------------------------------------------------
@@ -76,7 +75,9 @@ def deal_value(game: str, result: Mapping[str, Any], winners: Iterable[int], sea
     or lost where the result lacks the field its game's score is read from."""
     if forfeited:
         return 0.0
-    needs = {"chameleon": "magic_outcome", "undercover": "magic_outcome", **POINTS}.get(game)
+    # A game won by the most points (its FACTS.points): a share of the best seat's.
+    points_field = games.facts_of(game).points if game in games.GAME_MODULES else None
+    needs = {"chameleon": "magic_outcome", "undercover": "magic_outcome"}.get(game, points_field)
     if needs is not None and needs not in result:
         return 1.0 if seat in set(winners) else 0.0
     if game == "chameleon":
@@ -85,8 +86,8 @@ def deal_value(game: str, result: Mapping[str, Any], winners: Iterable[int], sea
     if game == "undercover":
         hidden, side = UNDERCOVER_CREDITS[result["magic_outcome"]]
         return (hidden if result["undercover"] == seat else side) / 3
-    if game in POINTS:
-        points = [float(p) for p in result[POINTS[game]]]
+    if points_field is not None:
+        points = [float(p) for p in result[points_field]]
         best = max(points)
         return 1.0 if best <= 0 or points[seat] >= best else max(0.0, points[seat] / best)
     return 1.0 if seat in set(winners) else 0.0

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.scoring import magic_reference as reference
+from site_builder.scoring.magic import MAGIC_GAMES as GAMES
 from site_builder.scoring.model import AgentInfo, ScoredGame
 
-GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
 PLAYERS = 3  # the script's deduction lists have three entries (chameleon_competition_pgm.py line 537)
 SETTINGS = {  # (folder of the game, setting in the folder name), metrics_release.py lines 421-447
     ("chameleon", "chameleon"): ("chameleon", "as_chameleon"),

@@ -10,6 +10,8 @@ from typing import Any
 
 import markupsafe
 
+from runner import games
+
 # -- methodology: the repository's own formula docs, copied with their math rendered -----------
 
 #: (source under docs/, nav title) of the copied pages, in nav order; None titles come from the page.
@@ -17,8 +19,7 @@ METHODOLOGY = (
     ("metrics.md", "How numbers are computed"),
     ("metrics/magic.md", None), ("metrics/chameleon.md", None), ("metrics/werewolf.md", None),
     ("metrics/ratings.md", None), ("metrics/ranked.md", None),
-    ("games/chameleon.md", None), ("games/undercover.md", None), ("games/cost_sharing.md", None),
-    ("games/prisoners_dilemma.md", None), ("games/public_good.md", None), ("games/werewolf.md", None),
+    *((f"games/{name}.md", None) for name in games.available()),  # each game's rules, in display order
     ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
     ("submit.md", "Submit replays"), ("play.md", "Play it yourself"), ("references.md", "References"),
 )

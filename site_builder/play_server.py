@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 import jinja2
 import markupsafe
 
+from runner import games
 from runner.agents.human import Question
 from runner.games.base import State
 from runner.table import Table, play_table, seat_agents, write_played
@@ -62,38 +63,13 @@ _HEADERS = {
 }
 
 
-#: What a person plays for, in one sentence, by game and by the role the seat is told (None: a
-#: role it is not told, or the game's only one). The full rules follow on the page.
-GOALS: dict[str, dict[str | None, str]] = {
-    "chameleon": {
-        "chameleon": "You are the chameleon: blend in with your clue so you are not the most voted player, "
-                     "and if you are accused, guess the secret word.",
-        "non_chameleon": "You know the secret word: show it with your clue without giving it away, then vote "
-                         "for the chameleon. You win together if the chameleon is accused and misses the word.",
-    },
-    "undercover": {None: "Work out from the clues whether your word is the odd one out. The civilians win if "
-                         "the vote accuses the undercover; the undercover wins if it accuses a civilian."},
-    "cost_sharing": {None: "Agree with the other two airlines on how to split the airport's fee, fairly for "
-                           "how much each uses it and as good for your airline as you can get; with no "
-                           "agreement by the last round all three lose."},
-    "prisoners_dilemma": {None: "Finish the rounds with the highest total of points (cooperate or defect each "
-                                "round; ties for the top all win)."},
-    "public_good": {None: "Finish with the highest score: the points you keep plus your equal share of the "
-                          "multiplied pool."},
-    "werewolf": {
-        **dict.fromkeys(("seer", "mason", "villager"), "You are of the village: get the Werewolf voted out."),
-        **dict.fromkeys(("werewolf", "minion"), "You are of the werewolf team: get anyone but the Werewolf "
-                                                "and the Tanner voted out."),
-        "tanner": "You are the Tanner: get yourself voted out.",
-    },
-}
 #: The page of each game's rules in the project's docs (served at <link>/rules when present).
 RULES_DOCS = "games/{game}.md"
 
 
 def goal(game: str, role: str | None) -> str:
-    """The seat's goal: its role's, else the game's (a role the seat is not told is None)."""
-    goals = GOALS[game]
+    """The seat's goal: its role's, else the game's (a role the seat is not told is None; runner/games/facts.py)."""
+    goals = games.facts_of(game).goals
     return goals.get(role) or goals.get(None) or " ".join(dict.fromkeys(goals.values()))
 
 

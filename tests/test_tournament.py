@@ -302,3 +302,12 @@ def test_a_model_written_compactly_on_the_command_line_is_a_language_model_agent
     assert model.spec["provider"] == "openai_compatible" and model.spec["base_url"] == "http://127.0.0.1:8000/v1"
     with pytest.raises(PlanError, match="name the model"):
         from_flags("t", "public_good", ["*=openai:"], None, {}, 1, 0)
+
+
+def test_the_builtin_tournament_plays_every_game():
+    """`gamenight run` with no arguments plays "every game" (builtin.toml says so): a game registered
+    later is not in it until the file plays it too."""
+    from runner import games
+    from runner.commands.run import _builtin_tournament
+
+    assert {m.game for m in _builtin_tournament().matchups} == set(games.available())

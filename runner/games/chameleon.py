@@ -15,7 +15,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
                                action_fields, check_keys, is_int, majority, probe_schedule, require)
-from runner.games.facts import Facts, Outcome
+from runner.games.facts import Facts, HiddenRole, Outcome
 
 CLUE_MODES = ("word", "sentence", "subset")
 #: How a tied vote is settled: "random" draws the accused uniformly among the tied (recorded chance);
@@ -479,5 +479,13 @@ FACTS = Facts(
                                       "chameleon_wins": "chameleon not caught",
                                       "chameleon_guessed": "chameleon guessed the word", "even_vote": "even vote"}),
     default_opponent="chameleon/associative",
+    goals={
+        "chameleon": "You are the chameleon: blend in with your clue so you are not the most voted player, "
+                     "and if you are accused, guess the secret word.",
+        "non_chameleon": "You know the secret word: show it with your clue without giving it away, then vote "
+                         "for the chameleon. You win together if the chameleon is accused and misses the word.",
+    },
     roles_public_at="accusation", setup_public_at="end",  # the secret word comes last
+    hidden=HiddenRole("chameleon", called="the chameleon", told=True, talk=("clue",)),
+    magic=True,
 )

@@ -279,4 +279,8 @@ FACTS = Facts(
     winning="every airline wins when all three agree on a split within the rounds; nobody wins otherwise",
     outcome=Outcome("success", {True: "agreement", False: "no agreement"}),
     default_opponent="cost_sharing/proportional",
+    goals={None: "Agree with the other two airlines on how to split the airport's fee, fairly for "
+                 "how much each uses it and as good for your airline as you can get; with no "
+                 "agreement by the last round all three lose."},
+    magic=True,
 )

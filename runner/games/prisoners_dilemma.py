@@ -141,4 +141,8 @@ FACTS = Facts(
     winning="the seat with the most points after the rounds wins (a tie is a win for each)",
     outcome=Outcome("strict_winner", {None: "shared win"}, otherwise="single winner"),
     default_opponent="prisoners_dilemma/tit_for_tat",
+    goals={None: "Finish the rounds with the highest total of points (cooperate or defect each "
+                 "round; ties for the top all win)."},
+    points="totals",
+    magic=True,
 )

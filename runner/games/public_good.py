@@ -166,4 +166,8 @@ FACTS = Facts(
     winning="the seat with the most points after the rounds wins (a tie is a win for each)",
     outcome=Outcome("strict_winner", {None: "shared win"}, otherwise="single winner"),
     default_opponent="public_good/conditional",
+    goals={None: "Finish with the highest score: the points you keep plus your equal share of the "
+                 "multiplied pool."},
+    points="finals",
+    magic=True,
 )

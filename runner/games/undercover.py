@@ -12,7 +12,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, SetupError, State,
                                action_fields, check_keys, is_int, majority, probe_schedule, require)
-from runner.games.facts import Facts, Outcome
+from runner.games.facts import Facts, HiddenRole, Outcome
 
 ROLES = ("undercover", "civilian")
 CLUE_MODES = ("word", "sentence")
@@ -281,5 +281,9 @@ FACTS = Facts(
     outcome=Outcome("magic_outcome", {"civilians_win": "civilians win", "undercover_wins": "undercover wins",
                                       "even_vote": "even vote"}),
     default_opponent="undercover/associative",
+    goals={None: "Work out from the clues whether your word is the odd one out. The civilians win if "
+                 "the vote accuses the undercover; the undercover wins if it accuses a civilian."},
     roles_public_at="vote_result", setup_public_at="vote_result",
+    hidden=HiddenRole("undercover", called="the undercover", told=False, talk=("clue",)),
+    magic=True,
 )

@@ -16,7 +16,7 @@ from typing import Any
 from runner import content
 from runner.games.base import (Action, Game, IllegalAction, Pending, Seat, State, Vis,
                                action_fields, check_keys, is_int, require)
-from runner.games.facts import Facts, Outcome
+from runner.games.facts import Facts, HiddenRole, Outcome
 
 PLAYERS = 8
 ROUNDS = 3
@@ -348,6 +348,14 @@ FACTS = Facts(
     outcome=Outcome("winning_team", {"village": "village wins", "werewolf": "werewolf team wins",
                                      "tanner": "tanner wins"}),
     default_opponent="werewolf/strategic",
+    goals={
+        **dict.fromkeys(("seer", "mason", "villager"), "You are of the village: get the Werewolf voted out."),
+        **dict.fromkeys(("werewolf", "minion"), "You are of the werewolf team: get anyone but the Werewolf "
+                                                "and the Tanner voted out."),
+        "tanner": "You are the Tanner: get yourself voted out.",
+    },
     roles_public_at="result", setup_public_at="result",
     partner_fields=("fellow_mason",),
+    teams=TEAM,
+    hidden=HiddenRole("werewolf", called="a Werewolf", told=True, talk=("day",)),
 )

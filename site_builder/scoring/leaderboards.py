@@ -26,12 +26,9 @@ def _mean_with_ci(values: Sequence[float], seed: int) -> dict[str, Any] | None:
 SeatScore = Callable[[ScoredGame, SeatInfo], float | None]
 
 
-def _pd_total(game: ScoredGame, seat: SeatInfo) -> float:
-    return game.result["totals"][seat.seat]
-
-
-def _pg_final(game: ScoredGame, seat: SeatInfo) -> float:
-    return game.result["finals"][seat.seat]
+def _points(game: ScoredGame, seat: SeatInfo) -> float:
+    """The seat's points, in a game won by the most (the result's field its FACTS.points names)."""
+    return game.result[registry.facts_of(game.game).points][seat.seat]
 
 
 def _cs_share(game: ScoredGame, seat: SeatInfo) -> float | None:
@@ -39,8 +36,8 @@ def _cs_share(game: ScoredGame, seat: SeatInfo) -> float | None:
 
 
 SEAT_SCORES: dict[str, tuple[str, str, SeatScore]] = {
-    "prisoners_dilemma": ("mean_total", "mean points per game", _pd_total),
-    "public_good": ("mean_final", "mean final points", _pg_final),
+    "prisoners_dilemma": ("mean_total", "mean points per game", _points),
+    "public_good": ("mean_final", "mean final points", _points),
     "cost_sharing": ("mean_share", "mean agreed share of the fee, % (successful games)", _cs_share),
 }
 

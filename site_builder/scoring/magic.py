@@ -25,7 +25,7 @@ from site_builder.scoring.model import AgentInfo, ScoredGame, SeatInfo, games_by
 from site_builder.scoring.sections import Keep, compute
 from site_builder.scoring.stats import percentile_interval, rate, resampled_totals
 
-MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "public_good")
+MAGIC_GAMES = tuple(name for name in games.available() if games.facts_of(name).magic)  # the five, FACTS.magic
 ROLES = ("chameleon", "non_chameleon", "undercover", "civilian", "cost_sharing", "prisoners_dilemma",
          "public_good")
 AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination", "rationality")

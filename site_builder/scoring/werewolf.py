@@ -25,8 +25,9 @@ from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import Keep, compute
 
 GAME = "werewolf"
-#: Role of each unit of the extended vote list (the Werewolf paper: R* = 8, Mason and Villager split in two).
-UNITS = ("seer", "mason", "mason", "villager", "villager", "werewolf", "minion", "tanner")
+#: Role of each unit of the extended vote list (the Werewolf paper: R* = 8, Mason and Villager split in
+#: two): one unit per card of the engine's deck.
+UNITS = DECK
 MULTIPLICITY = Counter(DECK)
 EWA = ("engagement", "wonder", "attraction")
 DIMENSIONS = (*EWA, "variation", "memorability")

@@ -21,7 +21,8 @@ from tests.helpers import play_alone
 GAMES = games.available()
 SEEDS = range(25)
 MAX_STEPS = 5000
-PROBED_GAMES = {"chameleon", "undercover", "werewolf"}
+#: The social-deduction games: those whose facts name a hidden role (runner/games/facts.py).
+PROBED_GAMES = {name for name in GAMES if games.facts_of(name).hidden is not None}
 
 
 def fresh(game: Game, seed: int) -> tuple[dict[str, Any], dict[str, Any], State]:
@@ -275,8 +276,8 @@ def test_probes_accept_well_formed_answers_only(game):
         assert asked == 0
 
 
-#: The role whose holder the `suspect` probe asks for, per game.
-HIDDEN = {"chameleon": "chameleon", "undercover": "undercover", "werewolf": "werewolf"}
+#: The role whose holder the `suspect` probe asks for, per game: the hidden role of its facts.
+HIDDEN = {name: games.facts_of(name).hidden.role for name in PROBED_GAMES}
 
 
 def _fact(game: Game, params: Any, setup: Any, seat: int, kind: str) -> Any:

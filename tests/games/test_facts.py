@@ -1,4 +1,5 @@
-"""Each game's facts (runner/games/facts.py) against its engine: outcomes in words, reveal phases, partners, opponent."""
+"""Each game's facts (runner/games/facts.py) against its engine: outcomes in words, goals, reveal phases,
+partners, teams, the hidden role, points, opponent."""
 
 from __future__ import annotations
 
@@ -64,6 +65,57 @@ def test_partner_fields_name_another_seat_of_the_same_role(name):
 def test_the_default_opponent_is_a_builtin_player_of_the_game(name):
     opponent = games.facts_of(name).default_opponent
     assert opponent in strategies() and opponent.startswith(f"{name}/")
+
+
+def test_every_role_a_seat_is_told_has_a_goal(name):
+    engine, goals = games.get(name), games.facts_of(name).goals
+    told = set()
+    for seed in SEEDS:
+        params, setup, state = fresh(engine, seed)
+        told |= {state.private(seat).get("role") for seat in range(engine.players(params))}
+    assert told - {None} <= set(engine.roles)
+    assert None in goals or told <= set(goals), f"{name}: no goal for the roles {sorted(told - set(goals))}"
+    assert set(goals) - {None} <= set(engine.roles) and all(isinstance(g, str) and g for g in goals.values())
+
+
+def test_teams_are_the_ones_each_seat_is_told(name):
+    engine, teams = games.get(name), games.facts_of(name).teams
+    assert not teams or set(teams) == set(engine.roles)
+    for seed in SEEDS:
+        params, setup, state = fresh(engine, seed)
+        for seat in range(engine.players(params)):
+            private = state.private(seat)
+            assert private.get("team") == (teams[engine.role_of(params, setup, seat)] if teams else None)
+
+
+def test_the_hidden_role_is_dealt_told_as_the_facts_say_and_talked_about(name):
+    engine, hidden = games.get(name), games.facts_of(name).hidden
+    if hidden is None:
+        assert not engine.reveal_phases, f"{name} reveals something, so it hides something: say what (hidden)"
+        return
+    assert hidden.role in engine.roles and hidden.called and hidden.talk
+    for seed in SEEDS:
+        params, setup, state = fresh(engine, seed)
+        seats = range(engine.players(params))
+        assert any(engine.role_of(params, setup, s) == hidden.role for s in seats), f"{name}: nobody hidden"
+        for seat in seats:
+            private = state.private(seat)
+            assert ("role" in private) == hidden.told
+            assert not hidden.told or private["role"] == engine.role_of(params, setup, seat)
+    talked = [ev for state, _ in played(name) for ev in state.events if ev["phase"] in hidden.talk]
+    assert talked and all(ev["kind"] == "action" and ev["vis"] == "all" for ev in talked)
+    assert {ev["phase"] for ev in talked} == set(hidden.talk)
+
+
+def test_the_points_are_each_seats_and_the_most_win(name):
+    field = games.facts_of(name).points
+    if field is None:
+        return
+    for state, _ in played(name):
+        outcome = state.outcome()
+        points = outcome["result"][field]
+        assert len(points) == state.game.players(state.params)
+        assert outcome["winners"] == [s for s, p in enumerate(points) if p == max(points)]
 
 
 def test_an_outcome_off_the_table_reads_as_its_value_or_the_fallback():

@@ -24,8 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from runner.agents.base import ProbeRequest, Request, ScriptedAgent
+from runner.games.werewolf import ROLES, TEAM
 
-VILLAGE = ("seer", "mason", "villager")
+VILLAGE = tuple(role for role in ROLES if TEAM[role] == "village")
 TITLE = {"seer": "the Seer", "mason": "a Mason", "villager": "a Villager",
          "werewolf": "the Werewolf", "minion": "the Minion", "tanner": "the Tanner"}
 

@@ -37,6 +37,7 @@ from runner.agents.llm.parse import (ParseError, read_expectations, read_judgeme
                                      read_suspicion)
 from runner.agents.llm.render import Scene, observation, system_prompt
 from runner.agents.llm.schemas import expect_schema, favor_schema, judgement_schema, pgm_schema, plan_schema
+from runner.games.facts import HiddenRole
 from runner.llm.types import Completion, Message
 
 
@@ -159,7 +160,7 @@ class PGM(Design):
                 updates.append(pgm.record(self._views, index, read))
         self._seen = len(log)
         shown = self._shown(scene, hidden)
-        record = {"design": self.name, "about": pgm.HIDDEN_ROLE[scene.game], "step": self.step,
+        record = {"design": self.name, "about": _hidden(scene.game).role, "step": self.step,
                   "views": [list(v) for v in self._views], "aim": shown["aim"], "updates": updates}
         return Notes(beliefs=shown, record=record)
 
@@ -173,7 +174,7 @@ class PGM(Design):
                 label += " (you know you are it)"
             rows.append({"label": label, "cells": [{"seat": k, "p": p} for k, p in enumerate(self._views[j])
                                                    if p > 0.0 or k != j]})
-        return {"target": _TARGET[scene.game], "hidden": bool(hidden), "rows": rows,
+        return {"target": _hidden(scene.game).called, "hidden": bool(hidden), "rows": rows,
                 "aim": pgm.target(self._views, scene.seat, hidden)}
 
     async def _rate(self, caller: Caller, scene: Scene, log: list[Mapping[str, Any]], index: int,
@@ -260,8 +261,11 @@ def _copy_views(views: pgm.Expectations) -> list[list[list[float] | None]]:
     return [[None if d is None else list(d) for d in view] for view in views]
 
 
-#: What the suspicion is about, as the prompts say it.
-_TARGET = {"chameleon": "the chameleon", "undercover": "the undercover", "werewolf": "a Werewolf"}
+def _hidden(game: str) -> HiddenRole:
+    """What the suspicion is about (the game's FACTS.hidden; the prompts name it by `called`)."""
+    hidden = pgm.hidden_role(game)
+    assert hidden is not None, f"{game} hides no role"
+    return hidden
 
 
 class BigFive(Design):
@@ -326,7 +330,7 @@ class Favor(Design):
         # The Werewolf paper's Favor prompt shows the agent's Judgement of the others' roles (Table
         # FD_Prompt_favor_update): in the games with hidden roles it is made first.
         self.judged = await judge(caller, scene, calls, self._system(scene, caller)) \
-            if scene.game in strategies.JUDGED_ROLES else None
+            if strategies.judged_roles(scene.game) else None
         lines = strategies.judgement_lines(self.judged, scene.names, scene.game, scene.observation.get("private", {}))
         others = [scene.names[s] for s in sorted(self.levels)]
         expected = caller.style.favor(others)
@@ -362,7 +366,7 @@ class StrategyDecision(Design):
         if not options:
             return Notes()
         judged = await judge(caller, scene, calls, self._system(scene, caller)) \
-            if scene.game in strategies.JUDGED_ROLES else None
+            if strategies.judged_roles(scene.game) else None
         lines = strategies.judgement_lines(judged, scene.names, scene.game, scene.observation.get("private", {}))
         expected = caller.style.plan()
         prompt = scene.render("strategy/plan.j2",
@@ -390,7 +394,7 @@ def judgement_record(judged: Mapping[int, tuple[str, float]] | None) -> list[dic
 async def judge(caller: Caller, scene: Scene, calls: list[dict[str, Any]], system: Message
                 ) -> dict[int, tuple[str, float]] | None:
     """The Werewolf paper's Judgement: each other player's likeliest role and its probability (None if unread)."""
-    roles = strategies.JUDGED_ROLES[scene.game]
+    roles = strategies.judged_roles(scene.game)
     others = [scene.names[s] for s in range(len(scene.names)) if s != scene.seat]
     expected = caller.style.judgement(others, roles)
     prompt = scene.render("strategy/judgement.j2", observation=observation(scene), roles=roles,

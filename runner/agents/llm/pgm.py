@@ -24,7 +24,9 @@ multiplies that move's probability by STEP and renormalises. MAgIC describes thi
 Prisoner's Dilemma: whether each player will cooperate, and how they think the agent will
 decide) but not a rule; this one is ours, the same for both kinds of state.
 
-Pure functions only: the design module makes the calls and keeps the state.
+Which role a game hides, whether its players are told their own, and which public moves are
+rated are the game's facts (`FACTS.hidden`, runner/games/facts.py). Pure functions only: the
+design module makes the calls and keeps the state.
 """
 
 from __future__ import annotations
@@ -32,10 +34,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: The hidden role each game's PGM suspicion is about.
-HIDDEN_ROLE = {"chameleon": "chameleon", "undercover": "undercover", "werewolf": "werewolf"}
-#: Whether a player of the game knows their own role (and so never suspects themselves).
-KNOWS_OWN_ROLE = {"chameleon": True, "undercover": False, "werewolf": True}
+from runner import games
+from runner.games.facts import HiddenRole
+
 #: The factor of one step of suspicion (a design parameter, `step`).
 DEFAULT_STEP = 1.25
 #: The words a model rates with, and the direction each one moves a probability.
@@ -46,31 +47,40 @@ _SYNONYMS = {"more suspicious": "more", "less suspicious": "less", "no change": 
 Views = list[list[float]]  # views[j][k]: in view j, the probability that player k holds the role
 
 
-#: The public moves after which the views are updated: clues and day statements.
-RATED_PHASES = {"chameleon": ("clue",), "undercover": ("clue",), "werewolf": ("day",)}
+def hidden_role(game: str) -> HiddenRole | None:
+    """The role the game's PGM suspicion is about (None: a game without one)."""
+    return games.facts_of(game).hidden
+
+
+def _knows_own_role(game: str) -> bool:
+    """Whether a player of the game knows their own role (and so never suspects themselves)."""
+    hidden = hidden_role(game)
+    return hidden is not None and hidden.told
 
 
 def is_rated_move(game: str, event: Mapping[str, Any]) -> bool:
-    """Whether a visible event is a public move that the PGM views are updated after."""
+    """Whether a visible event is a public move that the PGM views are updated after (a clue, a statement)."""
+    hidden = hidden_role(game)
     return (event.get("kind") == "action" and isinstance(event.get("seat"), int)
-            and event.get("phase") in RATED_PHASES.get(game, ()))
+            and hidden is not None and event.get("phase") in hidden.talk)
 
 
 def has_hidden_role(game: str) -> bool:
     """Whether the game's PGM state is a suspicion matrix (else it is expected next moves)."""
-    return game in HIDDEN_ROLE
+    return hidden_role(game) is not None
 
 
 def holds_hidden_role(game: str, private: Mapping[str, Any]) -> bool | None:
     """Whether the seat knows it holds the hidden role (None: it cannot know, as in Undercover)."""
-    if not KNOWS_OWN_ROLE.get(game, False):
+    hidden = hidden_role(game)
+    if hidden is None or not hidden.told:
         return None
-    return private.get("role") == HIDDEN_ROLE[game]
+    return private.get("role") == hidden.role
 
 
 def suspects(game: str, view: int, n: int) -> list[int]:
     """The players view `view` can suspect: everyone but its holder when roles are known."""
-    return [k for k in range(n) if k != view or not KNOWS_OWN_ROLE.get(game, False)]
+    return [k for k in range(n) if k != view or not _knows_own_role(game)]
 
 
 def initial(game: str, seat: int, n: int, hidden: bool | None) -> Views:

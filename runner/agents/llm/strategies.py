@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from runner import games
+
 
 @dataclass(frozen=True)
 class Strategy:
@@ -172,22 +174,22 @@ SITUATIONS = {
 }
 
 
-#: The roles a Judgement names, in the games whose roles are hidden (the Werewolf paper's Judgement phase).
-JUDGED_ROLES = {"chameleon": ("chameleon", "non_chameleon"), "undercover": ("undercover", "civilian"),
-                "werewolf": ("seer", "mason", "villager", "werewolf", "minion", "tanner")}
-_TEAM = {"seer": "village", "mason": "village", "villager": "village", "werewolf": "werewolf",
-         "minion": "werewolf", "tanner": "tanner"}
+def judged_roles(game: str) -> tuple[str, ...]:
+    """The roles a Judgement names (the Werewolf paper's Judgement phase): every role of a game that
+    hides one (its FACTS.hidden), none in the others."""
+    return games.get(game).roles if games.facts_of(game).hidden is not None else ()
 
 
 def judgement_lines(judged: Mapping[int, tuple[str, float]] | None, names: tuple[str, ...], game: str,
                     private: Mapping[str, Any]) -> list[str]:
     """The Judgement as the Werewolf paper's Strategy prompt words it: "X has a 85% chance to be a werewolf, which
-    is your opponent" (teammate or opponent said only in Werewolf, where teams are known)."""
+    is your opponent" (teammate or opponent said only where a seat is told its team: Werewolf)."""
+    teams = games.facts_of(game).teams
     lines = []
     for seat, (role, p) in sorted((judged or {}).items()):
         line = f"{names[seat]} has a {p * 100:.0f}% chance to be {role.replace('_', '-')}"
-        if game == "werewolf" and private.get("team"):
-            side = "your teammate" if _TEAM.get(role) == private["team"] else "your opponent"
+        if teams and private.get("team"):
+            side = "your teammate" if teams.get(role) == private["team"] else "your opponent"
             line += f", who would be {side}"
         lines.append(line)
     return lines

@@ -223,11 +223,11 @@ SEEN_PHASES = {
 }
 
 
-@pytest.mark.parametrize("game_name", ["chameleon", "undercover", "werewolf"])
+@pytest.mark.parametrize("game_name", [g for g in GAMES if games.facts_of(g).hidden])
 def test_pgm_seats_record_suspicion_views_after_every_public_move(game_name):
     records, _ = play_llm(game_name, "pgm", seed=4)
     moves = [r for r in records if r["type"] == "event" and r["kind"] == "action"
-             and r["phase"] in ("clue", "day")]
+             and r["phase"] in games.facts_of(game_name).hidden.talk]
     n = len(records[0]["players"])
     rated: dict[int, list[int]] = {seat: [] for seat in range(n)}
     for record in records:
@@ -282,7 +282,17 @@ def test_werewolf_strategy_judges_every_other_player_and_plans_before_each_speec
     assert all("notes" not in r["evidence"] for r in night)  # the Seer's look gets no strategy
 
 
-@pytest.mark.parametrize("game_name", ["cost_sharing", "prisoners_dilemma", "public_good"])
+@pytest.mark.parametrize("game_name", GAMES)
+def test_the_strategy_design_has_notes_for_the_moves_of_every_game(game_name):
+    """strategies.menu holds notes per game and move: a game it has none for would play the Strategy
+    design without a single plan, and nothing else would say so."""
+    records, _ = play_llm(game_name, "strategy", seed=2)
+    planned = [r for r in records if r["type"] == "event" and r["kind"] == "action"
+               and ((r.get("evidence") or {}).get("notes") or {}).get("plan")]
+    assert planned, f"{game_name}: no strategy notes for any of its moves (runner/agents/llm/strategies.py)"
+
+
+@pytest.mark.parametrize("game_name", [g for g in GAMES if not games.facts_of(g).hidden])
 def test_pgm_seats_record_expected_next_moves_after_every_round(game_name):
     records, _ = play_llm(game_name, "pgm", seed=5)
     noted = [r["evidence"]["notes"] for r in records if (r.get("evidence") or {}).get("notes")]
