@@ -1,5 +1,5 @@
 """The claims of the game pages and the exhibition board hold on simulated boards of known truth
-(site_builder/calibration_boards.py): a fixed seed and a few boards each, every figure held inside
+(site_builder/bench/calibration_boards.py): a fixed seed and a few boards each, every figure held inside
 a tolerance around its target, so that a change that breaks a claim fails here. The full run, with
 hundreds of boards, is in docs/benchmarks.md. Main's code (before issue #42) fails every test here
 but the shape one."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from site_builder import calibration_boards as calibration
+from site_builder.bench import calibration_boards as calibration
 from site_builder.scoring import ratings
 
 SEED = 42

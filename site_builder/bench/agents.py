@@ -1,4 +1,4 @@
-"""Site build against the number of agents: `python -m site_builder.bench_agents --agents 1000 10000`.
+"""Site build against the number of agents: `python -m site_builder.bench.agents --agents 1000 10000`.
 
 Adds N agents to a base corpus (the shipped replays by default) and builds the whole site, in its
 own process, for the base and for each N; reports the build's time, its peak memory (the resident
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "replays"
 #: The built-in strategy every added agent plays, and its parameter that makes each one distinct.
 STRATEGY, PARAMETER = "chameleon/associative", "specificity"
@@ -144,7 +144,7 @@ SAMPLE_EVERY = 0.1
 def build_step(folders: list[Path], cache: Path, site: Path) -> dict[str, Any]:
     """`gamenight build` of `folders` in a fresh process: its figures (`_run_build`), and the peak
     resident memory of the build's processes taken together (sampled every SAMPLE_EVERY s)."""
-    command = [sys.executable, "-m", "site_builder.bench_agents", "--step", "--cache", str(cache),
+    command = [sys.executable, "-m", "site_builder.bench.agents", "--step", "--cache", str(cache),
                "--site", str(site), *map(str, folders)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         step = subprocess.Popen(command, stdout=out, stderr=err, cwd=REPO)
@@ -245,7 +245,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m site_builder.bench_agents", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m site_builder.bench.agents", description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, nargs="+", default=[1000], help="numbers of added agents (default 1000)")
     parser.add_argument("--base", type=Path, default=SHIPPED, help="the base corpus (default: the shipped replays)")
     parser.add_argument("--rated", action="store_true", help="added agents play against a built-in agent (rated)")

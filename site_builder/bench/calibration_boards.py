@@ -4,7 +4,7 @@ Each claim is checked the way a visitor reads it, on simulated boards whose trut
 are drawn from agents of known strength, built as the scorer's own `ScoredGame` objects, and read
 through the very functions the site uses (head_to_head, leaderboards, ratings, the board's
 containment, site_builder.boards). `measure` returns one dict per figure; `python -m
-site_builder.calibration_boards --boards N` prints them, and `python -m site_builder.bench_calibration`
+site_builder.bench.calibration_boards --boards N` prints them, and `python -m site_builder.bench.calibration`
 prints them beside the ranked board's. docs/benchmarks.md has a full run.
 
 The claims:

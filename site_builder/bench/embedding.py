@@ -1,4 +1,4 @@
-"""Text Distance embedders benchmark: `python -m site_builder.bench_embedding [REPLAYS...]`.
+"""Text Distance embedders benchmark: `python -m site_builder.bench.embedding [REPLAYS...]`.
 
 Over the day statements of every valid Werewolf game in the given replay folders (default: the
 shipped `replays/`), cleaned as the scorer cleans them, measures in one process:
@@ -26,7 +26,7 @@ from pathlib import Path
 from site_builder.scoring import embedding, minilm, werewolf
 from site_builder.scoring.corpus import check_bytes, iter_replay_files, scored_game
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def peak_mb() -> float:

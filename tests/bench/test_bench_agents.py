@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import bench_agents
+from site_builder.bench import agents as bench_agents
 from site_builder.build import build_site
 from site_builder.scoring.corpus import load
 

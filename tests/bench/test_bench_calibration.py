@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from site_builder import bench_calibration as bench
+from site_builder.bench import calibration as bench
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""Does every claim of the boards hold as stated? `python -m site_builder.bench_calibration` (issue #42).
+"""Does every claim of the boards hold as stated? `python -m site_builder.bench.calibration` (issue #42).
 
 It simulates boards whose truth is known and scores them **through the scorer's own functions**:
 simulated deal values, one per (row, game, deal index), are fed in as the scorer sees them
@@ -19,12 +19,12 @@ distribution of (deal value, won). The built-in profiles are the shipped replays
 reference rows and gemma3-270m, 6 and 2 stages of ranked-1, each slot's outcomes with Jeffreys'
 half a win and half a loss added, so that no outcome is impossible). Rows on the same deal are
 correlated through a shared normal factor per deal (a Gaussian copula; `DEAL_CORRELATION`, about
-what the reference rows share: bench_suite), so that pairing and control variates meet what they
+what the reference rows share: bench/suite.py), so that pairing and control variates meet what they
 would meet on the board.
 
 "Before" is main's code (`--before REF`, default main: its runner/suite_score.py and
 site_builder/scoring/ranked.py read from git and run on the same simulated deals, won or lost as
-main counts them). The other boards' figures come from site_builder/calibration_boards.py
+main counts them). The other boards' figures come from site_builder/bench/calibration_boards.py
 (`measure(boards=, seed=)`) when it is there. docs/benchmarks.md records a run.
 """
 
@@ -50,7 +50,7 @@ from runner import suite as suites
 from runner import suite_score
 from site_builder.scoring import ranked
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SUITE = suites.find("ranked-1")
 GAMES = tuple(g.game for g in SUITE.games)
 PER_STAGE = {g.game: g.deals_per_stage for g in SUITE.games}
@@ -301,7 +301,7 @@ class Main:
 # -- figures ----------------------------------------------------------------------------------
 
 def figure(claim: str, setting: str, name: str, value: float, target: str, boards: int) -> dict[str, Any]:
-    """One measured figure, in the shape every calibration module gives (site_builder/calibration_boards.py)."""
+    """One measured figure, in the shape every calibration module gives (site_builder/bench/calibration_boards.py)."""
     return {"claim": claim, "setting": setting, "figure": name, "value": float(value), "target": target,
             "ok": meets(value, target), "boards": int(boards)}
 
@@ -609,9 +609,9 @@ def wanted_figures(scorer: Any, boards: int, stages: int, rng: np.random.Generat
 def other_boards(boards: int, seed: int) -> list[dict[str, Any]]:
     """The other boards' figures (head-to-head, Cost Sharing, ratings, exhibition), when their
     module is there."""
-    if importlib.util.find_spec("site_builder.calibration_boards") is None:
+    if importlib.util.find_spec("site_builder.bench.calibration_boards") is None:
         return []
-    from site_builder import calibration_boards  # type: ignore[attr-defined]
+    from site_builder.bench import calibration_boards  # type: ignore[attr-defined]
 
     return list(calibration_boards.measure(boards=boards, seed=seed))
 

@@ -1,7 +1,7 @@
-"""How big the source repository grows: `python -m site_builder.bench_repository`.
+"""How big the source repository grows: `python -m site_builder.bench.repository`.
 
 Builds a git repository whose history adds a synthetic corpus (`--games`, half of them model
-games whose exchanges are real ones rewritten, as in `site_builder.bench`) the way the board
+games whose exchanges are real ones rewritten, as in `site_builder/bench/scale.py`) the way the board
 grows: in pull-request-sized commits of one tournament folder each (`--per-commit` games, each
 folder with its plan), then runs `git gc` and reports the packed size (`git count-objects -vH`)
 beside the bytes in the working tree, per game and by kind. GitHub recommends keeping a Pages
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from runner.replay.format import agent_kind
-from site_builder.bench import play_synthetic, with_model_games
+from site_builder.bench.scale import play_synthetic, with_model_games
 
 #: GitHub's recommended ceiling for a repository (and a Pages source), in bytes.
 RECOMMENDED = 1024**3
@@ -76,7 +76,7 @@ def packed_size(repo: Path) -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m site_builder.bench_repository",
+    parser = argparse.ArgumentParser(prog="python -m site_builder.bench.repository",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000, help="size of the synthetic corpus (default 10000)")
     parser.add_argument("--corpus", type=Path, help="use these bot replays instead of playing them")

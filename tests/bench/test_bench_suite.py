@@ -11,7 +11,7 @@ import pytest
 
 from runner import suite as suites
 from runner import suite_score
-from site_builder import bench_suite
+from site_builder.bench import suite as bench_suite
 
 
 def test_a_copy_changes_every_seed_and_nothing_else(tmp_path):

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from site_builder import bench_repository
+from site_builder.bench import repository as bench_repository
 
 BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"
 

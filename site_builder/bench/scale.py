@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BUILTIN_TOURNAMENT = REPO / "runner" / "tournaments" / "builtin.toml"
 SHIPPED = REPO / "replays"
 #: Above this many games a site build is skipped unless asked for.

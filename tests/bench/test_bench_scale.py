@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import bench
+from site_builder.bench import scale as bench
 from site_builder.scoring.corpus import load
 
 BUILTIN = Path(__file__).resolve().parents[2] / "replays" / "builtin"

@@ -1,4 +1,4 @@
-"""What the ranked suite's duplicate deals buy: `python -m site_builder.bench_suite` (issue #34).
+"""What the ranked suite's duplicate deals buy: `python -m site_builder.bench.suite` (issue #34).
 
 The ranked suite deals every candidate the same hands (runner/suite.py), and the ranked board
 compares two rows deal by deal (`ranked.paired`), so that the luck of a deal falls on both rows
@@ -46,7 +46,7 @@ from runner import suite_score
 from site_builder.scoring import ranked
 from site_builder.scoring.corpus import load
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: A row's deals: game -> deal index -> the deal's value (as `ranked.outcomes` gives them).
 Deals = Mapping[str, Mapping[int, float]]
 

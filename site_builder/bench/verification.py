@@ -1,4 +1,4 @@
-"""Does a verification's verdict hold as stated? `python -m site_builder.bench_verification` (issue #43).
+"""Does a verification's verdict hold as stated? `python -m site_builder.bench.verification` (issue #43).
 
 A verification (`gamenight verify`, runner/verify.py) calls a row **inconsistent** when the score of
 held-out deals its model played for the maintainers and the row's claimed score differ by more
@@ -13,7 +13,7 @@ simulates rows whose truth is known and reads them **through the verdict's own f
   win rate of every slot (the model the row names plays worse than its replies), the held-out
   deals from the model's own; the share found inconsistent is the verification's power.
 
-Truths are those of the calibration benchmark (site_builder/bench_calibration.py): constant win
+Truths are those of the calibration benchmark (site_builder/bench/calibration.py): constant win
 rates near 0, at one half and near 1, results that follow the role, uniform slots, and the shipped
 rows' own outcomes. docs/benchmarks.md records a run.
 """
@@ -30,7 +30,7 @@ import numpy as np
 
 from runner import verify
 from runner.suite_score import VERIFY_LEVEL
-from site_builder import bench_calibration as sim
+from site_builder.bench import calibration as sim
 
 #: Held-out deals measured (whole stages' worth: the command plays them in the suite's proportions).
 HELD_OUT = (23, 46)
