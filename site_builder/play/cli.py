@@ -1,4 +1,4 @@
-"""`gamenight play`: take a seat of a game in the browser (site_builder/play_server.py)."""
+"""`gamenight play`: take a seat of a game in the browser (site_builder/play/server.py)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def play(game_name, rules, seats, roles, names, against, seed, no_probes, host, 
     from runner.cli import _parse_rules
     from runner.table import Person, deal, folder_for
     from runner.tournament import PlanError
-    from site_builder.play_server import Session, links, start_server
+    from site_builder.play.server import Session, links, start_server
 
     people = [Person("", seat=s) for s in seats] + [Person("", role=r) for r in roles]
     if not people:

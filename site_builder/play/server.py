@@ -35,16 +35,16 @@ from runner.games.base import State
 from runner.table import Table, play_table, seat_agents, write_played
 from site_builder.viewer.data import known_seats, reveal_steps
 
-HERE = Path(__file__).parent
+PACKAGE = Path(__file__).resolve().parents[1]  # site_builder/, where the assets and templates are
 #: The scripts and styles the play page loads, by the address it asks for them at.
 ASSETS = {
-    "/assets/common.js": HERE / "assets" / "viewer" / "common.js",
-    "/assets/pov.js": HERE / "assets" / "viewer" / "pov.js",
-    "/assets/viewer.css": HERE / "assets" / "viewer" / "viewer.css",
-    "/assets/play.js": HERE / "assets" / "play" / "play.js",
-    "/assets/fit.js": HERE / "assets" / "gamenight" / "fit.js",
-    "/assets/fit.css": HERE / "assets" / "gamenight" / "fit.css",
-    "/assets/play.css": HERE / "assets" / "play" / "play.css",
+    "/assets/common.js": PACKAGE / "assets" / "viewer" / "common.js",
+    "/assets/pov.js": PACKAGE / "assets" / "viewer" / "pov.js",
+    "/assets/viewer.css": PACKAGE / "assets" / "viewer" / "viewer.css",
+    "/assets/play.js": PACKAGE / "assets" / "play" / "play.js",
+    "/assets/fit.js": PACKAGE / "assets" / "gamenight" / "fit.js",
+    "/assets/fit.css": PACKAGE / "assets" / "gamenight" / "fit.css",
+    "/assets/play.css": PACKAGE / "assets" / "play" / "play.css",
 }
 #: Largest answer accepted from a page (a Werewolf statement is at most a few hundred characters).
 MAX_BODY = 16 * 1024
@@ -117,7 +117,7 @@ def rules_page(game: str, title: str) -> str | None:
         return None
     body = markdown.markdown(unlink_missing(source.read_text(encoding="utf-8"), source.name, set()),
                              extensions=["tables", "fenced_code"])
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates" / "play"), autoescape=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates" / "play"), autoescape=True)
     return env.get_template("rules.html.j2").render(title=title, body=markupsafe.Markup(body))
 
 
@@ -443,7 +443,7 @@ def _json(value: Any) -> bytes:
 
 
 def play_page() -> str:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates" / "play"), autoescape=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates" / "play"), autoescape=True)
     return env.get_template("play.html.j2").render()
 
 
