@@ -28,7 +28,7 @@ from runner.roster import Roster, RosterModel
 from runner.run import estimated_stage_cost
 from runner.tournament import PlanError
 from site_builder import sources
-from site_builder.submission_cli import escape_markdown
+from site_builder.submission.report import escape_markdown
 
 STAGE = "stage"
 VERIFY = "verify"
@@ -185,7 +185,7 @@ def fit(plan: RosterPlan) -> None:
 
 def contributed_rows(replays: Path) -> dict[str, sources.Source]:
     """Every folder of `replays` that a pull request first added, with that pull request's source
-    (who owns a row is who first added games to it: site_builder/ownership.py)."""
+    (who owns a row is who first added games to it: site_builder/submission/ownership.py)."""
     root = _toplevel(replays)
     try:
         first = sources.first_added_by(root, "HEAD")

@@ -34,7 +34,7 @@ from runner.run import Usage, model_calls
 from runner.tournament import price_text
 from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan, counted, usd
 from site_builder.sources import ACTIONS_BOT_EMAIL, ACTIONS_BOT_LOGIN
-from site_builder.submission_cli import escape_markdown
+from site_builder.submission.report import escape_markdown
 
 #: How a command of this gamenight is run: the interpreter running this one.
 GAMENIGHT = (sys.executable, "-m", "runner")

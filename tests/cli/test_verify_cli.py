@@ -189,7 +189,7 @@ def test_a_deterministic_model_is_verified_exact(lab):
 def test_a_row_committed_with_its_clock_readings_pinned_passes_the_submission_check(lab, tmp_path):
     """tests/pinned.py sets the latencies and the day of the row's replays before it is committed:
     the row is still valid, and accepted as a contributor's pull request (its epoch commit the base)."""
-    from site_builder.submission_cli import submission_check
+    from site_builder.submission.cli import submission_check
 
     row = lab.folder("det")
     assert invoke("validate", str(row)).exit_code == 0

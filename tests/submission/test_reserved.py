@@ -1,4 +1,4 @@
-"""The shipped plans' names, game ids and model agents are the maintainers' (site_builder/reserved.py).
+"""The shipped plans' names, game ids and model agents are the maintainers' (site_builder/submission/reserved.py).
 
 The attack it answers: made-up games of the shipped, not yet played runner/tournaments/magic-003.toml
 (its name, seeds, game ids and GPT-4 agents, the replies from a fake server). Its ingredients are
@@ -26,8 +26,8 @@ from runner.plan import Tournament
 from runner.rerun.plans import PLAN_FILE, read_plan
 from runner.run import run
 from runner.tournament import from_dict
-from site_builder import reserved as reserving
-from site_builder.reserved import Reserved, llm_key, problems, reserved
+from site_builder.submission import reserved as reserving
+from site_builder.submission.reserved import Reserved, llm_key, problems, reserved
 from site_builder.scoring.model import agent_key
 from tests.llm.fakes import FakeOpenAI
 from tests.llm.test_tournament_llm import legal_reply

@@ -1,10 +1,11 @@
-"""site_builder/ownership.py: who a pull request's author is, and which sources' rows they own."""
+"""site_builder/submission/ownership.py: who a pull request's author is, and which sources' rows they own."""
 
 from __future__ import annotations
 
 import pytest
 
-from site_builder import ownership, sources
+from site_builder import sources
+from site_builder.submission import ownership
 
 BOT_SQUASH = sources.of_commit("Maintainers' run (#12)", "github-actions[bot]", "0" * 40, "2026-12-01", parents=1,
                                email=sources.ACTIONS_BOT_EMAIL)

@@ -2,7 +2,7 @@
 
 A shipped tournament file is a plan the maintainers play, now or later: `gamenight run
 runner/tournaments/magic-003.toml` writes its games under its name, with its game ids, and its
-language-model agents. Ownership goes to whoever adds games first (site_builder/ownership.py), so a
+language-model agents. Ownership goes to whoever adds games first (site_builder/submission/ownership.py), so a
 stranger who submitted made-up games of a plan not yet played would own its name and its agents,
 and the maintainers' own run would then keep the stranger's games as finished ones. This module
 reserves all of it before anyone plays: every tournament name (and any name that folds or looks like
