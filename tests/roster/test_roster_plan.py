@@ -1,4 +1,4 @@
-"""site_builder/roster_plan.py: what the maintainers' run plays, in what order, within what budget."""
+"""site_builder/roster/plan.py: what the maintainers' run plays, in what order, within what budget."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from runner import roster
-from site_builder import roster_plan
-from site_builder.roster_cli import roster as roster_command
-from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan
+from site_builder.roster import plan as roster_plan
+from site_builder.roster.cli import roster as roster_command
+from site_builder.roster.plan import STAGE, VERIFY, Item, RosterPlan
 from tests.submission.submission_repos import GitRepo
 
 REPO = Path(__file__).resolve().parents[2]

@@ -32,7 +32,7 @@ from typing import Any
 from runner.replay.format import iter_replay_files
 from runner.run import Usage, model_calls
 from runner.tournament import price_text
-from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan, counted, usd
+from site_builder.roster.plan import STAGE, VERIFY, Item, RosterPlan, counted, usd
 from site_builder.sources import ACTIONS_BOT_EMAIL, ACTIONS_BOT_LOGIN
 from site_builder.submission.report import escape_markdown
 

@@ -1,4 +1,4 @@
-"""site_builder/roster_play.py: playing the plan item by item within the budget, and what the pull
+"""site_builder/roster/play.py: playing the plan item by item within the budget, and what the pull
 request may carry.
 
 `gamenight verify` is not on this branch yet (helper-verify builds it): its step is tested here with
@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import roster_play, sources
-from site_builder.roster_plan import STAGE, VERIFY, Item, RosterPlan
+from site_builder import sources
+from site_builder.roster import play as roster_play
+from site_builder.roster.plan import STAGE, VERIFY, Item, RosterPlan
 
 PRICE = {"input": 1.0, "output": 1.0, "cached_input": None, "cache_write_input": None}
 
@@ -173,7 +174,7 @@ def test_the_push_reads_the_token_through_gh_for_this_command_only():
 def test_the_commands_say_what_is_wrong_in_one_line(tmp_path):
     from click.testing import CliRunner
 
-    from site_builder.roster_cli import roster
+    from site_builder.roster.cli import roster
 
     bad = CliRunner().invoke(roster, ["run", str(tmp_path / "nothing.json")])
     assert bad.exit_code == 1 and "nothing.json: not a roster plan" in bad.output and "Traceback" not in bad.output

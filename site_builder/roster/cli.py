@@ -55,7 +55,7 @@ def plan_command(roster_file: Path, replays: Path, prices_file: Path | None, pla
     """What the run would play: each roster model's missing stages and each contributed ranked row's
     pending verification, priced by the dry run, in order, and what fits the budget. Plays nothing and
     needs no key."""
-    from site_builder import roster_plan
+    from site_builder.roster import plan as roster_plan
 
     try:
         roster_ = rosters.load(roster_file)
@@ -89,7 +89,7 @@ def run_command(plan_file: Path, replays: Path, parallel: int, export_to: Path |
     `verify ...`), the next only while its estimate fits what is left of the budget. The model keys
     are read from the environment variables the roster names. Exits with status 1 when an item failed
     or was refused (after the export: what was played is still proposed)."""
-    from site_builder import roster_plan, roster_play
+    from site_builder.roster import plan as roster_plan, play as roster_play
 
     try:
         plan = roster_plan.read(plan_file)
@@ -121,7 +121,7 @@ def _run_url() -> str | None:
               show_default=True, help="The checkout of main to branch from.")
 def branch_command(export_dir: Path, checkout: Path) -> None:
     """Put an exported run's replays on a branch of their own, committed by the GitHub Actions bot."""
-    from site_builder import roster_play
+    from site_builder.roster import play as roster_play
 
     try:
         request = roster_play.read_export(export_dir)
@@ -141,7 +141,7 @@ def branch_command(export_dir: Path, checkout: Path) -> None:
 @click.option("--dry-run", is_flag=True, help="Print the push and the gh command, run neither.")
 def open_command(export_dir: Path, checkout: Path, dry_run: bool) -> None:
     """Push the branch and open its pull request with gh (the token in GH_TOKEN)."""
-    from site_builder import roster_play
+    from site_builder.roster import play as roster_play
 
     try:
         request = roster_play.read_export(export_dir)
