@@ -28,7 +28,8 @@ import yaml
 from runner.prices import PriceTable
 from runner.progress import Progress, Task
 from runner.replay.format import iter_replay_files
-from site_builder import history_pages, hosting, labels, methodology, pages, releases, sources
+from site_builder import hosting, releases, sources
+from site_builder.pages import history as history_pages, labels, methodology, site as pages
 from site_builder.viewer import pages as viewer_pages
 from site_builder.viewer import write as viewer_write
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR

@@ -3,7 +3,7 @@
 Each claim is checked the way a visitor reads it, on simulated boards whose truth is known: games
 are drawn from agents of known strength, built as the scorer's own `ScoredGame` objects, and read
 through the very functions the site uses (head_to_head, leaderboards, ratings, the board's
-containment, site_builder.boards). `measure` returns one dict per figure; `python -m
+containment, site_builder.pages.boards). `measure` returns one dict per figure; `python -m
 site_builder.bench.calibration_boards --boards N` prints them, and `python -m site_builder.bench.calibration`
 prints them beside the ranked board's. docs/benchmarks.md has a full run.
 
@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from site_builder import boards
-from site_builder.labels import agent_refs
+from site_builder.pages import boards
+from site_builder.pages.labels import agent_refs
 from site_builder.scoring import board as containment
 from site_builder.scoring import head_to_head, leaderboards, ratings
 from site_builder.scoring.corpus import Corpus

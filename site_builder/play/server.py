@@ -110,7 +110,7 @@ def rules_page(game: str, title: str) -> str | None:
     import markdown
 
     from site_builder.build import docs_folder
-    from site_builder.methodology import unlink_missing
+    from site_builder.pages.methodology import unlink_missing
 
     source = docs_folder() / RULES_DOCS.format(game=game)
     if not source.is_file():

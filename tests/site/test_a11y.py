@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import labels, pages
+from site_builder.pages import labels, site as pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
-ASSETS = Path(pages.__file__).parent / "assets"
+ASSETS = Path(pages.__file__).resolve().parents[1] / "assets"
 BARE = {"", "&mdash;", "—", "-", "&ndash;", "–"}
 
 

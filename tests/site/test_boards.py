@@ -1,4 +1,4 @@
-"""Which row ranks where (site_builder/boards.py): the exhibition table, each game's table and
+"""Which row ranks where (site_builder/pages/boards.py): the exhibition table, each game's table and
 line on the home page, rank ranges and the head-to-head matrix. `results` is the built-in
 tournament's (tests/site/conftest.py)."""
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from site_builder import boards, charts, cost_views, labels
+from site_builder.pages import boards, charts, cost as cost_views, labels
 from site_builder.scoring import head_to_head, ratings, stats
 
 

@@ -1,9 +1,9 @@
-"""The chart files (site_builder/charts.py): radar, Chameleon heatmaps. `results` is the built-in
+"""The chart files (site_builder/pages/charts.py): radar, Chameleon heatmaps. `results` is the built-in
 tournament's (tests/site/conftest.py)."""
 
 from __future__ import annotations
 
-from site_builder import charts, labels, pages
+from site_builder.pages import charts, labels, site as pages
 
 
 def test_radar_data_has_seven_axes_per_agent(results):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from site_builder import pages
+from site_builder.pages import site as pages
 from tests.scoring.test_board import MAINTAINERS, MALLORY, attack, sample, scored
 
 

@@ -1,4 +1,4 @@
-"""Cost on the site (site_builder/cost_views.py): the cost frontier, the chart data, the "Cost /
+"""Cost on the site (site_builder/pages/cost.py): the cost frontier, the chart data, the "Cost /
 game" cells and pages, a chart drawn in the browser with every name as text, and axe-core on the
 cost page and a game page with its chart."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from runner.prices import PriceTable, from_dict
-from site_builder import boards, cost_views, labels, pages
+from site_builder.pages import boards, cost as cost_views, labels, site as pages
 from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import labels, pages
+from site_builder.pages import labels, site as pages
 from site_builder.build import featured_games
 from site_builder.scoring import digest
 from site_builder.scoring.corpus import load

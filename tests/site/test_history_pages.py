@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import history_pages, pages, releases
+from site_builder import releases
+from site_builder.pages import history as history_pages, site as pages
 from site_builder.build import build_site
 from site_builder.scoring import board, ratings
 from site_builder.scoring.corpus import load

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from site_builder import magic_views
+from site_builder.pages import magic as magic_views
 from site_builder.scoring import magic_reference
 
 RATE = {"value": 0.25, "ci": [0.1, 0.4], "n": 20}

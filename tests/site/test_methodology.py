@@ -1,4 +1,4 @@
-"""The methodology pages (site_builder/methodology.py): the formula docs copied with their math
+"""The methodology pages (site_builder/pages/methodology.py): the formula docs copied with their math
 rendered and their links kept inside the site."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import methodology
+from site_builder.pages import methodology
 
-REPO_DOCS = Path(methodology.__file__).resolve().parents[1] / "docs"
+REPO_DOCS = Path(methodology.__file__).resolve().parents[2] / "docs"
 
 
 def test_methodology_copies_the_formula_docs_with_mathml():

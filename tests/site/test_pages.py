@@ -1,4 +1,4 @@
-"""The site's Markdown pages (site_builder/pages.py): the page set, escaping, what each page says and
+"""The site's Markdown pages (site_builder/pages/site.py): the page set, escaping, what each page says and
 where; names and numbers are tests/site/test_labels.py, ranks test_boards.py, chart files
 test_charts.py, the methodology pages test_methodology.py."""
 
@@ -12,7 +12,7 @@ import re
 import markupsafe
 import pytest
 
-from site_builder import boards, charts, labels, magic_views, pages
+from site_builder.pages import boards, charts, labels, magic as magic_views, site as pages
 from site_builder.scoring import head_to_head, magic_reference
 
 PAYLOAD = "<img src=x onerror=alert(1)>*[md](javascript:alert(1))* {{ 7*7 }} {% raw %} \"'&"

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from runner.agents.human import Question
 from runner.cli import main as gamenight
 from runner.table import Person, deal, play_table, seat_agents, write_replay
-from site_builder import boards, charts, labels, pages
+from site_builder.pages import boards, charts, labels, site as pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 from tests.people import legal_answer

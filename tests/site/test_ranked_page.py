@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder.pages import site as pages
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
 

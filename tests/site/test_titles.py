@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import labels, pages
+from site_builder.pages import labels, site as pages
 from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load

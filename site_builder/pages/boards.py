@@ -13,7 +13,7 @@ from typing import Any
 
 from runner import games as registry
 from runner.replay.format import agent_kind
-from site_builder.labels import AgentRef
+from site_builder.pages.labels import AgentRef
 from site_builder.scoring import head_to_head, ratings, stats
 from site_builder.scoring.verification import counted as counted_row
 

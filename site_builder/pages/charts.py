@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from site_builder.boards import PEOPLE_LABEL, forfeited_all, game_ranks, people_row, self_play_only
-from site_builder.labels import AgentRef, fmt_ci, fmt_pct, headline
-from site_builder.magic_views import READING_NAMES
+from site_builder.pages.boards import PEOPLE_LABEL, forfeited_all, game_ranks, people_row, self_play_only
+from site_builder.pages.labels import AgentRef, fmt_ci, fmt_pct, headline
+from site_builder.pages.magic import READING_NAMES
 
 
 MAGIC_AXES = ("judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from site_builder.boards import forfeited_all
+from site_builder.pages.boards import forfeited_all
 from site_builder.scoring import ratings
 
 #: Fewest priced rows a chart is drawn for (one point has no frontier to show).

@@ -19,20 +19,20 @@ from typing import Any
 import jinja2
 
 from runner import games as registry
-from site_builder import cost_views, history_pages, magic_views
-from site_builder.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, forfeited_all, game_rankings,
+from site_builder.pages import cost as cost_views, history as history_pages, magic as magic_views
+from site_builder.pages.boards import (MAX_FORFEIT_RANKED, PEOPLE_LABEL, board_order, forfeited_all, game_rankings,
                                  game_ranks, game_summaries, leaderboard_rows, matrix, people_row, provisional_why,
                                  rated_games, ranked_by, ranked_reading, ranked_rows, role_gaps, self_play_only)
-from site_builder.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
+from site_builder.pages.charts import (AXIS_TITLES, MATCHUP_METRICS, MIN_RADAR_AXES, chameleon_data, drawable,
                                  game_chart_data, measured_axes, radar_data, variant_title)
-from site_builder.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_ci_n, fmt_num, fmt_pct,
+from site_builder.pages.labels import (AgentRef, agent_refs, agent_slug, breakable, fmt_ci, fmt_ci_n, fmt_num, fmt_pct,
                                  headline, href, sort_value, yaml_string)
-from site_builder.magic_views import READING_TITLES
+from site_builder.pages.magic import READING_TITLES
 from site_builder.scoring import judges, ratings
 from site_builder.scoring.ranked import WANTED_MOST
 from site_builder.scoring.results import CSV_WHAT
 
-TEMPLATES = Path(__file__).parent / "templates" / "pages"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "pages"
 EWAVM_DIMENSIONS = ("engagement", "wonder", "attraction", "variation", "memorability")
 RECENT_REPLAYS = 10
 
