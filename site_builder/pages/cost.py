@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from site_builder.pages.boards import forfeited_all
+from site_builder.pages.page import Page
 from site_builder.scoring import ratings
 
 #: Fewest priced rows a chart is drawn for (one point has no frontier to show).
@@ -185,3 +186,14 @@ def page_rows(results: Mapping[str, Any], refs: Mapping[str, Any]) -> list[dict[
     rows = [{"ref": refs[key], "cost": entry} for key, entry in agents.items() if key in refs]
     rows.sort(key=lambda r: (order.get(r["cost"]["status"], 3), r["cost"]["usd_per_game"] or 0, r["ref"].display))
     return rows
+
+
+def pages(ctx: Mapping[str, Any]) -> list[Page]:
+    rows = page_rows(ctx["results"], ctx["refs"])
+    return [Page(PAGE, "cost.md.j2", nav=("Cost",), context=dict(rows=rows, unpriced=why_unpriced(rows),
+                                                                  status_word=status_word))]
+
+
+def data(ctx: Mapping[str, Any]) -> dict[str, Any]:
+    """data/cost.json: the shared `cost_data` (the game pages draw their charts from it too)."""
+    return {"data/cost.json": ctx["cost_data"]}

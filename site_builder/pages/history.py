@@ -13,15 +13,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timezone
 from typing import Any
 
-import jinja2
-
+from site_builder.pages.page import Page
 from site_builder.scoring import ratings
 from site_builder.scoring.history import Merge
 
-#: The release pages are reached from the releases' index, not the nav (mkdocs.yml `not_in_nav`).
-NOT_IN_NAV = "/releases/*.md\n!/releases/index.md"
-#: The nav entries of these pages (titles are trusted text).
-NAV = [{"Board over time": "history.md"}, {"Releases": "releases/index.md"}]
 HISTORY_DATA = "data/history.json"
 
 
@@ -97,28 +92,32 @@ def chart_data(boards: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def render(ctx: Mapping[str, Any], env: jinja2.Environment, markdown: dict[str, str], data: dict[str, Any]) -> None:
-    """Add history.md, the releases' index and a page per release (and the chart's data file)."""
+def pages(ctx: Mapping[str, Any]) -> list[Page]:
+    """history.md, the releases' index and a page per release (reached from the index, not the navigation)."""
     results, refs = ctx["results"], ctx["refs"]
     history = results.get("history")
-    boards = _boards(history, refs, ctx["games"]) if history and history["points"] else []
-    if boards:
-        data[HISTORY_DATA] = chart_data(boards)
-    markdown["history.md"] = env.get_template("history.md.j2").render(
-        **ctx, page="history.md", history=history, boards=boards, data_file=HISTORY_DATA,
-        first=_utc(history["points"][0]["date"])[:10] if history and history["points"] else None,
-        last=_utc(history["points"][-1]["date"])[:10] if history and history["points"] else None,
-        merged=history["points"][-1]["games"] if history and history["points"] else 0)
+    points = history["points"] if history else []
+    out = [Page("history.md", "history.md.j2", nav=("Board over time",), context=dict(
+        history=history, boards=_boards(history, refs, ctx["games"]) if points else [], data_file=HISTORY_DATA,
+        first=_utc(points[0]["date"])[:10] if points else None, last=_utc(points[-1]["date"])[:10] if points else None,
+        merged=points[-1]["games"] if points else 0))]
     released = results.get("releases")
-    markdown["releases/index.md"] = env.get_template("releases.md.j2").render(
-        **ctx, page="releases/index.md", released=released, release_page=release_page)
+    out.append(Page("releases/index.md", "releases.md.j2", nav=("Releases",),
+                    context=dict(released=released, release_page=release_page)))
     for snapshot in (released or {}).get("releases", []):
-        path = release_page(snapshot["tag"])
-        markdown[path] = env.get_template("release.md.j2").render(
-            **ctx, page=path, release=snapshot, leaders=_leaders(snapshot, refs, ctx["games"]),
+        out.append(Page(release_page(snapshot["tag"]), "release.md.j2", context=dict(
+            release=snapshot, leaders=_leaders(snapshot, refs, ctx["games"]),
             unrated=[title for name, title in ctx["games"].items()
                      if not ratings.cooperative(name) and not snapshot["leaders"].get(name)],
-            rows=[{**row, "name": _row_name(row, snapshot, refs)} for row in snapshot["ranked"]])
+            rows=[{**row, "name": _row_name(row, snapshot, refs)} for row in snapshot["ranked"]])))
+    return out
+
+
+def data(ctx: Mapping[str, Any]) -> dict[str, Any]:
+    """data/history.json, when the board has points over time."""
+    history = ctx["results"].get("history")
+    boards = _boards(history, ctx["refs"], ctx["games"]) if history and history["points"] else []
+    return {HISTORY_DATA: chart_data(boards)} if boards else {}
 
 
 def _row_name(row: Mapping[str, Any], snapshot: Mapping[str, Any], refs: Mapping[str, Any]) -> dict[str, Any]:

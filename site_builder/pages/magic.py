@@ -5,7 +5,7 @@ reading in `magic.agents` and the other one in `magic.alternative`. Agent pages 
 metric) and metric pages (one metric, every agent) show them alike: a table in the headline
 reading, the same table in the other reading a tap away, and, wherever a reading has no number
 or an artefact of the reference script decides it, words instead of the number, with the reason
-in a note under the table. Nothing here reads a template or a file: pages.py renders it.
+in a note under the table. `pages` declares a page per metric (the agent pages are `agents`').
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from site_builder.pages.labels import href
+from site_builder.pages.page import Page
 from site_builder.scoring import magic_reference
 
 #: The MAgIC metrics with a page each, in the order tables list them.
@@ -170,3 +172,30 @@ def sort_key(entry: Mapping[str, Any] | None) -> float:
         return 1.0
     value = entry.get("scaled", entry.get("value"))
     return -float(value) if isinstance(value, (int, float)) else 1.0
+
+
+def pages(ctx: Mapping[str, Any]) -> list[Page]:
+    return [_metric_page(name, ctx) for name in METRICS]
+
+
+def _metric_page(name: str, ctx: Mapping[str, Any]) -> Page:
+    """One MAgIC metric over every agent measured on it in either reading: the headline reading's
+    table, best first, and the other reading's a tap away."""
+    results, refs = ctx["results"], ctx["refs"]
+    path = page(name)
+    head, other = results["magic"]["agents"], results["magic"]["alternative"]["agents"]
+    shown = [k for k in refs if listed(name, head.get(k), other.get(k))]
+    shown.sort(key=lambda k: (sort_key((head.get(k) or {}).get(name)), refs[k].display))
+    unmeasured = sum(1 for k in refs if k in head and k not in shown)
+    measured = sum(1 for k in shown if (head.get(k) or {}).get(name) is not None)
+
+    def rows(entries: Mapping[str, Any], win: bool) -> list[dict[str, Any]]:
+        return [{"title": refs[k].display, "href": href(path, refs[k].page), "cell": cell(entries.get(k), name),
+                 "win": f"magic||{k}|" if win and name == "win_rate" else None} for k in shown]
+
+    paper, reference = DEFINITIONS[name]
+    return Page(path, "magic.md.j2", nav=("MAgIC metrics", TITLES[name]), context=dict(
+        name=name, title=TITLES[name], unmeasured=unmeasured, measured=measured,
+        paper_text=paper, reference_text=reference,
+        head_table=table(rows(head, True), "headline-note"),
+        other_table=table(rows(other, False), "other-note")))

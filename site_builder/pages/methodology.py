@@ -6,9 +6,24 @@ from __future__ import annotations
 import posixpath
 import re
 from pathlib import Path
-from typing import Any
 
 import markupsafe
+
+from site_builder.pages.page import Page
+
+#: The repository's docs, beside the package in a checkout.
+REPO_DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def docs_folder() -> Path:
+    """The project docs the methodology pages come from: ./docs when run from a checkout.
+
+    A non-editable install (the Pages workflow's `pip install .`) has no docs beside the
+    package, so the checkout's own folder is preferred; both give the same pages.
+    """
+    here = Path.cwd() / "docs"
+    return here if (here / "metrics.md").is_file() else REPO_DOCS
+
 
 # -- methodology: the repository's own formula docs, copied with their math rendered -----------
 
@@ -87,21 +102,21 @@ def unlink_missing(text: str, source: str, known: set[str]) -> str:
     return _MD_LINK.sub(keep_or_drop, text)
 
 
-def methodology_pages(docs_dir: Path, prefix: str = "methodology") -> tuple[dict[str, str], list[Any]]:
-    """The repository's formula and format docs as site pages under `prefix`, and their nav entries."""
+def pages(docs_dir: Path, prefix: str = "methodology") -> list[Page]:
+    """The repository's formula and format docs as site pages under `prefix`, listed in the
+    navigation's Methodology section: the metrics, then the game rules (a section of their own),
+    then the formats."""
     present = [(src, title) for src, title in METHODOLOGY if (docs_dir / src).is_file()]
     known = {src for src, _ in present}
-    markdown: dict[str, str] = {}
     metrics, rules, formats = [], [], []
     for src, title in present:
         text = (docs_dir / src).read_text(encoding="utf-8")
         heading = re.search(r"^# (.+)$", text, re.MULTILINE)
         name = title or (re.sub(r"[`*_]", "", heading.group(1)).strip() if heading else src)
-        markdown[f"{prefix}/{src}"] = render_math(unlink_missing(text, src, known))
-        group = rules if src.startswith("games/") else metrics if src.startswith("metrics") else formats
-        group.append({name: f"{prefix}/{src}"})
-    nav: list[Any] = [*metrics]
-    if rules:
-        nav.append({"Game rules": rules})
-    nav.extend(formats)
-    return markdown, nav
+        markdown = render_math(unlink_missing(text, src, known))
+        if src.startswith("games/"):
+            rules.append(Page(f"{prefix}/{src}", nav=("Methodology", "Game rules", name), text=markdown))
+        else:
+            group = metrics if src.startswith("metrics") else formats
+            group.append(Page(f"{prefix}/{src}", nav=("Methodology", name), text=markdown))
+    return [*metrics, *rules, *formats]

@@ -109,8 +109,7 @@ def rules_page(game: str, title: str) -> str | None:
     """The game's rules page of the docs as a standalone HTML page, or None without the docs."""
     import markdown
 
-    from site_builder.build import docs_folder
-    from site_builder.pages.methodology import unlink_missing
+    from site_builder.pages.methodology import docs_folder, unlink_missing
 
     source = docs_folder() / RULES_DOCS.format(game=game)
     if not source.is_file():
