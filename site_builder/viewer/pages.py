@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from site_builder.pages.page import Page
+from site_builder.viewer import css_subset
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR, ReplayDataError
 
 #: The Markdown pages this module renders, relative to the MkDocs docs_dir.
@@ -92,10 +93,8 @@ def _environment() -> jinja2.Environment:
 def write_styles(site_dir: str | os.PathLike[str]) -> Path:
     """Write the viewer page's stylesheet into a built site: Material's main and palette
     stylesheets cut to the rules whose classes the page's HTML and scripts can hold
-    (site_builder.css_subset), so a first visit by a permalink does not fetch 23 KB of styles
+    (site_builder.viewer.css_subset), so a first visit by a permalink does not fetch 23 KB of styles
     for search, code and admonitions. Only that page (templates/overrides/viewer.html) loads it."""
-    from site_builder import css_subset
-
     site = Path(site_dir)
     html = (site / VIEWER_PAGE.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
     scripts = [(site / path).read_text(encoding="utf-8") for path in VIEWER_SCRIPTS]
