@@ -28,7 +28,9 @@ import yaml
 from runner.prices import PriceTable
 from runner.progress import Progress, Task
 from runner.replay.format import iter_replay_files
-from site_builder import history_pages, hosting, labels, methodology, pages, releases, sources
+from site_builder import hosting, releases, sources
+from site_builder.pages import agents, games, labels, methodology
+from site_builder.pages.site import render as render_pages
 from site_builder.viewer import pages as viewer_pages
 from site_builder.viewer import write as viewer_write
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR
@@ -41,17 +43,6 @@ from site_builder.scoring.sections import beside
 PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
 ASSETS = PACKAGE / "assets" / "gamenight"
-REPO_DOCS = PACKAGE.parent / "docs"
-
-
-def docs_folder() -> Path:
-    """The project docs the methodology pages come from: ./docs when run from a checkout.
-
-    A non-editable install (the Pages workflow's `pip install .`) has no docs beside the
-    package, so the checkout's own folder is preferred; both give the same pages.
-    """
-    here = Path.cwd() / "docs"
-    return here if (here / "metrics.md").is_file() else REPO_DOCS
 SITE_NAME = "gamenight"
 PROJECT_MARKER = ".gamenight-site-project"  # marks a work folder this module may empty
 SITE_MARKER = Path("assets") / "gamenight" / "site.js"  # present in every site this module built
@@ -84,7 +75,7 @@ class BuildReport:
     unmerged_why: list[str] = field(default_factory=list)  # why ("commits not on origin/main", "not committed")
 
 
-def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
+def recent_games(corpus: Corpus, limit: int = agents.RECENT_REPLAYS) -> dict[str, list[dict[str, Any]]]:
     """Each agent's most recent games (newest first) as its page lists them: id, game, date, the
     other agents at the table, how it went for this agent and how many moves it took."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -113,7 +104,7 @@ def recent_games(corpus: Corpus, limit: int = pages.RECENT_REPLAYS) -> dict[str,
 
 def featured_games(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """A few games of each game worth watching, chosen by the rules its page states
-    (pages.FEATURED_RULES): the longest, the biggest upset, the newest; among the maintainers'
+    (pages/games.py FEATURED_RULES): the longest, the biggest upset, the newest; among the maintainers'
     games, so a submission never takes a place on another row's page."""
     by_game: dict[str, list[ScoredGame]] = {}
     for game in corpus.games:
@@ -151,14 +142,14 @@ def viewer_context(results: dict[str, Any]) -> dict[str, Any]:
         "site_name": SITE_NAME,
         "use_directory_urls": True,
         "games": [{"name": name, "title": title, "games": counts.get(name, 0)}
-                  for name, title in pages.game_titles().items()],
+                  for name, title in games.titles().items()],
         "agents": {key: {"label": ref.label, "display": ref.display, "slug": ref.slug,
                          "page": labels.page_url(ref.page)} for key, ref in refs.items()},
     }
 
 
 def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extra_js: Sequence[str],
-                  site_url: str | None) -> dict[str, Any]:
+                  site_url: str | None, not_in_nav: str = "") -> dict[str, Any]:
     """The mkdocs.yml of the generated project."""
     toggle = lambda icon, name: {"icon": icon, "name": name}
     config: dict[str, Any] = {
@@ -189,7 +180,7 @@ def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extr
         "extra_css": list(extra_css),
         "extra_javascript": list(extra_js),
         "nav": nav,
-        "not_in_nav": pages.AGENT_PAGES_NOT_IN_NAV + "\n" + history_pages.NOT_IN_NAV,  # built and linked, no nav entry each
+        "not_in_nav": not_in_nav,  # pages built and linked, with no nav entry each (pages/page.py)
         "validation": {"omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
                        "anchors": "warn", "not_found": "warn"},
     }
@@ -210,13 +201,13 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     docs.mkdir(parents=True)
     (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
     tables = csv_tables(results)
-    method_pages, method_nav = methodology.methodology_pages(docs_folder())
-    site = pages.render(results, recent=recent_games(corpus), featured=featured_games(corpus, results), has_replays=True,
-                        methodology=method_nav, csv_names=sorted(tables), site_name=SITE_NAME)
-    markdown = {**site.markdown, **method_pages}
+    site = render_pages(results, recent=recent_games(corpus), featured=featured_games(corpus, results),
+                        replays=viewer_pages.pages(viewer_context(results)),
+                        methodology=methodology.pages(methodology.docs_folder()), csv_names=sorted(tables),
+                        site_name=SITE_NAME)
+    markdown = site.markdown
     extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
     extra_js = ["assets/gamenight/fit.js", "assets/gamenight/site.js", "assets/gamenight/agent-search.js"]
-    markdown.update(viewer_pages.pages(viewer_context(results)))
     # The viewer's pages load their own scripts and styles (Material re-runs page scripts on
     # instant navigation), so they are copied but not added to every page.
     for source, rel in viewer_pages.assets():
@@ -231,7 +222,7 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     for asset in ASSETS.iterdir():
         if asset.is_file():
             _copy(asset, docs / "assets" / "gamenight" / asset.name)
-    config = mkdocs_config(site.nav, site_dir, extra_css, extra_js, site_url)
+    config = mkdocs_config(site.nav, site_dir, extra_css, extra_js, site_url, site.not_in_nav)
     _write(project / "mkdocs.yml", yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return sorted(markdown)
 

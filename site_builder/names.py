@@ -11,7 +11,7 @@ two strings whose skeletons are equal look alike ("gеmma" with a Cyrillic е, "
 confusables.txt), never from a hand-made table.
 
 `lookalike` is how names are compared where a name must not pass for another (agents, people and
-tournaments on the board, site_builder/ownership.py): equal skeletons, or equal `fold`s (case,
+tournaments on the board, site_builder/submission/ownership.py): equal skeletons, or equal `fold`s (case,
 separators and punctuation ignored as well), so "GEMMA3-270M", "gemma3_270m" and "gemma-3-270m"
 all look like "gemma3-270m"; a digit also reads as the letter it is written for ("l0cal-cpu" looks
 like "local-cpu", and "gpt-4o" like "gpt-40").
@@ -199,7 +199,7 @@ def readings(text: str) -> frozenset[str]:
     characters would close them transitively and make much of the alphabet one letter (r, t, u, y
     and z among them). The reading that takes the second way throughout is a function of the TR39
     skeleton, so confusable names always share a reading. Two names look alike exactly when they
-    share a reading, so a set of names can be indexed by their readings (site_builder/reserved.py)."""
+    share a reading, so a set of names can be indexed by their readings (site_builder/submission/reserved.py)."""
     options = [_readings(c) for c in _characters(text)]
     if math.prod(len(o) for o in options) > _MAX_READINGS:
         return frozenset("".join(o[min(i, len(o) - 1)] for o in options) for i in range(3))

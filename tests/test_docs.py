@@ -107,6 +107,42 @@ def test_the_game_checker_catches_a_game_without_a_page(tmp_path):
     assert missing_game_pages(["chess", "go"], tmp_path) == ["go"]
 
 
+# -- modules run by name -----------------------------------------------------------------------
+
+_RUN = re.compile(r"python -m ((?:runner|site_builder|tests)(?:\.\w+)*)")
+
+
+def unrunnable_modules(texts: Mapping[str, str], root: Path = ROOT) -> list[str]:
+    """Each `python -m X` of the project's own packages in `texts` (name -> text) for which X is
+    neither a module nor a package with a __main__.py under `root`: a command a reader would run
+    in vain after a module moved."""
+    missing = []
+    for name, text in texts.items():
+        for module in dict.fromkeys(_RUN.findall(text)):
+            path = root.joinpath(*module.split("."))
+            if not (path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()):
+                missing.append(f"{name}: python -m {module}")
+    return missing
+
+
+def test_every_module_the_docs_and_the_code_say_to_run_can_be_run():
+    sources = [*doc_files(), *sorted(p for top in ("runner", "site_builder", "tests") for p in (ROOT / top).rglob("*.py"))]
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sources
+             if p.is_file() and p != Path(__file__).resolve()}  # this file's made-up names left out
+    assert sum(len(_RUN.findall(t)) for t in texts.values()) > 20
+    assert unrunnable_modules(texts) == []
+
+
+def test_the_module_checker_catches_a_module_that_moved(tmp_path):
+    (tmp_path / "site_builder" / "bench").mkdir(parents=True)
+    (tmp_path / "site_builder" / "bench" / "__main__.py").write_text("")
+    (tmp_path / "site_builder" / "bench" / "agents.py").write_text("")
+    text = ("`python -m site_builder.bench`, `python -m site_builder.bench.agents`,\n"
+            "`python -m site_builder.bench_agents --agents 10`, python -m site_builder.bench.gone")
+    assert unrunnable_modules({"a.md": text}, tmp_path) == ["a.md: python -m site_builder.bench_agents",
+                                                           "a.md: python -m site_builder.bench.gone"]
+
+
 # -- results sections --------------------------------------------------------------------------
 
 def unnamed_sections(sections: Iterable[str], text: str) -> list[str]:

@@ -1,6 +1,6 @@
 """A model agent's row holds the games of one source: never pooled from two.
 
-The submission check lets only an agent's owner add games to it (site_builder/ownership.py), but
+The submission check lets only an agent's owner add games to it (site_builder/submission/ownership.py), but
 a corpus can be put together by hand, or by a maintainer's bypass. The scorer therefore splits
 every language-model agent and every person whose games came from more than one owner into one
 row per owner: the owner of its oldest game keeps the agent's key, each other one gets a key of

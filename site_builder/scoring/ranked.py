@@ -236,7 +236,7 @@ def board_of(found: Mapping[str, Mapping[str, Any]], owners: Mapping[str, Any],
              statuses: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """`board` from the rows `outcomes` finds (suite, agents, deals, forfeits per row) and their
     statuses (default: the maintainers' rows theirs, every other one self-reported): what the
-    calibration benchmark feeds simulated deals to (site_builder/bench_calibration.py).
+    calibration benchmark feeds simulated deals to (site_builder/bench/calibration.py).
 
     Places, ranges and tiers are counted among the maintainers' rows and the verified ones; a
     self-reported row (and an inconsistent one) is placed against them without moving them, and

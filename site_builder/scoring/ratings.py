@@ -290,7 +290,7 @@ def elo(strength: Any) -> Any:
 
 
 #: An agent rated on fewer games than this is provisional: listed with its rating, given no place
-#: and no "surely above" either way. Measured (site_builder/calibration_boards.py): an interval of
+#: and no "surely above" either way. Measured (site_builder/bench/calibration_boards.py): an interval of
 #: 2 games covers its agent's strength 66% of the time, of 5 games 90%, of 10 games 94%, of 20 95%.
 MIN_GAMES = 10
 

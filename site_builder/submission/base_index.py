@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.rerun.identity import game_identity
-from site_builder import ownership
+from site_builder.submission import ownership
 from site_builder.git import GitError, Repo
 from site_builder.scoring.model import agent_key
 from site_builder.sources import HistoryError

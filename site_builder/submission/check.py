@@ -15,7 +15,7 @@ from runner.rerun.identity import BASES, game_identity, identity_basis
 from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missing_games, people_seats_dealt,
                                  read_plan)
 from runner.rerun.validate import check_bytes
-from site_builder import ownership, reserved
+from site_builder.submission import ownership, reserved
 from site_builder.git import Change, Repo
 from site_builder.scoring.model import agent_key
 from site_builder.submission.base_index import BaseIndex, index_base, most_used

@@ -24,7 +24,7 @@ from typing import Any
 from runner import games as registry
 from runner.progress import Progress
 from runner.replay.format import iter_replay_files
-from site_builder import boards, labels
+from site_builder.pages import boards, labels
 from site_builder.scoring import board, owners, ratings
 from site_builder.scoring.corpus import REFERENCE, load
 from site_builder.scoring.owners import Owner

@@ -10,17 +10,23 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jinja2
 
+from site_builder.pages.page import Page
+from site_builder.viewer import css_subset
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR, LIST_DIR, ReplayDataError
 
 #: The Markdown pages this module renders, relative to the MkDocs docs_dir.
 INDEX_PAGE = "replays/index.md"
 VIEWER_PAGE = "replays/viewer.md"
+#: Each page's template and where the navigation lists it.
+DECLARED = {INDEX_PAGE: ("index.md.j2", ("Replays", "Replay index")),
+            VIEWER_PAGE: ("viewer.md.j2", ("Replays", "Replay viewer"))}
 #: Where the scripts and styles go, relative to docs_dir (and so to the built site).
 ASSETS_DIR = "assets/viewer"
 #: The viewer page's stylesheet: the part of Material's stylesheets that page can use (write_styles).
@@ -34,16 +40,18 @@ TEMPLATES = PACKAGE / "templates" / "viewer"
 ASSETS = PACKAGE / "assets" / "viewer"
 
 
-def pages(context: Mapping[str, Any]) -> dict[str, str]:
-    """The replay list and viewer pages: relative Markdown path -> text.
+def pages(context: Mapping[str, Any]) -> list[Page]:
+    """The replay list and viewer pages, declared as the site's other pages are and rendered
+    here (their templates are this module's own): each with its Markdown text.
 
     Reads only `use_directory_urls` (MkDocs' setting, default true) from `context`, to write the
     pages' relative links. Replay strings (agent labels...) are never put into the pages.
     """
     directory_urls = bool(context.get("use_directory_urls", True))
     env = _environment()
-    return {page: env.get_template(template).render(**page_urls(page, directory_urls))
-            for page, template in ((INDEX_PAGE, "index.md.j2"), (VIEWER_PAGE, "viewer.md.j2"))}
+    declared = [Page(path, template, nav=nav, context=page_urls(path, directory_urls))
+                for path, (template, nav) in DECLARED.items()]
+    return [replace(p, text=p.markdown(env, {})) for p in declared]
 
 
 def assets() -> list[tuple[Path, str]]:
@@ -85,10 +93,8 @@ def _environment() -> jinja2.Environment:
 def write_styles(site_dir: str | os.PathLike[str]) -> Path:
     """Write the viewer page's stylesheet into a built site: Material's main and palette
     stylesheets cut to the rules whose classes the page's HTML and scripts can hold
-    (site_builder.css_subset), so a first visit by a permalink does not fetch 23 KB of styles
+    (site_builder.viewer.css_subset), so a first visit by a permalink does not fetch 23 KB of styles
     for search, code and admonitions. Only that page (templates/overrides/viewer.html) loads it."""
-    from site_builder import css_subset
-
     site = Path(site_dir)
     html = (site / VIEWER_PAGE.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
     scripts = [(site / path).read_text(encoding="utf-8") for path in VIEWER_SCRIPTS]

@@ -190,7 +190,7 @@ def test_a_deterministic_model_is_verified_exact(lab):
 def test_a_row_committed_with_its_clock_readings_pinned_passes_the_submission_check(lab, tmp_path):
     """tests/pinned.py sets the latencies and the day of the row's replays before it is committed:
     the row is still valid, and accepted as a contributor's pull request (its epoch commit the base)."""
-    from site_builder.submission_cli import submission_check
+    from site_builder.submission.cli import submission_check
 
     row = lab.folder("det")
     assert invoke("validate", str(row)).exit_code == 0
@@ -207,7 +207,7 @@ def test_the_maintainers_run_may_propose_a_verification_and_nobody_else(lab, tmp
     """The maintainers' run opens its pull request as the GitHub Actions bot: the exact verification
     of the det row, whose deals played again are the row's games reply for reply, is accepted from
     it (told apart from the row's games by its claim) and refused from anyone else."""
-    from site_builder.submission_cli import submission_check
+    from site_builder.submission.cli import submission_check
 
     done = lab.root / "replays" / "verify-ranked-1-det"
     assert (done / "tournament.toml").is_file(), "test_a_deterministic_model_is_verified_exact runs first"

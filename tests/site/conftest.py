@@ -99,7 +99,7 @@ class _PagesLikeHandler(_QuietHandler):
     sent: list[tuple[str, int]]
 
     def send_head(self):  # noqa: ANN201 - stdlib signature
-        from site_builder.bench import WIRE_GZIP
+        from site_builder.bench.scale import WIRE_GZIP
 
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?")[0].endswith("/"):

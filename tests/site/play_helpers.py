@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from runner.table import Table
-from site_builder.play_server import Session, links, start_server
+from site_builder.play.server import Session, links, start_server
 from tests.people import belief, legal_answer
 
 

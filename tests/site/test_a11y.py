@@ -11,11 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import labels, pages
+from site_builder.pages import labels
+from site_builder.pages.site import render
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
+from site_builder.viewer import pages as viewer_pages
 
-ASSETS = Path(pages.__file__).parent / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "site_builder" / "assets"
 BARE = {"", "&mdash;", "—", "-", "&ndash;", "–"}
 
 
@@ -43,7 +45,7 @@ def cells(html: str) -> list[str]:
 def test_every_chart_is_a_named_figure_never_an_image(results):
     """Plotly draws buttons inside a chart, and an element with role="img" may not hold
     interactive content (axe: nested-interactive)."""
-    site = pages.render(results, has_replays=True, recent={})
+    site = render(results, replays=viewer_pages.pages({}), recent={})
     charts = 0
     for path, text in site.markdown.items():
         assert 'role="img"' not in text, path
@@ -62,7 +64,7 @@ def test_every_chart_is_a_named_figure_never_an_image(results):
 
 @pytest.mark.parametrize("has_replays", [True, False])
 def test_agent_tables_say_why_a_value_is_missing(results, has_replays):
-    site = pages.render(results, has_replays=has_replays, recent={})
+    site = render(results, replays=viewer_pages.pages({}) if has_replays else (), recent={})
     refs = labels.agent_refs(results)
     seen = {"no score in this game": 0, "not counted here": 0, "no judged game": 0, "not published": 0}
     for ref in refs.values():
@@ -88,7 +90,7 @@ def test_missing_werewolf_talk_values_are_explained(results):
         "engagement": score, "wonder": score, "attraction": None, "variation": None, "memorability": None,
         "games": 2, "failed": {}}}, "unjudged": 0, "games": 2}
     ref = labels.agent_refs(changed)[key]
-    talk = section(pages.render(changed).markdown[ref.page], "Werewolf talk")
+    talk = section(render(changed).markdown[ref.page], "Werewolf talk")
     shown = cells(talk)
     assert not [c for c in shown if c in BARE]
     assert shown.count("no suspicion probes") == 1 and shown.count("undefined in its games") == 3
@@ -100,7 +102,7 @@ def test_missing_werewolf_talk_values_are_explained(results):
 def test_no_table_cell_anywhere_is_a_bare_dash(results):
     """A value that is missing says why in words on every page (a role never played, a row not
     rated), never a dash that a screen reader reads as "dash" and a reader cannot interpret."""
-    site = pages.render(results, has_replays=True, recent={})
+    site = render(results, replays=viewer_pages.pages({}), recent={})
     bare = {path: [c for c in cells(text) if c in BARE - {""}] for path, text in site.markdown.items()}
     assert not {path: found for path, found in bare.items() if found}
     game = site.markdown["games/werewolf.md"]

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from runner.table import Person, deal
-from site_builder import labels
+from site_builder.pages import labels
 from site_builder.build import build_site
 from site_builder.viewer.shards import packed_ids
 from tests.site.play_helpers import playing

@@ -1,4 +1,4 @@
-"""Which row ranks where (site_builder/boards.py): the exhibition table, each game's table and
+"""Which row ranks where (site_builder/pages/boards.py): the exhibition table, each game's table and
 line on the home page, rank ranges and the head-to-head matrix. `results` is the built-in
 tournament's (tests/site/conftest.py)."""
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from site_builder import boards, charts, cost_views, labels
+from site_builder.pages import boards, charts, cost, labels
 from site_builder.scoring import head_to_head, ratings, stats
 
 
@@ -218,7 +218,7 @@ def test_an_agent_that_forfeited_every_game_is_last_on_the_exhibition_board_and_
     assert not any(r["forfeited_all"] for r in rows[:-1])
     out["cost"] = {"agents": {a["key"]: {"usd_per_game": 0.001, "games": a["games"], "status": "priced"}
                               for a in out["agents"]}, "prices": {}}
-    drawn = [p["label"] for p in cost_views.overall_chart(out, labels.agent_refs(out))["points"]]
+    drawn = [p["label"] for p in cost.overall_chart(out, labels.agent_refs(out))["points"]]
     assert drawn and labels.agent_refs(out)[agent["key"]].display not in drawn
 
 

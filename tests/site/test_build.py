@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import cli, labels
+from site_builder import cli
+from site_builder.pages import labels
 from site_builder.build import BuildError, build_site
 from site_builder.scoring import magic
 from tests.helpers import relabelled

@@ -1,9 +1,10 @@
-"""The chart files (site_builder/charts.py): radar, Chameleon heatmaps. `results` is the built-in
+"""The chart files (site_builder/pages/charts.py): radar, Chameleon heatmaps. `results` is the built-in
 tournament's (tests/site/conftest.py)."""
 
 from __future__ import annotations
 
-from site_builder import charts, labels, pages
+from site_builder.pages import charts, labels
+from site_builder.pages.site import render
 
 
 def test_radar_data_has_seven_axes_per_agent(results):
@@ -38,5 +39,5 @@ def test_a_heatmap_draws_the_most_played_agents_when_there_are_too_many(results,
             games[label] = games.get(label, 0) + cell["games"]
     assert min(games[k] for k in cut["chameleon"]) >= max(v for k, v in games.items() if k not in cut["chameleon"])
     assert cut["chameleon"] == [k for k in variant["chameleon"] if k in cut["chameleon"]]  # the order kept
-    page = pages.render(results).markdown["studies/chameleon.md"]
+    page = render(results).markdown["studies/chameleon.md"]
     assert f"the 2 of {len(variant['chameleon'])} chameleon agents" in page

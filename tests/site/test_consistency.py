@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import labels, pages
+from site_builder.pages import labels
+from site_builder.pages.site import render
+from site_builder.viewer import pages as viewer_pages
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 
@@ -21,7 +23,7 @@ def rendered(tmp_path_factory):
     played = CliRunner().invoke(gamenight, ["run", "--games", "2", "--out", str(out)])
     assert played.exit_code == 0, played.output
     results = assemble(load([out]), seed=1)
-    return results, pages.render(results, has_replays=True).markdown
+    return results, render(results, replays=viewer_pages.pages({})).markdown
 
 
 class Tables(html.parser.HTMLParser):

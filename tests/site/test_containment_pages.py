@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from site_builder import pages
+from site_builder.pages.site import render
 from tests.scoring.test_board import MAINTAINERS, MALLORY, attack, sample, scored
 
 
@@ -25,7 +25,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
     before = scored(base, owner_of)
     made = attack(tmp_path_factory.mktemp("corpus"))
     after = scored(base + made, {**owner_of, **{str(p): MALLORY for p in made}})
-    return before, after, pages.render(before).markdown, pages.render(after).markdown
+    return before, after, render(before).markdown, render(after).markdown
 
 
 def corpus_facts_aside(home: str) -> str:

@@ -1,4 +1,4 @@
-"""Cost on the site (site_builder/cost_views.py): the cost frontier, the chart data, the "Cost /
+"""Cost on the site (site_builder/pages/cost.py): the cost frontier, the chart data, the "Cost /
 game" cells and pages, a chart drawn in the browser with every name as text, and axe-core on the
 cost page and a game page with its chart."""
 
@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from runner.prices import PriceTable, from_dict
-from site_builder import boards, cost_views, labels, pages
+from site_builder.pages import boards, cost, labels
+from site_builder.pages.games import titles as game_titles
+from site_builder.pages.site import render
 from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
@@ -40,13 +42,13 @@ DECISIONS = 5  # one call per round, five rounds a game
 ])
 def test_the_frontier_keeps_the_rows_no_cheaper_and_stronger_row_beats(points, expected):
     table = [{"label": f"r{i}", "cost": c, "value": v} for i, (c, v) in enumerate(points)]
-    assert cost_views.frontier(table) == expected
+    assert cost.frontier(table) == expected
 
 
 @pytest.mark.parametrize("value, shown", [(None, "none"), (0, "$0"), (0.0043425, "$0.00434"), (0.102, "$0.102"),
                                           (0.5, "$0.500"), (1.5, "$1.50"), (1234.5, "$1,234.50")])
 def test_dollars_keep_three_significant_digits_below_a_dollar(value, shown):
-    assert cost_views.fmt_usd(value) == shown
+    assert cost.fmt_usd(value) == shown
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +74,7 @@ def test_each_row_costs_its_tokens_at_the_tables_prices(results):
 
 def test_the_chart_data_marks_the_frontier_and_says_why_there_is_no_chart(results):
     refs = labels.agent_refs(results)
-    data = cost_views.chart_data(results, refs, boards.ranked_rows(results, refs), list(pages.game_titles()))
+    data = cost.chart_data(results, refs, boards.ranked_rows(results, refs), list(game_titles()))
     overall = data["overall"]
     assert overall["why"] is None and len(overall["points"]) == 3  # the local row has no price: no point
     ratings = {r["agent"]: r["rating"] for r in results["ratings"]["overall"]["agents"]}
@@ -85,12 +87,12 @@ def test_the_chart_data_marks_the_frontier_and_says_why_there_is_no_chart(result
     assert [p["cost"] for p in overall["points"]] == sorted(p["cost"] for p in overall["points"])
     assert data["ranked"]["why"].startswith("No cost chart: no ranked row has")  # no suite game here
     assert set(data["games"]) == {"prisoners_dilemma", "public_good"}
-    one = cost_views._chart("rating", False, [{"label": "a", "cost": 1.0, "value": 1.0}], "agent of this game")
+    one = cost._chart("rating", False, [{"label": "a", "cost": 1.0, "value": 1.0}], "agent of this game")
     assert one["why"].startswith("No cost chart: only one agent of this game") and "needs two" in one["why"]
 
 
 def test_pages_show_cost_only_where_a_row_has_a_price(results):
-    site = pages.render(results)
+    site = render(results)
     game = site.markdown["games/prisoners_dilemma.md"]
     assert "Cost / game" in game and 'data-gn-chart="cost"' in game and '">local<button' in game
     assert "$0.102" in game  # GPT-4: five calls of 600 input and 40 output tokens at 30/60
@@ -114,7 +116,7 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
         entry["usd_per_game"] = None
         for part in entry["by_game"].values():
             part["usd_per_game"] = None
-    plain = pages.render(bare)
+    plain = render(bare)
     assert "Cost / game" not in plain.markdown["games/prisoners_dilemma.md"]
     assert "No cost chart: no agent of this game" in plain.markdown["games/prisoners_dilemma.md"]
     assert "Cost / game</th>" not in plain.markdown["exhibition.md"]
@@ -122,9 +124,9 @@ def test_pages_show_cost_only_where_a_row_has_a_price(results):
 
 def test_tokens_and_model_time_are_charted_for_every_model_row_priced_or_local(results):
     refs = labels.agent_refs(results)
-    data = cost_views.chart_data(results, refs, boards.ranked_rows(results, refs), list(pages.game_titles()))
+    data = cost.chart_data(results, refs, boards.ranked_rows(results, refs), list(game_titles()))
     costs = by_label(results)
-    for measure in cost_views.USAGE:
+    for measure in cost.USAGE:
         chart = data[measure]["overall"]
         assert chart["why"] is None and chart["measure"] == measure
         shown = {p["label"]: p["cost"] for p in chart["points"]}
@@ -139,7 +141,7 @@ def test_tokens_and_model_time_are_charted_for_every_model_row_priced_or_local(r
     seconds = {p["label"]: p["cost"] for p in data["seconds"]["overall"]["points"]}
     assert seconds["gemma-local"] == pytest.approx(DECISIONS * 1.5)
     assert data["tokens"]["ranked"]["why"].startswith("No chart of tokens per game")  # no suite game here
-    page = pages.render(results).markdown["cost.md"]
+    page = render(results).markdown["cost.md"]
     assert 'data-where="tokens.overall"' in page and 'data-where="seconds.overall"' in page
     assert "title=" not in page  # a phone cannot show a title: nothing is said only there
 
@@ -149,7 +151,7 @@ def test_the_cost_page_says_once_why_a_price_is_absent():
     rows = [{"cost": local}, {"cost": {"status": "priced", "usd_per_game": 0.1, "why": None}}, {"cost": local},
             {"cost": {"status": "unpriced", "usd_per_game": None, "why": "no price for x:y in the price table"}},
             {"cost": local}]
-    assert cost_views.why_unpriced(rows) == [
+    assert cost.why_unpriced(rows) == [
         {"word": "local", "why": "served from the machine that played its games", "rows": 3},
         {"word": "no price", "why": "no price for x:y in the price table", "rows": 1}]
 
@@ -163,7 +165,7 @@ def test_the_ranked_table_has_a_cost_column_when_a_row_is_priced(results):
                     "usd_per_game": 0.1, "model_seconds_per_game": 4.0}}
     ranked["ranked"] = {"rows": [row, {**row, "row": "ranked-1-b", "label": "b", "cost": None}],
                         "stage_deals": {"ranked-1": {"prisoners_dilemma": 23}}}
-    site = pages.render(ranked)
+    site = render(ranked)
     board = site.markdown["index.md"].split("## Each game")[0]  # the ranked board's headline and full table
     assert "Cost / game" in board and "$0.100" in board and ">no calls</td>" in board
     assert site.data["data/cost.json"]["ranked"]["points"][0]["value"] == 0.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from site_builder import css_subset
+from site_builder.viewer import css_subset
 
 CSS = ('@charset "UTF-8";:root{--used:1px;--chain:var(--used);--unused:url("data:image/svg+xml;a{b}");--x:2}'
        'a{color:red}.kept{margin:var(--chain)}.gone{color:blue}.kept .gone,.kept>.also{padding:0}'

@@ -6,7 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import labels, pages
+from site_builder.pages import labels
+from site_builder.pages.games import FEATURED_RULES
+from site_builder.pages.site import render
+from site_builder.viewer import pages as viewer_pages
 from site_builder.build import featured_games
 from site_builder.scoring import digest
 from site_builder.scoring.corpus import load
@@ -49,8 +52,8 @@ def test_featured_games_follow_their_rules(corpus_and_results):
 def test_the_game_page_links_its_featured_games_and_states_the_rules(corpus_and_results):
     corpus, results = corpus_and_results
     featured = featured_games(corpus, results)
-    page = pages.render(results, featured=featured, has_replays=True).markdown["games/werewolf.md"]
-    assert "## Featured games" in page and pages.FEATURED_RULES["longest"] in page
+    page = render(results, featured=featured, replays=viewer_pages.pages({})).markdown["games/werewolf.md"]
+    assert "## Featured games" in page and FEATURED_RULES["longest"] in page
     for pick in featured["werewolf"]:
         assert f"?id={pick['id']}" in page
 
@@ -75,5 +78,5 @@ def test_an_agents_recent_games_say_whom_it_played_and_how_it_went(corpus_and_re
             assert g["moves"] == digest.moves(game)
     refs = labels.agent_refs(results)
     key = next(iter(recent))
-    page = pages.render(results, recent=recent, has_replays=True).markdown[refs[key].page]
+    page = render(results, recent=recent, replays=viewer_pages.pages({})).markdown[refs[key].page]
     assert all(f"?id={g['id']}" in page for g in recent[key]) and f"{recent[key][0]['result']} as" in page

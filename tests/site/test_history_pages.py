@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import history_pages, pages, releases
+from site_builder import releases
+from site_builder.pages import history as history_pages
+from site_builder.pages.games import titles as game_titles
 from site_builder.build import build_site
 from site_builder.scoring import board, ratings
 from site_builder.scoring.corpus import load
@@ -123,7 +125,7 @@ def test_a_release_page_shows_the_board_as_it_stood_at_its_tag(built):
     assert f"{ranked['score']['value'] * 100:.1f}%" in v1  # the ranked board then is today's (nothing merged since)
     assert "&lt;img src=x onerror=alert(1)&gt;" in v1  # the payload agents lead a table or two, escaped
     snapshot = next(r for r in results_of(report)["releases"]["releases"] if r["tag"] == "board-first")
-    unrated = [title for name, title in pages.game_titles().items()
+    unrated = [title for name, title in game_titles().items()
                if not ratings.cooperative(name) and name not in snapshot["leaders"]]
     assert unrated and f"checks): {', '.join(unrated)}.</p>" in first  # a game without a table is named
     then = load([payloads.BUILTIN / f"{g}.jsonl" for g in payloads.SAMPLES.values()], derive=False)

@@ -1,4 +1,4 @@
-"""How pages name, link and number things (site_builder/labels.py): slugs, titles, labels, links,
+"""How pages name, link and number things (site_builder/pages/labels.py): slugs, titles, labels, links,
 sort keys and intervals in words."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from site_builder import labels
+from site_builder.pages import labels
 
 PAYLOAD = "<img src=x onerror=alert(1)>*[md](javascript:alert(1))* {{ 7*7 }} {% raw %} \"'&"
 

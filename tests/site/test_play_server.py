@@ -20,7 +20,7 @@ from runner import games
 from runner.cli import main as gamenight
 from runner.rerun.validate import check_file
 from runner.table import Person, deal
-from site_builder.play_server import Session, _json
+from site_builder.play.server import Session, _json
 from tests.site.play_helpers import page_answer, play_seat, playing, request
 
 #: Phases whose actions every player sees as they are made (the others are simultaneous or private).
@@ -128,7 +128,7 @@ def test_an_unfinished_game_writes_nothing(tmp_path):
 
 
 def test_the_command_refuses_a_bad_table_with_a_clear_message():
-    from site_builder.play_cli import play
+    from site_builder.play.cli import play
 
     result = CliRunner().invoke(play, ["--game", "chess", "--seat", "0", "--no-open"])
     assert result.exit_code == 1 and "unknown game 'chess'" in result.output
@@ -421,7 +421,7 @@ def test_a_seat_is_given_its_goal_and_the_rules_a_model_in_it_reads(tmp_path, ga
 
 
 def test_every_role_of_every_game_has_a_goal_on_the_page():
-    from site_builder.play_server import goal
+    from site_builder.play.server import goal
 
     for name in games.available():
         assert all(goal(name, role) for role in (*games.get(name).roles, None)), name
@@ -430,7 +430,7 @@ def test_every_role_of_every_game_has_a_goal_on_the_page():
 def test_the_browser_is_opened_only_when_a_graphical_one_exists(monkeypatch):
     import webbrowser
 
-    from site_builder import play_cli
+    from site_builder.play import cli as play_cli
 
     opened = []
 

@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main as gamenight
-from site_builder import pages
+from site_builder.pages.home import HEADLINE_ROWS
+from site_builder.pages.site import render
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
 
@@ -25,7 +26,7 @@ def results(tmp_path_factory):
 
 
 def test_the_home_page_leads_with_the_ranked_board(results):
-    home = pages.render(results).markdown["index.md"]
+    home = render(results).markdown["index.md"]
     reading, table, games = home.index("Reading:"), home.index("gn-ranked-headline"), home.index("## Each game")
     assert home.index("<h1>") < reading < table < games
     assert 'id="gn-overall"' not in home and "gn-game-table" not in home  # on their own pages now
@@ -49,7 +50,7 @@ def test_the_home_page_leads_with_the_ranked_board(results):
 
 def test_without_suite_games_the_board_says_how_to_play_one(results):
     empty = {**results, "ranked": {"rows": [], "stage_deals": results["ranked"]["stage_deals"]}}
-    home = pages.render(empty).markdown["index.md"]
+    home = render(empty).markdown["index.md"]
     assert "No game of the ranked suite has been played yet" in home
 
 
@@ -71,14 +72,14 @@ def _more_rows(results: dict, maintainers: int, contributed: int) -> dict:
 
 def test_the_headline_shows_the_maintainers_first_rows_and_the_full_table_shows_every_row(results):
     grown = _more_rows(results, 9, 3)
-    home = pages.render(grown).markdown["index.md"]
+    home = render(grown).markdown["index.md"]
     table = home.index("gn-ranked-headline")
     headline = home[table:home.index("</table>", table)]
     full = home[home.index("gn-ranked-more"):]
     full = full[:full.index("</details>")]
     shown = [f"Row {n:02}" for n in range(12) if f'data-sort="Row {n:02}"' in headline]
     # Five rows, all the maintainers': rows a pull request adds never push theirs off the first screen.
-    assert shown == ["Row 00", "Row 02", "Row 04", "Row 06", "Row 07"] and len(shown) == pages.HEADLINE_ROWS
+    assert shown == ["Row 00", "Row 02", "Row 04", "Row 06", "Row 07"] and len(shown) == HEADLINE_ROWS
     assert "@someone" not in headline
     assert all(f'data-sort="Row {n:02}"' in full for n in range(12)) and full.count("@someone") == 3
     said = " ".join(home[table:].split())
@@ -88,7 +89,7 @@ def test_the_headline_shows_the_maintainers_first_rows_and_the_full_table_shows_
 
 
 def test_a_board_that_fits_the_headline_shows_every_row_and_says_nothing_more(results):
-    home = pages.render(_more_rows(results, 5, 0)).markdown["index.md"]
+    home = render(_more_rows(results, 5, 0)).markdown["index.md"]
     table = home.index("gn-ranked-headline")
     headline = home[table:home.index("</table>", table)]
     assert all(f'data-sort="Row {n:02}"' in headline for n in range(5))

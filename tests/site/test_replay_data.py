@@ -372,9 +372,11 @@ def test_ids_that_are_not_slugs_are_refused(game_id):
 ])
 def test_pages_link_relatively_and_carry_no_replay_text(directory_urls, index_assets, viewer_assets, viewer_link):
     hostile = {"label": payloads.SHORT[1], "display": payloads.SHORT[0], "slug": "a", "page": "agents/a.md"}
-    rendered = viewer_pages.pages({"site_name": payloads.SHORT[3], "use_directory_urls": directory_urls,
-                              "games": [{"name": "chameleon", "title": payloads.SHORT[0], "games": 1}],
-                              "agents": {"k": hostile}})
+    declared = viewer_pages.pages({"site_name": payloads.SHORT[3], "use_directory_urls": directory_urls,
+                                   "games": [{"name": "chameleon", "title": payloads.SHORT[0], "games": 1}],
+                                   "agents": {"k": hostile}})
+    assert [p.nav for p in declared] == [("Replays", "Replay index"), ("Replays", "Replay viewer")]
+    rendered = {p.path: p.text for p in declared}
     assert sorted(rendered) == ["replays/index.md", "replays/viewer.md"]
     index, viewer = rendered["replays/index.md"], rendered["replays/viewer.md"]
     assert f'<script src="{index_assets}index.js"></script>' in index
@@ -390,7 +392,7 @@ def test_assets_are_the_files_the_pages_load():
     assert sorted(shipped) == ["assets/viewer/common.js", "assets/viewer/index.js", "assets/viewer/pov.js",
                                "assets/viewer/viewer.css", "assets/viewer/viewer.js"]
     loaded = set()
-    for text in viewer_pages.pages({}).values():
+    for text in (p.text for p in viewer_pages.pages({})):
         loaded |= {m.split("assets/viewer/")[1] for m in re.findall(r'(?:src|href)="([^"]+)"', text) if "assets/" in m}
     assert {f"assets/viewer/{name}" for name in loaded} == set(shipped)
     assert all(path.is_file() for path in shipped.values())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import charts, labels
+from site_builder.pages import charts, labels
 from site_builder.build import build_site
 from site_builder.viewer.shards import packed_ids
 

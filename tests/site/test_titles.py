@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import labels, pages
+from site_builder.pages import labels
+from site_builder.pages.games import titles as game_titles
+from site_builder.pages.site import render
 from site_builder.build import build_site
 from site_builder.scoring.board import assemble_board
 from site_builder.scoring.corpus import load
@@ -149,7 +151,7 @@ def test_each_games_score_of_a_ranked_row_shows_its_interval_and_deals(built):
     full = "<table>" + full[:full.index("</table>")]
     (row,) = results["ranked"]["rows"]
     (shown,) = rows_of(full)
-    titles = pages.game_titles()
+    titles = game_titles()
     assert row["score"]["by_game"]
     for game, v in row["score"]["by_game"].items():
         assert shown[titles[game]] == (f"{v['value'] * 100:.1f}% [{v['ci'][0] * 100:.1f}, {v['ci'][1] * 100:.1f}] "
@@ -164,7 +166,7 @@ def test_the_wanted_stages_name_the_row_they_are_counted_against_escaped(small_c
              "wanted": None, "score": {**first["score"], "value": first["score"]["value"] - 0.01}}
     mine = {**first, "wanted": {"stages": 3, "against": "ranked-1-other"}}
     changed = {**results, "ranked": {**results["ranked"], "rows": [mine, other]}}
-    home = pages.render(changed).markdown["index.md"]
+    home = render(changed).markdown["index.md"]
     full = home[home.index("<caption>The ranked board in full</caption>"):]
     rows = rows_of("<table>" + full[:full.index("</table>")])
     assert rows[0]["Wanted"] == f"3 stages vs {PAYLOAD}" and rows[1]["Wanted"] == "none"
@@ -203,6 +205,6 @@ def test_a_cells_reason_and_an_owners_tag_are_behind_its_i(built):
     owned = copy.deepcopy(results)
     agent = next(a for a in owned["agents"] if a["key"] == ref.key)
     agent["owner"] = {"id": "9", "label": "@someone"}
-    game = pages.render(owned).markdown["games/werewolf.md"]
+    game = render(owned).markdown["games/werewolf.md"]
     tag = re.search(r'<span class="gn-tag gn-owner">by @someone</span>(<button [^>]*>i</button>)', game)
     assert tag and "Submitted by @someone: this row comes from their games alone" in html.unescape(tag[1])

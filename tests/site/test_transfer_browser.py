@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from site_builder import bench
+from site_builder.bench import scale as bench
 from site_builder.viewer.files import CALLS_DIR, LIST_DIR
 from site_builder.viewer.shards import read_packed
 from tests.site import payloads

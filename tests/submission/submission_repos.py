@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 from runner.cli import main as gamenight
 from runner.replay.format import encode
-from site_builder.submission_cli import submission_check
+from site_builder.submission.cli import submission_check
 from tests import pinned
 
 SHIPPED = Path(__file__).resolve().parents[2] / "replays" / "builtin"

@@ -26,7 +26,7 @@ from submission_repos import (GitRepo, edit, model_table, play_tournament, recor
 
 from runner.agents.llm import PROMPT_VERSION
 from runner.tournament import from_dict
-from site_builder import submission_cli
+from site_builder.submission import cli as submission_cli
 from site_builder.git import GitError, Repo
 from site_builder.submission import check as checking
 from site_builder.submission.check import MAX_NEW_PEOPLE, MAX_PLAYED_GAMES, has_non_bot_seat
@@ -813,7 +813,7 @@ def test_unrelated_histories_are_a_clear_error(repo, tmp_path):
 
 def test_the_command_is_registered_with_gamenight():
     commands = {ep.name: ep.value for ep in entry_points(group="gamenight.commands")}
-    assert commands.get("submission-check") == "site_builder.submission_cli:submission_check"
+    assert commands.get("submission-check") == "site_builder.submission.cli:submission_check"
 
 
 # -- pieces ------------------------------------------------------------------------------------

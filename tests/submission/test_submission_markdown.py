@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 from markdown_it import MarkdownIt
 
-from site_builder.submission_cli import SUMMARY_LIMIT_BYTES, cut_to_fit, escape_markdown
+from site_builder.submission.report import SUMMARY_LIMIT_BYTES, cut_to_fit, escape_markdown
 
 ZWSP = "\u200b"
 MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # raw HTML is on, as a worst case

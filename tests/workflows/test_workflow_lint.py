@@ -279,7 +279,7 @@ def test_the_submission_check_runs_base_code_on_head_objects():
 
 
 def test_the_whole_submission_report_is_uploaded_even_when_the_check_fails():
-    from site_builder.submission_cli import REPORT_ARTIFACT
+    from site_builder.submission.cli import REPORT_ARTIFACT
 
     workflow = load(GITHUB / "workflows" / "submission.yml")
     job_steps = [step for _, step in steps(workflow)]
@@ -292,7 +292,7 @@ def test_the_whole_submission_report_is_uploaded_even_when_the_check_fails():
 
 
 def test_the_submission_command_has_the_options_the_workflow_uses():
-    from site_builder.submission_cli import submission_check
+    from site_builder.submission.cli import submission_check
 
     options = {opt for param in submission_check.params for opt in getattr(param, "opts", [])}
     assert {"--repo", "--summary", "--cache", "--author", "--author-id", "--full-report"} <= options

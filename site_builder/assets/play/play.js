@@ -1,4 +1,4 @@
-/* gamenight play page: one person's seat of a game being played (site_builder/play_server.py).
+/* gamenight play page: one person's seat of a game being played (site_builder/play/server.py).
  *
  * The page's address is the seat's secret link, /seat/<token>; it polls <link>/view, which holds
  * only what that seat may know, and posts each answer to <link>/answer. The seat is drawn with the
