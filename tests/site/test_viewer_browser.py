@@ -13,7 +13,7 @@ import pytest
 from site_builder.viewer import listing
 from site_builder.viewer.files import DATA_DIR
 from site_builder.viewer.listing import ListedGame, list_files, write_list
-from site_builder.viewer.pages import ASSETS, pages
+from site_builder.viewer.pages import ASSETS, INDEX_PAGE, pages
 from site_builder.viewer.shards import MANIFEST, pack, read_packed, shard_hash, shard_name, unpack
 from tests.site import payloads
 from tests.site.payloads import PAYLOAD_CHAMELEON, PAYLOAD_INVALID, PAYLOAD_WEREWOLF, SAMPLES
@@ -378,7 +378,7 @@ def list_site(tmp_path, monkeypatch) -> tuple[Path, list]:
     (site_dir / "replays").mkdir(parents=True)
     shutil.copytree(ASSETS, site_dir / "assets" / "viewer")
     (site_dir / "replays" / "index.html").write_text(
-        "<!doctype html><meta charset=utf-8>" + pages({})["replays/index.md"].split("# Replays", 1)[1],
+        "<!doctype html><meta charset=utf-8>" + {p.path: p.text for p in pages({})}[INDEX_PAGE].split("# Replays", 1)[1],
         encoding="utf-8")
     listed = [ListedGame(f"u-{i:04d}", "undercover", f"2026-01-{1 + i % 28:02d}T00:00:00Z",
                                  ("a" if i % 2 else "b", "b", "b"), ("undercover", "civilian", "civilian"), (1, 2),
