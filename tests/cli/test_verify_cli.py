@@ -111,8 +111,8 @@ class Lab:
         return self.root / "rows" / name / "replays" / f"ranked-1-{name}"
 
     def commit_of(self, row: Path) -> str:
-        """The row's merge commit: the last commit that changed its plan."""
-        return self.git(row, "log", "-1", "--format=%H", "--", "tournament.toml")
+        """The row's merge commit: the last commit that changed its folder (its plan or its games)."""
+        return self.git(row, "log", "-1", "--format=%H", "--", ".")
 
     def model(self, model: str, url: str) -> str:
         """`model` served at `url`: a compact model, or the agent `det` of a models file there."""
