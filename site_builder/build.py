@@ -37,6 +37,7 @@ from site_builder.viewer.files import CALLS_DIR, DATA_DIR
 from site_builder.scoring import board, digest, history, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
+from site_builder.scoring import results_split
 from site_builder.scoring.results import DEFAULT_SEED, csv_tables, dumps
 from site_builder.scoring.sections import beside
 
@@ -46,6 +47,7 @@ ASSETS = PACKAGE / "assets" / "gamenight"
 SITE_NAME = "gamenight"
 PROJECT_MARKER = ".gamenight-site-project"  # marks a work folder this module may empty
 SITE_MARKER = Path("assets") / "gamenight" / "site.js"  # present in every site this module built
+RESULTS_PARTS = "results"  # the folder of downloads/ holding the results' parts and their index
 
 
 class BuildError(RuntimeError):
@@ -201,9 +203,16 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
     docs.mkdir(parents=True)
     (project / PROJECT_MARKER).write_text("made by gamenight build; emptied on every build\n", encoding="utf-8")
     tables = csv_tables(results)
+    whole = dumps(results)
+    # The results as parts a host serves whatever the board's size, and whole as well while it is no
+    # bigger than a part (scoring/results_split.py).
+    limit = results_split.PART_BYTES
+    cut = results_split.split(results, limit)
+    whole_fits = len(whole.encode("utf-8")) <= limit
     site = render_pages(results, recent=recent_games(corpus), featured=featured_games(corpus, results),
                         replays=viewer_pages.pages(viewer_context(results)),
                         methodology=methodology.pages(methodology.docs_folder()), csv_names=sorted(tables),
+                        results_files={"whole": whole_fits, "parts": results_split.listing(cut[1])},
                         site_name=SITE_NAME)
     markdown = site.markdown
     extra_css = ["assets/gamenight/site.css", "assets/gamenight/fit.css"]
@@ -216,7 +225,9 @@ def write_project(results: dict[str, Any], corpus: Corpus, project: Path, site_d
         _write(docs / rel, text)
     for rel, data in site.data.items():
         _write(docs / rel, json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")))
-    _write(docs / "downloads" / "results.json", dumps(results))
+    if whole_fits:
+        _write(docs / "downloads" / "results.json", whole)
+    results_split.write(results, docs / "downloads" / RESULTS_PARTS, cut=cut)
     for name, text in tables.items():
         _write(docs / "downloads" / name, text)
     for asset in ASSETS.iterdir():
@@ -386,11 +397,18 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                        replay_games_rendered=data.rendered, site_files=figures.files,
                        largest_file=figures.largest, largest_file_bytes=figures.largest_bytes,
                        site_bytes=figures.bytes,
-                       seconds=time.perf_counter() - started, results=site / "downloads" / "results.json",
+                       seconds=time.perf_counter() - started, results=results_file(site),
                        games=len(corpus.games), invalid_replays=corpus.invalid_replays,
                        duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases,
                        unmerged=sum(1 for s in of_game.values() if s.kind == sources.UNMERGED),
                        unmerged_why=results["corpus"]["sources"]["unmerged"])
+
+
+def results_file(site: Path) -> Path:
+    """The built site's results: the whole file when the build wrote it, else the index of its parts
+    (either is read by `results_split.read`)."""
+    whole = site / "downloads" / "results.json"
+    return whole if whole.is_file() else site / "downloads" / RESULTS_PARTS / results_split.INDEX_NAME
 
 
 @contextmanager

@@ -164,6 +164,7 @@ def build_step(folders: list[Path], cache: Path, site: Path) -> dict[str, Any]:
 def _run_build(folders: list[str], cache: Path, site: Path) -> dict[str, Any]:
     from site_builder import hosting
     from site_builder.build import build_site
+    from site_builder.scoring import results_split
 
     # A site too big for GitHub Pages is still measured: the hosting check, the build's last
     # step, is noted here instead of stopping the build (a real build refuses to publish it).
@@ -186,9 +187,12 @@ def _run_build(folders: list[str], cache: Path, site: Path) -> dict[str, Any]:
     # CPU seconds of the build and its child processes: on a shared machine, what it cost itself.
     cpu = sum(getattr(resource.getrusage(who), part) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
               for part in ("ru_utime", "ru_stime"))
-    results = json.loads(report.results.read_text(encoding="utf-8"))
+    results = results_split.read(report.results)
+    # The results' bytes: the whole file, or its parts when the build published only parts.
+    results_bytes = (report.results.stat().st_size if report.results.name != results_split.INDEX_NAME
+                     else sum(p.stat().st_size for p in report.results.parent.glob("*.json")))
     return {"seconds": seconds, "cpu_seconds": cpu, "phases": dict(report.phases), "games": report.games, "refused": refused,
-            "results_bytes": report.results.stat().st_size, "largest_file": report.largest_file,
+            "results_bytes": results_bytes, "largest_file": report.largest_file,
             "largest_file_bytes": report.largest_file_bytes,
             "agents": len(results["agents"]), "peak_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "site_files": report.site_files, "site_bytes": report.site_bytes, **page_figures(site)}
@@ -228,8 +232,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     base = rows[0]
     lines = ["| added agents | agents | games | seconds | CPU s | peak MB (all processes / largest) | "
              "per added agent: s, CPU s, MB | agent pages | agent page bytes (median / max) | agent links in any nav | "
-             "site MB | results.json MB | fits Pages | of which (s) |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+             "site MB | results MB (whole or parts) | largest file MB | fits Pages | of which (s) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in rows:
         per = (f"{(r['seconds'] - base['seconds']) / r['added']:.4f}, "
                f"{(r['cpu_seconds'] - base['cpu_seconds']) / r['added']:.4f}, "
@@ -240,6 +244,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                      f"{r['peak_mb']:.0f} / {r['peak_mb_process']:.0f} | {per} | "
                      f"{r['agent_pages']:,} | {r['agent_page_bytes_median']:,} / {r['agent_page_bytes_max']:,} | "
                      f"{r['nav_agent_links_max']} | {r['site_bytes'] / 1e6:.1f} | {r['results_bytes'] / 1e6:.1f} | "
+                     f"{r['largest_file_bytes'] / 1e6:.1f} | "
                      f"{fits} | {phases} |")
     return "\n".join(lines)
 

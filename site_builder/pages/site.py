@@ -58,7 +58,8 @@ def environment() -> jinja2.Environment:
 def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
            featured: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
            replays: Sequence[Page] = (), methodology: Sequence[Page] = (),
-           csv_names: Sequence[str] = (), site_name: str = "gamenight") -> SitePages:
+           csv_names: Sequence[str] = (), results_files: Mapping[str, Any] | None = None,
+           site_name: str = "gamenight") -> SitePages:
     """Every generated page and chart file of the site, with the navigation.
 
     `recent`: a few recent games per agent key (build.recent_games; listed on agent pages when the
@@ -71,6 +72,7 @@ def render(results: Mapping[str, Any], *, recent: Mapping[str, Sequence[Mapping[
            "site_name": site_name, "has_methodology": bool(methodology), "href": href, "slug": agent_slug,
            "matchup_metrics": MATCHUP_METRICS, "ewavm_dimensions": EWAVM_DIMENSIONS,
            "variant_title": variant_title, "csv_names": list(csv_names),
+           "results_files": dict(results_files or {"whole": True, "parts": []}),
            "judge_labels": studies.judge_labels(results["werewolf"]["ewavm"],
                                                 results["werewolf"].get("judgement_variation_llm"))}
     ctx["readings"] = magic.readings(results)  # every page with MAgIC numbers names its reading

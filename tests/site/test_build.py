@@ -17,7 +17,7 @@ from runner.cli import main as gamenight
 from site_builder import cli
 from site_builder.pages import labels
 from site_builder.build import BuildError, build_site
-from site_builder.scoring import magic
+from site_builder.scoring import magic, results_split
 from tests.helpers import relabelled
 
 HOSTILE = "<img src=x onerror=alert(1)>[md](javascript:alert(1)) {{ 7*7 }} \"'&"
@@ -333,3 +333,35 @@ def test_build_command_refuses_an_unknown_reading(tmp_path):
     assert done.exit_code == 2 and "'code' is not one of 'paper', 'reference'" in done.output
     with pytest.raises(BuildError, match="magic_reading must be 'paper' or 'reference'"):
         build_site([], tmp_path / "site", magic_reading="code")
+
+
+def test_downloads_link_the_results_parts_which_join_to_the_results(built):
+    _, site, _ = built
+    downloads = (site / "downloads" / "index.html").read_text(encoding="utf-8")
+    index = site / "downloads" / "results" / "index.json"
+    listed = json.loads(index.read_text(encoding="utf-8"))["parts"]
+    assert 'href="results.json"' in downloads and 'href="results/index.json"' in downloads
+    for part in listed:
+        assert f'href="results/{part["file"]}"' in downloads
+    whole = json.loads((site / "downloads" / "results.json").read_text(encoding="utf-8"))
+    assert results_split.read(index) == whole
+
+
+def test_results_too_big_for_one_file_are_published_only_as_parts(built, tmp_path, monkeypatch):
+    """A board whose results pass the part size: no whole file, every part within it, the pages link
+    the index instead (and the build's report names it)."""
+    _, first, replays = built
+    limit = 60_000
+    monkeypatch.setattr(results_split, "PART_BYTES", limit)
+    report = build_site([replays], tmp_path / "site", cache_path=tmp_path / "cache.sqlite", seed=3)
+    site = tmp_path / "site"
+    assert not (site / "downloads" / "results.json").exists()
+    assert report.results == site / "downloads" / "results" / "index.json"
+    parts = sorted((site / "downloads" / "results").glob("*.json"))
+    assert len(parts) > 10 and max(p.stat().st_size for p in parts) <= limit
+    whole = json.loads((first / "downloads" / "results.json").read_text(encoding="utf-8"))
+    assert results_split.read(report.results) == whole
+    downloads = (site / "downloads" / "index.html").read_text(encoding="utf-8")
+    assert 'href="results.json"' not in downloads and "too big for one file" in downloads
+    for page in site.rglob("*.html"):  # no page links the file that is not there
+        assert not re.search(r'href="[^"]*results\.json"', page.read_text(encoding="utf-8")), page
