@@ -15,6 +15,8 @@ back from a file beside the cache (a tag names one commit for good).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import re
@@ -31,6 +33,7 @@ from site_builder.scoring import SCORER_VERSION, board, owners
 from site_builder.scoring.corpus import load
 from site_builder.scoring.history import Merge
 from site_builder.scoring.results import RESULTS_VERSION
+from site_builder.scoring.sections import code_digest
 
 #: The tags that may make a release (board-..., or v and a digit), and what a release's name may hold.
 CANDIDATE = re.compile(r"board-|v[0-9]")
@@ -190,9 +193,29 @@ def _contributed(row: dict[str, Any]) -> bool:
     return bool(owner) and owner.get("id") != board.REFERENCE
 
 
+@functools.cache
+def _code() -> str:
+    """A hash of the code a snapshot is made with (the rules and scorer, and this package's own
+    modules: sources, owners): a kept snapshot of other code is made again, version or not."""
+    digest = hashlib.sha256(code_digest())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folders: Sequence[str]) -> str:
     return json.dumps([release.commit, release.tag, release.date, release.subject, seed, derive, submissions,
-                       list(folders), SNAPSHOT, SCORER_VERSION, RESULTS_VERSION, runner_version])
+                       list(folders), SNAPSHOT, SCORER_VERSION, RESULTS_VERSION, runner_version, _code()])
+
+
+def _kept_snapshot(kept: Mapping[str, Any], key: str) -> Any:
+    """The snapshot kept under `key`, if the entry names that key (the file may come from an earlier
+    run's cache: an entry copied under another key, or of an older layout, is made again)."""
+    entry = kept.get(key)
+    if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("snapshot"), dict):
+        return entry["snapshot"]
+    return None
 
 
 def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Path | None, seed: int,
@@ -216,11 +239,12 @@ def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Pat
     for done, release in enumerate(found, 1):
         key = _kept_key(release, seed, derive, submissions, folders)
         try:
-            if key not in kept:
-                kept[key] = snapshot(root, release, folders, cache_path=cache_path, seed=seed, derive=derive,
-                                     submissions=submissions)
-            keep[key] = kept[key]
-            out.append(kept[key])
+            made = _kept_snapshot(kept, key)
+            if made is None:
+                made = snapshot(root, release, folders, cache_path=cache_path, seed=seed, derive=derive,
+                                submissions=submissions)
+            keep[key] = {"key": key, "snapshot": made}
+            out.append(made)
         except (ReleaseError, sources.HistoryError) as err:
             skipped.append({"tag": release.tag, "why": f"its replays could not be read: {err}"})
         if progress is not None:

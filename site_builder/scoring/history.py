@@ -11,7 +11,9 @@ bootstrap is the expensive part of scoring, and a line over time needs none). A 
 Each point's scoring is kept between builds (`kept`, a section store beside the scoring cache,
 scoring/sections.py), keyed by the games merged up to it, their owners, the owners' labels, the
 seed and the code: the corpus only grows, so a build after a merge scores its new point alone
-instead of every point again (each point is a whole board's fit).
+instead of every point again (each point is a whole board's fit). The store may come from an
+earlier run of the pages workflow (its cache, .github/workflows/pages.yml): a point read back must
+name the key it is read under and its number of games, or it is scored again.
 """
 
 from __future__ import annotations
@@ -91,8 +93,10 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
             games = games + added  # a new list per point: the store knows a list's digest by the list
             for game in added:
                 owned.update(f"{game.game_id}\0{corpus.owners.get(game.game_id, '')}\n".encode())
-            point = store.section(f"history point {owned.hexdigest()}", games,
-                                  lambda: _point(_up_to(corpus, games), labels, seed))
+            name = f"history point {owned.hexdigest()}"
+            point = store.section(name, games, lambda: _point(_up_to(corpus, games), labels, seed,
+                                                              key=store.key(name, games) if store.db else None),
+                                  check=_holds(len(games)))
             out_points.append({"commit": merge.commit, "date": merge.date, "label": merge.label,
                                "added": len(added), "games": len(games)})
             for row in point["ranked"]:
@@ -119,16 +123,23 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
     }
 
 
-def _point(now: Corpus, labels: Mapping[str, str] | None, seed: int) -> dict[str, Any]:
+def _holds(games: int) -> Callable[[str, Any], bool]:
+    """Whether a point read back from the store is the one its key names: made under that key, of
+    that many games (a point copied under another key, or of an older layout, is made again)."""
+    return lambda key, point: isinstance(point, dict) and point.get("key") == key and point.get("games") == games
+
+
+def _point(now: Corpus, labels: Mapping[str, str] | None, seed: int, key: str | None = None) -> dict[str, Any]:
     """One point of the history: the ranked rows with a score and every rating table's agents, as
-    the board scores the games merged up to it (ratings as point estimates)."""
+    the board scores the games merged up to it (ratings as point estimates); `key`, the store's key
+    it is kept under, and its number of games, held in it so that a read-back point is checked."""
     ranked = [{"row": row["row"], "label": row["label"], "suite": row["suite"], "owner": row["owner"],
                "agents": row["agents"], "value": {"score": row["score"]["value"], "ci": row["score"]["ci"],
                                                  "n": row["score"]["n"], "place": row["place"]}}
               for row in boards.ranked_board(boards.parts(now, labels), seed=seed)["rows"]
               if row.get("score") is not None]
     rated = boards.rating_board(now, labels, seed=seed, resamples=0)["ratings"]
-    return {"ranked": ranked,
+    return {"key": key, "games": len(now.games), "ranked": ranked,
             "ratings": {name: [{"agent": e["agent"], "label": e["label"], "owner": e.get("owner"),
                                 "value": {"rating": e["rating"], "games": e["games"]}} for e in table["agents"]]
                         for name, table in {"overall": rated["overall"], **rated["by_game"]}.items()}}

@@ -88,6 +88,7 @@ class Sections:
         self._making: list[set[str]] = []  # per section being computed: the keys of its inner sections
         self.kept = 0
         self.computed = 0
+        self.refused = 0  # values read back that their check refused (made again)
         self._shared = False  # a part of another store (`part`): that store closes the file
         self._prefix = hashlib.sha256(f"{SCORER_VERSION}\0{LAYOUT}\0{seed}\0".encode() + code_digest()).digest()
         if path is not None:
@@ -153,13 +154,16 @@ class Sections:
         self._digests[id(games)] = (games, digest.digest())
         return digest.digest()
 
-    def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any]) -> Any:
+    def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any],
+                check: Callable[[str, Any], bool] | None = None) -> Any:
         """Section `name` over `games`: read back if computed before from the same inputs.
 
         A section may be made of smaller ones (`Keep`): those are stored with it, so that while
-        it is read back they stay in the store for the day its games change.
+        it is read back they stay in the store for the day its games change. `check(key, value)`:
+        whether a value read back is the one this key should hold (False: it is computed again
+        and stored over it), for a store kept where someone else might have written it.
         """
-        return self._made(None if self.db is None else self.key(name, games), compute)
+        return self._made(None if self.db is None else self.key(name, games), compute, check)
 
     def derived(self, name: str, inputs: Any, agents: Iterable[str], compute: Callable[[], Any]) -> Any:
         """Section `name` computed from `inputs` (JSON-able data summarising some games) and the
@@ -173,8 +177,10 @@ class Sections:
             digest.update(b"\0" + self._described.get(key, key).encode())
         return digest.hexdigest()
 
-    def _made(self, key: str | None, compute: Callable[[], Any]) -> Any:
-        """The value under `key`, read back or computed and stored (None: no store, computed)."""
+    def _made(self, key: str | None, compute: Callable[[], Any],
+              check: Callable[[str, Any], bool] | None = None) -> Any:
+        """The value under `key`, read back (when `check` passes it) or computed and stored (None:
+        no store, computed)."""
         if self.db is None or key is None:
             self.computed += 1
             return json.loads(json.dumps(compute(), ensure_ascii=False, allow_nan=False))
@@ -183,8 +189,12 @@ class Sections:
             try:
                 value, inner = json.loads(row[0]), json.loads(row[1])
             except ValueError:
-                pass  # a damaged entry: made again below
+                row = None  # a damaged entry: made again below
             else:
+                if check is not None and not check(key, value):
+                    self.refused += 1  # not what this key holds: made again below, and stored over it
+                    row = None
+            if row is not None:
                 self.kept += 1
                 self._use(key, inner)
                 return value

@@ -150,8 +150,8 @@ def test_a_build_after_a_merge_scores_its_new_point_alone(tmp_path, monkeypatch)
     store = tmp_path / "history.sqlite"
     scored: list[int] = []
     point = history._point
-    monkeypatch.setattr(history, "_point", lambda now, labels, seed: scored.append(len(now.games)) or
-                        point(now, labels, seed))
+    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
+                        point(now, labels, seed, key))
     cold = board_over_time(corpus_of(games), merged, seed=1, kept=store)
     assert scored == [2, len(games)] and cold == board_over_time(corpus_of(games), merged, seed=1)
     scored.clear()
@@ -166,3 +166,35 @@ def test_a_build_after_a_merge_scores_its_new_point_alone(tmp_path, monkeypatch)
     owned.owners.update({"g3": "@alice"})
     assert board_over_time(owned, {**merged, "g9": C}, {"@alice": "@alice"}, seed=1, kept=store) == \
         board_over_time(owned, {**merged, "g9": C}, {"@alice": "@alice"}, seed=1)
+
+
+def test_a_kept_point_that_is_not_the_one_its_key_names_is_scored_again(tmp_path, monkeypatch):
+    """The store may come from an earlier workflow run's cache: a point copied under another
+    point's key, or claiming another number of games, is scored again and stored right."""
+    import json
+    import sqlite3
+
+    from site_builder.scoring import history
+
+    games = [duel("g1", "x", "y"), duel("g2", "y", "x"), duel("g3", "y", "x"), duel("g4", "y", "x")]
+    merged = {"g1": A, "g2": B, "g3": C, "g4": C}
+    store = tmp_path / "history.sqlite"
+    fresh = board_over_time(corpus_of(games), merged, seed=1)
+    assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh
+    with sqlite3.connect(store) as db:
+        rows = {key: json.loads(value) for key, value in db.execute("SELECT key, value FROM sections")}
+        by_games = {point["games"]: key for key, point in rows.items()}
+        assert sorted(by_games) == [1, 2, 4] and all(point["key"] == key for key, point in rows.items())
+        first, last = by_games[1], by_games[4]
+        # The first point's board, whole, under the last point's key; the second's, claiming 4 games.
+        db.execute("UPDATE sections SET value = ? WHERE key = ?", (json.dumps(rows[first]), last))
+        lying = {**rows[by_games[2]], "games": 1}
+        db.execute("UPDATE sections SET value = ? WHERE key = ?", (json.dumps(lying), by_games[2]))
+    scored: list[int] = []
+    point = history._point
+    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
+                        point(now, labels, seed, key))
+    assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh
+    assert scored == [2, 4]  # the two refused points, scored again; the first read back
+    scored.clear()
+    assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh and scored == []  # stored right

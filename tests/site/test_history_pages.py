@@ -207,3 +207,29 @@ def test_what_each_merge_added_and_the_counts_behind_each_value_are_shown_not_in
     assert not titles(release)
     assert re.search(r"<span class=\"gn-dim\">[\d,]+, [\d,]+ games</span>", release)
     assert "<caption>The ranked board at v1.0</caption>" in release and ">Ranked place " in release
+
+
+def test_a_kept_release_copied_under_another_key_is_scored_again(built, repo, tmp_path, monkeypatch):
+    """The kept releases may come from an earlier workflow run's cache: an entry that does not name
+    the key it is stored under (a snapshot moved to another tag's key) is made again."""
+    report, _, _, root = built
+    cache = tmp_path / "scores.sqlite"
+    shutil.copyfile(root / "cache" / "scores.sqlite", cache)
+    kept_file = tmp_path / "scores-releases.json"
+    kept = json.loads((root / "cache" / "scores-releases.json").read_text())
+    (newer, newest), (older, oldest) = sorted(kept.items(), key=lambda item: item[1]["snapshot"]["tag"])[::-1]
+    assert newest["key"] == newer and oldest["key"] == older
+    kept[older] = newest  # the newer release's snapshot where the older one's belongs
+    kept_file.write_text(json.dumps(kept), encoding="utf-8")
+    made: list[str] = []
+    snapshot = releases.snapshot
+
+    def counted(root_, release, *args, **kwargs):
+        made.append(release.tag)
+        return snapshot(root_, release, *args, **kwargs)
+
+    monkeypatch.setattr(releases, "snapshot", counted)
+    again = releases.snapshots([repo / "replays"], cache_path=cache, seed=4, derive=False)
+    assert made == [oldest["snapshot"]["tag"]]
+    assert again["releases"] == results_of(report)["releases"]["releases"]
+    assert json.loads(kept_file.read_text())[older] == oldest  # stored right for the next run
