@@ -7,6 +7,9 @@ import random
 #: The seed of the scorer's bootstrap intervals unless told otherwise (`gamenight build --seed`):
 #: the runner's `--until-width` reads a ranked row's interval at it, as the board shows it.
 SCORING_SEED = 2026
+#: Resamples of every bootstrap interval the scorer draws (the ratings', the benchmarks'): one
+#: number, beside the seed those draws start from.
+RESAMPLES = 1000
 
 
 def rng_for(seed: int, purpose: str) -> random.Random:

@@ -40,16 +40,12 @@ from scipy import special
 from runner import games
 from runner.games import chameleon as chameleon_rules
 from runner.games import undercover as undercover_rules
-from runner.seeds import SCORING_SEED
+from runner.seeds import RESAMPLES, SCORING_SEED
 
 #: The interval's level.
 LEVEL = 0.95
 #: Its normal quantile.
 Z = 1.959963984540054
-#: Bootstrap resamples (the benchmarks' bootstraps; the score's interval is closed-form).
-RESAMPLES = 1000
-#: The seed the site is built with unless told otherwise (`gamenight build --seed`).
-DEFAULT_SEED = SCORING_SEED
 #: Jeffreys' prior: this many deals' worth of wins and as many of losses, shared among a game's slots.
 PRIOR = 0.5
 #: The level of a verification's two-sample test (`consistency`): a row is found inconsistent when

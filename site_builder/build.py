@@ -38,7 +38,7 @@ from site_builder.scoring import board, digest, history, owners
 from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring import results_split
-from site_builder.scoring.results import DEFAULT_SEED, csv_tables, dumps
+from site_builder.scoring.results import SCORING_SEED, csv_tables, dumps
 from site_builder.scoring.sections import beside
 
 PACKAGE = Path(__file__).resolve().parent
@@ -292,7 +292,7 @@ def check_repo_url(url: str | None) -> str | None:
 
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
-               seed: int = DEFAULT_SEED, site_url: str | None = None, derive: bool = True,
+               seed: int = SCORING_SEED, site_url: str | None = None, derive: bool = True,
                submissions: str = "include", repo_url: str | None = None,
                magic_reading: str = "paper", prices: PriceTable | None = None,
                base: str | None = None, find_base: bool = True, progress: Progress | None = None) -> BuildReport:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from runner.seeds import SCORING_SEED as DEFAULT_SEED
+from runner.seeds import SCORING_SEED
 
 DEFAULT_CACHE = Path(".gamenight-cache") / "scores.sqlite"
 MAGIC_READINGS = ("paper", "reference")  # site_builder.scoring.magic.READINGS, without importing the scorer
@@ -37,7 +37,7 @@ def _price_table(path: Path | None):
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
               show_default=True, help="Cache of re-simulated replays, keyed by content hash.")
 @click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay.")
-@click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True,
+@click.option("--seed", type=click.IntRange(0), default=SCORING_SEED, show_default=True,
               help="Seed of the bootstrap intervals.")
 @click.option("--magic-reading", type=click.Choice(MAGIC_READINGS), default="paper", show_default=True,
               help="Which reading of the MAgIC metrics is the headline: the paper's formulas or the "
@@ -138,7 +138,7 @@ _site_options = [
     click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CACHE,
                  show_default=True, help="Cache of re-simulated replays, keyed by content hash."),
     click.option("--no-cache", is_flag=True, help="Re-read and re-simulate every replay."),
-    click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True,
+    click.option("--seed", type=click.IntRange(0), default=SCORING_SEED, show_default=True,
                  help="Seed of the bootstrap intervals."),
     click.option("--submissions", type=click.Choice(["include", "exclude"]), default="include", show_default=True,
                  help="Include the games that merged pull requests added (community submissions), or show "

@@ -279,7 +279,7 @@ class Main:
         return module
 
     def interval(self, deals: Mapping[str, Mapping[int, float]], name: str) -> dict[str, Any]:
-        return self.score_module.score(deals, seed=suite_score.DEFAULT_SEED, name=name)
+        return self.score_module.score(deals, seed=suite_score.SCORING_SEED, name=name)
 
     def board(self, rows: Mapping[str, Mapping[str, Mapping[int, float]]], seed: int) -> list[dict[str, Any]]:
         entries = []

@@ -32,7 +32,7 @@ from runner.prices import PriceTable
 from runner.prices import load as load_prices
 from site_builder.scoring import cost, ranked, ratings
 from site_builder.scoring.corpus import REFERENCE, Corpus
-from site_builder.scoring.results import DEFAULT_SEED, assemble
+from site_builder.scoring.results import SCORING_SEED, assemble
 from site_builder.scoring.sections import Sections
 
 #: How the board names the reference's owner.
@@ -107,7 +107,7 @@ def _without_verifications(corpus: Corpus) -> Corpus:
                                paths={k: p for k, p in corpus.paths.items() if k in {g.game_id for g in games}})
 
 
-def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,
+def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = SCORING_SEED,
                    magic_reading: str = "paper", kept: Path | None = None,
                    prices: PriceTable | None = None) -> dict[str, Any]:
     """The board's results: the reference's `assemble`, with each contributor's own rows added
@@ -157,7 +157,7 @@ def ranked_board(split: Sequence[Part], *, seed: int) -> dict[str, Any]:
     return ranked.board(games, owner_of, ranked.shipped_stage_deals(), seed=seed, evidence=split[0].evidence)
 
 
-def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = DEFAULT_SEED,
+def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = SCORING_SEED,
                  resamples: int | None = None) -> dict[str, Any]:
     """The board's rating tables alone, made as `assemble_board` makes them (the reference's, then
     each contributor's rows fitted against them): {"agents": [key, label, kind, owner], "ratings":

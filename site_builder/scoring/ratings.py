@@ -32,6 +32,7 @@ from scipy import sparse
 from threadpoolctl import threadpool_limits
 
 from runner import games as registry
+from runner.seeds import RESAMPLES  # one number for every bootstrap
 from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.sections import KeepDerived, compute_derived
 from site_builder.scoring.stats import expanded_level, percentile_interval, resample_counts, simultaneous_intervals
@@ -41,7 +42,6 @@ MODEL = ("Bradley-Terry (pairwise, draws as half a win) with an advantage per ro
 #: The Elo scale: 400 points are odds of 10 to 1; an agent with no information sits at 1000.
 BASE, PER_TENFOLD = 1000.0, 400.0
 ELO = PER_TENFOLD / math.log(10)
-RESAMPLES = 1000
 #: Newton steps stop when no rating moves by more than this (natural log-odds units).
 TOLERANCE = 1e-10
 MAX_STEPS = 100

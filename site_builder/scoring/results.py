@@ -14,7 +14,7 @@ from typing import Any
 from runner import __version__ as runner_version
 from runner import games as registry
 from runner.prices import PriceTable
-from runner.suite_score import DEFAULT_SEED  # one default seed: the runner's --until-width reads the board's intervals
+from runner.seeds import SCORING_SEED  # one default seed: the runner's --until-width reads the board's intervals
 from runner.prices import load as load_prices
 from site_builder.scoring import (SCORER_VERSION, chameleon, cost, head_to_head, judges, leaderboards, magic, people,
                                   ratings, theory, werewolf)
@@ -52,7 +52,7 @@ RESULTS_VERSION = 14  # 14: each ranked row's "status" (maintainers', self-repor
 # 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
 
 
-def assemble(corpus: Corpus, *, seed: int = DEFAULT_SEED, magic_reading: str = "paper",
+def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "paper",
              kept: Path | None = None, store: Sections | None = None,
              anchors: Mapping[str, Mapping[str, float]] | None = None,
              prices: PriceTable | None = None) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy.stats import binom, norm
 
+from runner.seeds import RESAMPLES  # one number for every bootstrap
+
 T = TypeVar("T")
 Z95 = 1.959963984540054
 
@@ -38,8 +40,6 @@ def rate(successes: float, trials: int) -> dict[str, Any] | None:
     return {"value": successes / trials, "ci": [lo, hi], "n": trials}
 
 
-#: Resamples of every bootstrap interval (the ratings' too).
-RESAMPLES = 1000
 #: A multinomial draw costs about this many index draws per distinct item: with fewer distinct
 #: items than n / this, a resample is one multinomial draw of their counts, else one index draw
 #: per item (the same distribution; the cheaper way for the data at hand).

@@ -28,7 +28,7 @@ from site_builder.pages import boards, labels
 from site_builder.scoring import board, owners, ratings
 from site_builder.scoring.corpus import REFERENCE, load
 from site_builder.scoring.owners import Owner
-from site_builder.scoring.results import DEFAULT_SEED
+from site_builder.scoring.results import SCORING_SEED
 from site_builder.scoring.sections import beside
 from site_builder.submission import EXHIBITION, RANKED
 from site_builder.submission.check import Submission, added_games
@@ -239,7 +239,7 @@ def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path:
         checking.skip_rest()  # those the cache answered
     with progress.task(f"scoring {what}: the boards"):
         corpus = owners.separate(corpus, owner_of)
-        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=DEFAULT_SEED,
+        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=SCORING_SEED,
                                        kept=beside(cache_path))
     return results, corpus
 

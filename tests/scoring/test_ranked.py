@@ -158,9 +158,9 @@ def test_a_played_suite_stage_is_on_the_board(tmp_path):
     # `--until-width` stops at the interval the board shows: the runner's standing of each folder
     # is the row's board score and interval (at the site's default seed).
     from runner import suite as suites
-    from runner.suite_score import DEFAULT_SEED
+    from runner.seeds import SCORING_SEED
 
-    at_default = by_row(assemble_board(load([out]), seed=DEFAULT_SEED)["ranked"])
+    at_default = by_row(assemble_board(load([out]), seed=SCORING_SEED)["ranked"])
     for model in ("builtin:random", "builtin:scripted"):
         name = "ranked-1-" + model.replace(":", "-")
         seen = suites.standing(out / model.replace(":", "-"), name)
