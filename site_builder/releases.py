@@ -15,8 +15,6 @@ back from a file beside the cache (a tag names one commit for good).
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import os
 import re
@@ -33,7 +31,7 @@ from site_builder.scoring import SCORER_VERSION, board, owners
 from site_builder.scoring.corpus import load
 from site_builder.scoring.history import Merge
 from site_builder.scoring.results import RESULTS_VERSION
-from site_builder.scoring.sections import code_digest
+from site_builder.scoring.sections import RUNNER, folders_digest
 
 #: The tags that may make a release (board-..., or v and a digit), and what a release's name may hold.
 CANDIDATE = re.compile(r"board-|v[0-9]")
@@ -193,15 +191,10 @@ def _contributed(row: dict[str, Any]) -> bool:
     return bool(owner) and owner.get("id") != board.REFERENCE
 
 
-@functools.cache
 def _code() -> str:
-    """A hash of the code a snapshot is made with (the rules and scorer, and this package's own
-    modules: sources, owners): a kept snapshot of other code is made again, version or not."""
-    digest = hashlib.sha256(code_digest())
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    """A hash of the code a snapshot is made with (the rules, and the whole site builder: the
+    scorer, sources, owners): a kept snapshot of other code is made again, version or not."""
+    return folders_digest((RUNNER, Path(__file__).resolve().parent)).hex()
 
 
 def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folders: Sequence[str]) -> str:

@@ -34,7 +34,8 @@ from site_builder.scoring.model import AgentInfo, ScoredGame
 #: The layout of a stored section; part of every key with the scorer version.
 LAYOUT = "sections-3"  # 3: keys hash the games' digest; 2: inner sections' keys stored with each
 #: The folders whose files a section's value depends on (besides its games).
-CODE = (Path(__file__).resolve().parents[2] / "runner", Path(__file__).resolve().parent)
+RUNNER = Path(__file__).resolve().parents[2] / "runner"
+CODE = (RUNNER, Path(__file__).resolve().parent)
 
 
 #: How a metric asks for a part of its result: (name, the games it is computed from, how) ->
@@ -69,14 +70,19 @@ def _agent_text(key: str, info: AgentInfo) -> str:
 
 
 @cache
-def code_digest() -> bytes:
-    """A hash of the code and data sections are computed with (the rules, content and scorer):
-    a changed metric keeps no section of the code before it, even with the same scorer version."""
+def folders_digest(roots: tuple[Path, ...]) -> bytes:
+    """A hash of every file under `roots` (names and bytes; compiled files left out)."""
     digest = hashlib.sha256()
-    for root in CODE:
+    for root in roots:
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             digest.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.digest()
+
+
+def code_digest() -> bytes:
+    """A hash of the code and data sections are computed with (the rules, content and scorer):
+    a changed metric keeps no section of the code before it, even with the same scorer version."""
+    return folders_digest(CODE)
 
 
 class Sections:
