@@ -17,9 +17,7 @@ Each row also gives the site's largest file. Results in docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -52,10 +50,7 @@ def commit_as_merges(corpus: Path, repo: Path, merges: int) -> int:
             shutil.copy(corpus / rel, repo / "replays" / rel)
         git(repo, "add", "-A")
         day = (first + timedelta(days=number)).isoformat()
-        subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", f"Merge pull request #{number + 1}"], check=True,
-                       env={**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-                            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-                            "GIT_AUTHOR_DATE": day, "GIT_COMMITTER_DATE": day})
+        git(repo, "commit", "-q", "-m", f"Merge pull request #{number + 1}", date=day)
     return len(runs)
 
 

@@ -26,9 +26,11 @@ from site_builder.bench.scale import play_synthetic, with_model_games
 RECOMMENDED = 1024**3
 
 
-def git(repo: Path, *args: str) -> str:
+def git(repo: Path, *args: str, date: str | None = None) -> str:
+    """`git -C repo args` as the bench's author; `date`: the author's and committer's date."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+           **({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {})}
     done = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env)
     return done.stdout
 
