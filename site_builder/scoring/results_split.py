@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ class Part:
     path: tuple[Step, ...]
     kind: str
     value: Any
+    text: str | None = None  # the file's text when the cut already made it (to size the part)
 
 
 def _text(value: Any) -> str:
@@ -60,9 +61,9 @@ def split(results: Mapping[str, Any], limit: int = PART_BYTES) -> tuple[dict[str
         if section in scalars:
             continue
         numbered = iter(range(1, 1 << 62))
-        whole = _size(value) <= limit
-        name = (lambda: f"{section}.json") if whole else (lambda: f"{section}-{next(numbered)}.json")
-        parts.extend(_cut((section,), value, limit, name))
+        cut = list(_cut((section,), value, limit, lambda: f"{section}-{next(numbered)}.json"))
+        # A section that fits is one part, named after the section alone.
+        parts.extend([replace(cut[0], name=f"{section}.json")] if len(cut) == 1 else cut)
     return scalars, parts
 
 
@@ -70,8 +71,9 @@ def _cut(path: tuple[Step, ...], value: Any, limit: int, name: Callable[[], str]
     """`value` at `path` as parts of at most `limit` bytes each (a scalar over it stays whole):
     a mapping as runs of its entries, a list as runs of its items, an entry or item too big
     alone cut the same way in turn."""
-    if _size(value) <= limit or not value or not isinstance(value, (dict, list)):
-        yield Part(name(), path, "value", value)
+    text = _text(value)
+    if len(text.encode("utf-8")) <= limit or not value or not isinstance(value, (dict, list)):
+        yield Part(name(), path, "value", value, text)
         return
     mapping = isinstance(value, dict)
     yield Part(name(), path, "value", {} if mapping else [])  # the container, filled by the parts after it
@@ -148,7 +150,7 @@ def write(results: Mapping[str, Any], folder: Path, limit: int = PART_BYTES,
     folder.mkdir(parents=True, exist_ok=True)
     entries, written = [], []
     for part in parts:
-        data = _text(part.value).encode("utf-8")
+        data = (part.text if part.text is not None else _text(part.value)).encode("utf-8")
         (folder / part.name).write_bytes(data)
         written.append(folder / part.name)
         entries.append({"file": part.name, "path": list(part.path), "kind": part.kind, "bytes": len(data),
