@@ -15,6 +15,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISLNK
@@ -110,6 +111,20 @@ def scored_game(checked: Checked, content_hash: str) -> ScoredGame:
         judgements=judgements, suite=header.get("suite"), verify=header.get("verify"),
         trace=_candidate_trace(header, checked.records[1:end]),
     )
+
+
+@dataclass(frozen=True)
+class Passed:
+    """A replay another check already validated and re-simulated (the submission check's): its game
+    as `scored_game` made it and its seats' agents, so that `load` does not check its file again."""
+
+    game: ScoredGame
+    agents: tuple[dict[str, Any], ...]
+
+    @classmethod
+    def of(cls, checked: Checked, content_hash: str) -> Passed:
+        assert checked.header is not None
+        return cls(scored_game(checked, content_hash), tuple(p["agent"] for p in checked.header["players"]))
 
 
 def _candidate_trace(header: Mapping[str, Any], records: Sequence[Any]) -> dict[str, Any] | None:
@@ -216,21 +231,24 @@ Progress = Callable[[int, int], None]
 
 
 def load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None = None, *, derive: bool = True,
-         owner_of: Mapping[str, str] | None = None, progress: Progress | None = None) -> Corpus:
+         owner_of: Mapping[str, str] | None = None, passed: Iterable[Passed] = (),
+         progress: Progress | None = None) -> Corpus:
     """Validate and re-simulate every replay under `paths` (answering from the cache if given).
 
     `derive=False` (hand-dealt test corpora only) skips the check that each game follows from its
     seed; such results are cached apart from the checked ones. `owner_of` (path -> owner id; a
     path not in it is REFERENCE's) says whose each file is: every agent is then described from
     each owner's games apart (`Corpus.described`), and `Corpus.agents` from the reference's first.
+    A file whose bytes are those of a `passed` game is not checked again: its game is taken from
+    that check (still counted as re-simulated: the cache did not answer for it).
     `progress`, if given, hears of each re-simulated replay (none when the cache holds them all).
     """
     with _collector_paused():
-        return _load(paths, cache_path, derive=derive, owner_of=owner_of or {}, progress=progress)
+        return _load(paths, cache_path, derive=derive, owner_of=owner_of or {}, passed=passed, progress=progress)
 
 
 def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, derive: bool,
-          owner_of: Mapping[str, str], progress: Progress | None = None) -> Corpus:
+          owner_of: Mapping[str, str], passed: Iterable[Passed] = (), progress: Progress | None = None) -> Corpus:
     # Digests depend on the installed neural embedder too (`digest.environment`).
     version = f"{SCORER_VERSION}+{environment()}" + ("" if derive else "+underived")
     cache = Cache(cache_path, version) if cache_path else None
@@ -267,14 +285,19 @@ def _load(paths: Iterable[str | os.PathLike[str]], cache_path: Path | None, *, d
                     if content_hash in cached]
         resimulated = len(pending)
         files_read = len(hashed | {name for name, _ in pending})
-        names = [name for name, _ in pending]
+        known = {p.game.content_hash: p for p in passed}
+        again = [(name, known[content_hash]) for name, content_hash in pending if content_hash in known]
+        names = [name for name, content_hash in pending if content_hash not in known]
         # Sentence vectors of earlier runs, kept beside the cache (`scoring.vectors`): workers read
         # the store and hand back what they embed; it is written here once they are done.
         shelf = vectors.beside(cache_path) if cache_path and pending and minilm.archive() else None
         made: dict[bytes, bytes] = {}
         # A few new games load here, not in a process per core: their statements use the cores.
         threads = (os.cpu_count() or 1) if in_process(len(names)) else 1
-        checked = map_on_cores(_check, [(name, derive, shelf, threads) for name in names], batch=BATCH)
+        # The games already checked are digested here first, on every core, before any worker starts.
+        checked = chain((_digested(game, shelf, os.cpu_count() or 1) for _, game in again),
+                        map_on_cores(_check, [(name, derive, shelf, threads) for name in names], batch=BATCH))
+        names = [name for name, _ in again] + names
         for done, (name, (content_hash, blob, embedded)) in enumerate(zip(names, checked), 1):
             if progress is not None:
                 progress(done, len(names))
@@ -340,6 +363,14 @@ def _check(job: tuple[str, bool, Path | None, int]) -> tuple[str | None, bytes, 
     return content_hash, entry, store.take_made() if store is not None else {}
 
 
+def _digested(passed: Passed, shelf: Path | None, threads: int) -> tuple[str, bytes, dict[bytes, bytes]]:
+    """What `_check` gives for a replay already checked (`Passed`), made from that check."""
+    store = minilm.use_store(shelf)
+    minilm.use_threads(threads)
+    entry = _game_entry(passed.game, passed.agents)
+    return passed.game.content_hash, entry, store.take_made() if store is not None else {}
+
+
 def _unreadable(exc: OSError) -> dict[str, Any]:
     return _file_problem(f"cannot read the file: {exc.strerror or exc}")
 
@@ -356,9 +387,12 @@ def _entry(path: str, raw: bytes, content_hash: str, derive: bool = True) -> byt
         # Problems are stored without the path, which differs between copies of a file.
         return orjson.dumps({"problems": [{"line": p.line, "field": p.field, "message": p.message}
                                           for p in checked.problems]})
-    game = compact(scored_game(checked, content_hash))
-    header = checked.header
-    return orjson.dumps({"game": game.to_json(), "agents": [p["agent"] for p in header["players"]]})
+    return _game_entry(scored_game(checked, content_hash), [p["agent"] for p in checked.header["players"]])
+
+
+def _game_entry(game: ScoredGame, agents: Sequence[Mapping[str, Any]]) -> bytes:
+    """The cache entry of a valid replay: its compact game and its seats' agents."""
+    return orjson.dumps({"game": compact(game).to_json(), "agents": list(agents)})
 
 
 def _assemble(entries: Sequence[tuple[str, str, dict[str, Any]]], files: int, files_read: int,

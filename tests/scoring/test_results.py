@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import hashlib
 import io
 import json
 import random
@@ -14,7 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
-from site_builder.scoring.corpus import load
+from runner.rerun.validate import check_bytes
+from site_builder.scoring import corpus as loader
+from site_builder.scoring.corpus import Passed, load
 from site_builder.scoring.results import assemble, csv_tables, dumps
 
 CORPUS = Path(__file__).resolve().parents[2] / "replays" / "builtin"
@@ -114,6 +117,26 @@ def test_the_cache_reads_only_new_files(sample, tmp_path):
     assert second.files_read == 1 and second.resimulated == 1
     fresh = load([folder])
     assert second.games == fresh.games and second.replay_set_hash == fresh.replay_set_hash
+
+
+def test_a_replay_another_check_passed_is_not_checked_again_and_reads_the_same(sample, tmp_path, monkeypatch):
+    """`load(passed=...)`: a file whose bytes the submission check already validated and re-simulated
+    is taken from that check, never checked again, and is the same game as when read afresh."""
+    folder = tmp_path / "some"
+    folder.mkdir()
+    chosen = sorted(sample.glob("*.jsonl"))[::25]  # one game of each kind
+    for f in chosen:
+        shutil.copy(f, folder / f.name)
+    fresh = load([folder])
+    passed = [Passed.of(check_bytes(str(f), f.read_bytes()), hashlib.sha256(f.read_bytes()).hexdigest())
+              for f in chosen[:-1]]
+    checked, real = [], loader.check_bytes
+    monkeypatch.setattr(loader, "check_bytes", lambda path, raw, **kw: checked.append(path) or real(path, raw, **kw))
+    again = load([folder], tmp_path / "cache.sqlite", passed=passed)
+    assert checked == [str(folder / chosen[-1].name)]  # only the file no check passed
+    assert again.resimulated == len(chosen)  # none was answered by the cache
+    assert [g.to_json() for g in again.games] == [g.to_json() for g in fresh.games]
+    assert again.agents == fresh.agents and again.replay_set_hash == fresh.replay_set_hash
 
 
 def test_score_command_writes_results_and_csv(sample, tmp_path):
