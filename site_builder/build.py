@@ -34,12 +34,12 @@ from site_builder.pages.site import render as render_pages
 from site_builder.viewer import pages as viewer_pages
 from site_builder.viewer import write as viewer_write
 from site_builder.viewer.files import CALLS_DIR, DATA_DIR
-from site_builder.scoring import board, digest, history, owners
-from site_builder.scoring.corpus import Corpus, load
+from site_builder.scoring import digest, history
+from site_builder.scoring.corpus import Corpus
+from site_builder.scoring.entry import owner_labels, score_replays
 from site_builder.scoring.model import ScoredGame
 from site_builder.scoring import results_split
 from site_builder.scoring.results import SCORING_SEED, csv_tables, dumps
-from site_builder.scoring.sections import beside
 
 PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
@@ -332,29 +332,25 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     # With every file wanted, the loader walks the folders again (a listing per folder) rather
     # than taking 100,000 file names, each of which it would check as a path given by hand
     # (is it a folder, where does it resolve: half the load phase at 100,000 files); the same files
-    # in the same order.
+    # in the same order. The maintainers' games make the board; each contributor adds its own rows
+    # (scoring/board.py).
     owner_of = sources.owners(of_file)
-    with _phase(phases, "load and re-simulate",
-                progress.task("checking replays", total=len(files), unit="replays")) as checking:
-        corpus = load(files if submissions == "exclude" else replay_paths, Path(cache_path) if cache_path else None,
-                      derive=derive, owner_of={path: owner.id for path, owner in owner_of.items()},
-                      progress=checking.hook())
-        checking.skip_rest()  # those the cache answered
-        corpus = owners.separate(corpus, owner_of)
-    with _phase(phases, "score", progress.task("scoring the boards")):
-        # The maintainers' games make the board; each contributor adds its own rows (scoring/board.py).
-        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                       magic_reading=magic_reading,
-                                       kept=beside(Path(cache_path)) if cache_path else None, prices=prices)
-        of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
-        results["corpus"]["sources"] = sources.summary(
-            of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
-            excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
-            excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
-            if submissions == "exclude" else 0, repo_url=repo_url)
-        agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
-        for agent in results["agents"]:
-            agent["sources"] = agent_sources.get(agent["key"], [])
+    scored = score_replays(files if submissions == "exclude" else replay_paths, owner_of,
+                           cache=Path(cache_path) if cache_path else None, seed=seed, derive=derive,
+                           magic_reading=magic_reading, prices=prices, files=len(files), progress=progress)
+    corpus, results = scored.corpus, scored.results
+    phases["load and re-simulate"], phases["score"] = scored.seconds
+    sourced = time.perf_counter()  # where each game came from, for the pages: timed with the scoring
+    of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
+    results["corpus"]["sources"] = sources.summary(
+        of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
+        excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
+        excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
+        if submissions == "exclude" else 0, repo_url=repo_url)
+    agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
+    for agent in results["agents"]:
+        agent["sources"] = agent_sources.get(agent["key"], [])
+    phases["score"] += time.perf_counter() - sourced
     # The board over time, from the commits that merged each game (none for a file git does not hold).
     merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
               for game_id, s in of_game.items()}
@@ -362,7 +358,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     with _phase(phases, "board over time",
                 progress.task("scoring the board at each merge", total=merges, unit="merges")) as over_time:
         results["history"] = history.board_over_time(
-            corpus, merged, {o.id: o.label for o in owner_of.values()}, seed=seed,
+            corpus, merged, owner_labels(owner_of), seed=seed,
             kept=history.store_beside(Path(cache_path)) if cache_path else None, progress=over_time.hook())
     with _phase(phases, "releases", progress.task("scoring the releases", unit="releases")) as releasing:
         results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,

@@ -59,17 +59,13 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
         with progress.task("checking replays", total=len(files), unit="replays") as checking:
             # The scorer (numpy, scipy, the embedder: a second or two) is imported after the first line.
             from site_builder import sources
-            from site_builder.scoring import board, owners
-            from site_builder.scoring.corpus import load
+            from site_builder.scoring import entry
             from site_builder.scoring.results import write
-            from site_builder.scoring.sections import beside
 
             owner_of = sources.owners(sources.sources(files))
-            corpus = load(paths, None if no_cache else cache, owner_of={path: owner.id for path, owner in owner_of.items()},
-                          progress=checking.hook())
+            # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
+            corpus = entry.read(paths, owner_of, cache=None if no_cache else cache, progress=checking.hook())
             checking.skip_rest()  # those the cache answered
-        # One model agent's games from two owners (a corpus merged by hand) are two rows, as on the site.
-        corpus = owners.separate(corpus, owner_of)
         for bad in corpus.invalid_replays:
             for problem in bad["problems"]:
                 click.echo(f"left out: {problem}", err=True)
@@ -77,9 +73,8 @@ def score(paths, out, csv_dir, cache, no_cache, seed, magic_reading, prices_path
             click.echo(f"duplicate: {dup['path']} has the same content as {dup['same_as']} (counted once)", err=True)
         with progress.task("scoring the boards"):
             # The board the site shows: the maintainers' games, and each contributor's own rows beside them.
-            results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=seed,
-                                           magic_reading=magic_reading, kept=None if no_cache else beside(cache),
-                                           prices=table)
+            results = entry.score(corpus, owner_of, cache=None if no_cache else cache, seed=seed,
+                                  magic_reading=magic_reading, prices=table)
     written = write(results, out, csv_dir)
     elapsed = time.perf_counter() - started
     click.echo(f"scored {len(corpus.games)} game(s) from {corpus.files} file(s) "

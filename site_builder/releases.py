@@ -27,8 +27,8 @@ from typing import Any
 from runner import __version__ as runner_version
 from runner.replay.format import iter_replay_files
 from site_builder import git, sources
-from site_builder.scoring import SCORER_VERSION, board, owners
-from site_builder.scoring.corpus import load
+from site_builder.scoring import SCORER_VERSION, board
+from site_builder.scoring.entry import owner_labels, read
 from site_builder.scoring.history import Merge
 from site_builder.scoring.results import RESULTS_VERSION
 from site_builder.scoring.sections import RUNNER, folders_digest
@@ -136,10 +136,8 @@ def snapshot(root: Path, release: Release, folders: Sequence[str], *, cache_path
         if submissions == "exclude":
             of_file = {f: s for f, s in of_file.items() if not s.community}
         owner_of = sources.owners(of_file)
-        corpus = load(list(of_file), cache_path, derive=derive,
-                      owner_of={path: owner.id for path, owner in owner_of.items()})
-    corpus = owners.separate(corpus, owner_of)
-    labels = {o.id: o.label for o in owner_of.values()}
+        corpus = read(list(of_file), owner_of, cache=cache_path, derive=derive)
+    labels = owner_labels(owner_of)
     split = board.parts(corpus, labels)
     ranked = board.ranked_board(split, seed=seed)
     rated = board.rating_board(corpus, labels, seed=seed, resamples=0)["ratings"]["by_game"]

@@ -17,6 +17,7 @@ from runner.rerun.plans import (PLAN_FILE, Plan, bots_only, game_problems, missi
 from runner.rerun.validate import check_bytes
 from site_builder.submission import ownership, reserved
 from site_builder.git import Change, Repo
+from site_builder.scoring.corpus import Passed
 from site_builder.scoring.model import agent_key
 from site_builder.submission.base_index import BaseIndex, index_base, most_used
 from site_builder.submission.layout import (FILE_MODES, LAYOUT, MAX_FILE_BYTES, MAX_SUBMISSION_BYTES,
@@ -40,6 +41,9 @@ class FileCheck:
     header: dict[str, Any] | None = None
     raw: bytes | None = field(default=None, repr=False)
     judges: list[tuple[str, dict[str, Any], int]] = field(default_factory=list)  # (key, description, first line)
+    #: The game as the scorer reads it, made from this file's check once it passed: the effect on the
+    #: leaderboard scores it without validating and re-simulating the file a second time.
+    passed: Passed | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -380,6 +384,7 @@ def _check_content(check: FileCheck, raw: bytes, index: BaseIndex, seen: _Seen, 
     check.problems.extend(provenance_problems(check.path, header, checked.records))
     if check.ok:
         check.header = header
+        check.passed = Passed.of(checked, content_hash)
         firsts: dict[str, tuple[dict[str, Any], int]] = {}
         for record in checked.records:
             judge = record.data.get("judge") if record.data.get("type") == "judge" else None

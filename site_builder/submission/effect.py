@@ -1,8 +1,9 @@
 """The effect on the leaderboard: the boards as the site will show them, before and after the merge.
 
-The base corpus, and base + the accepted files, are each scored as `gamenight build` scores them
-(scoring/board.py `assemble_board`: the maintainers' games make the board, each contributor's
-rows are added beside them), and each board's rows are read with the functions the pages are
+The base corpus, and base + the accepted files, are each scored as `gamenight build` scores them,
+by the scorer's one entry (scoring/entry.py `score_replays`, then scoring/board.py `assemble_board`:
+the maintainers' games make the board, each contributor's rows are added beside them; the accepted
+files are not validated again, their games come from the check), and each board's rows are read with the functions the pages are
 rendered from (boards.py: `ranked_rows` for the ranked board, `leaderboard_rows` for the
 exhibition board, `game_ranks` for each game's page), their numbers printed by the pages' own
 filters (labels.py). So the places, ranges, tiers, scores and intervals of the report are the
@@ -23,13 +24,11 @@ from typing import Any
 
 from runner import games as registry
 from runner.progress import Progress
-from runner.replay.format import iter_replay_files
 from site_builder.pages import boards, labels
-from site_builder.scoring import board, owners, ratings
-from site_builder.scoring.corpus import REFERENCE, load
+from site_builder.scoring import board, ratings
+from site_builder.scoring.corpus import REFERENCE
+from site_builder.scoring.entry import score_replays
 from site_builder.scoring.owners import Owner
-from site_builder.scoring.results import SCORING_SEED
-from site_builder.scoring.sections import beside
 from site_builder.submission import EXHIBITION, RANKED
 from site_builder.submission.check import Submission, added_games
 from site_builder.submission.layout import copy_replay
@@ -226,24 +225,6 @@ def site_rows(results: Mapping[str, Any]) -> dict[str, dict[str, Shown]]:
 
 # -- before and after --------------------------------------------------------------------------
 
-def site_results(folders: list[Path], owner_of: Mapping[str, Owner], cache_path: Path,
-                 progress: Progress | None = None, what: str = "the replays") -> tuple[dict[str, Any], Any]:
-    """The results the site builds from the replays under `folders` whose files have the owners
-    `owner_of` (by path), as build.py builds them: (results, the corpus). `progress` hears of the
-    replays checked and the boards, as "scoring `what`"."""
-    progress = progress or Progress(quiet=True)
-    files = sum(1 for _ in iter_replay_files(folders))
-    with progress.task(f"scoring {what}: checking replays", total=files, unit="replays") as checking:
-        corpus = load(folders, cache_path, owner_of={path: owner.id for path, owner in owner_of.items()},
-                      progress=checking.hook())
-        checking.skip_rest()  # those the cache answered
-    with progress.task(f"scoring {what}: the boards"):
-        corpus = owners.separate(corpus, owner_of)
-        results = board.assemble_board(corpus, {o.id: o.label for o in owner_of.values()}, seed=SCORING_SEED,
-                                       kept=beside(cache_path))
-    return results, corpus
-
-
 def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, cache_path: Path,
                        progress: Progress | None = None) -> Effect:
     """Score the base corpus and base + accepted files as the site does, and compare the boards:
@@ -257,9 +238,13 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
                    for path, source in submission.base_index.owners.files.items()}
     new_owners = {str(new_dir / check.path): Owner(submitter.owner, submitter.label, "~")  # newest of all
                   for check in submission.accepted}
-    before, old_corpus = site_results([base_dir], base_owners, cache_path, progress, "the base")
-    after, new_corpus = site_results([base_dir, new_dir], {**base_owners, **new_owners}, cache_path, progress,
-                                     "the base and the submission")
+    # Scored by the scorer's one entry, as build.py scores them; the accepted files were validated
+    # and re-simulated by the check, so their games are taken from it.
+    scored = score_replays([base_dir], base_owners, cache=cache_path, progress=progress, what="the base")
+    merged = score_replays([base_dir, new_dir], {**base_owners, **new_owners}, cache=cache_path,
+                           passed=[check.passed for check in submission.accepted if check.passed is not None],
+                           progress=progress, what="the base and the submission")
+    before, after = scored.results, merged.results
     old, new = site_rows(before), site_rows(after)
     order = [RANKED, EXHIBITION, *sorted(added_games(submission))]
     rows: list[EffectRow] = []
@@ -279,9 +264,9 @@ def leaderboard_effect(submission: Submission, base_dir: Path, new_dir: Path, ca
                 changed += 1
                 rows.append(row)
     rest_identical = _without(before, submitter.owner) == _without(after, submitter.owner)
-    resimulated = old_corpus.resimulated + new_corpus.resimulated
-    return Effect(rows, len(old_corpus.games), len(new_corpus.games), resimulated,
-                  old_corpus.files + new_corpus.files - resimulated, time.perf_counter() - started, compared,
+    resimulated = scored.corpus.resimulated + merged.corpus.resimulated
+    return Effect(rows, len(scored.corpus.games), len(merged.corpus.games), resimulated,
+                  scored.corpus.files + merged.corpus.files - resimulated, time.perf_counter() - started, compared,
                   changed, rest_identical)
 
 

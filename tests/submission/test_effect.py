@@ -13,15 +13,19 @@ rating, each game's place and rating.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
+from collections import Counter
 from html import unescape
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
+from site_builder import parallel
 from site_builder.build import build_site
-from site_builder.scoring import board
+from site_builder.scoring import board, corpus
+from site_builder.submission import check as submission_check
 from tests.submission.suite_corpus import ALICE, STAGE_ROW, rows_of, stage_and_main
 
 
@@ -33,13 +37,26 @@ def merged(tmp_path_factory: pytest.TempPathFactory) -> dict:
     repo.git("checkout", "-q", "-b", "pr")
     repo.write_all(stage)
     repo.commit("my ranked stage 1")
-    result, summary = repo.check("--author-id", "1234", base="main", head="pr", author="alice")
+    with pytest.MonkeyPatch.context() as patch:
+        validated = count_validations(patch)
+        result, summary = repo.check("--author-id", "1234", base="main", head="pr", author="alice")
     assert result.exit_code == 0, summary
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--squash", "pr")
     repo.commit(f"Add {STAGE_ROW} stage 1 (#7)", author=ALICE)
     build_site([repo.path / "replays"], root / "site", cache_path=root / "scores.sqlite")
-    return {"report": summary, "site": root / "site", "repo": repo}
+    return {"report": summary, "site": root / "site", "repo": repo, "stage": stage, "validated": validated}
+
+
+def count_validations(patch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times the check and the scorer's loader validate each replay (by content hash), from now on."""
+    counts: Counter[str] = Counter()
+    for module in (submission_check, corpus):
+        def counting(path, raw, *, real=module.check_bytes, **options):
+            counts[hashlib.sha256(raw).hexdigest()] += 1
+            return real(path, raw, **options)
+        patch.setattr(module, "check_bytes", counting)
+    return counts
 
 
 def report_tables(summary: str) -> dict[str, list[dict[str, str]]]:
@@ -75,6 +92,14 @@ def test_the_ranked_row_is_the_one_the_site_shows(merged):
     assert re.fullmatch(r"would be \d+ \(\d+(-\d+)?\)", mine["rank"]) and mine["tier"] == "\u2013"
     assert re.fullmatch(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", mine["score [95%]"])
     assert mine["games"].startswith(f"{site['Games']} games scored, 1 whole stage")
+
+
+def test_each_submitted_replay_is_validated_once(merged):
+    """The check validates and re-simulates every submitted replay; the effect on the leaderboard
+    scores the games that check made, never validating a file a second time."""
+    replays = {hashlib.sha256(raw).hexdigest() for path, raw in merged["stage"].items() if path.endswith(".jsonl")}
+    assert 0 < len(replays) < parallel.PARALLEL_FROM  # loaded in this process, where every validation is counted
+    assert {h: merged["validated"][h] for h in replays} == dict.fromkeys(replays, 1)
 
 
 def test_the_exhibition_row_is_the_one_the_site_shows(merged):
