@@ -161,7 +161,8 @@ def rating_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, see
                  resamples: int | None = None) -> dict[str, Any]:
     """The board's rating tables alone, made as `assemble_board` makes them (the reference's, then
     each contributor's rows fitted against them): {"agents": [key, label, kind, owner], "ratings":
-    {"overall", "by_game"}}. The submission check's effect on the leaderboard reads these."""
+    {"overall", "by_game"}}. The release snapshots and the board over time read these, as point
+    estimates (`resamples=0`); the submission check scores the whole board (`assemble_board`)."""
     split = parts(corpus, labels)
     results: dict[str, Any] = {}
     anchors: dict[str, dict[str, float]] | None = None
