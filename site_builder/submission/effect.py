@@ -1,12 +1,12 @@
 """The effect on the leaderboard: the boards as the site will show them, before and after the merge.
 
 The base corpus, and base + the accepted files, are each scored as `gamenight build` scores them,
-by the scorer's one entry (scoring/entry.py `score_replays`, then scoring/board.py `assemble_board`:
-the maintainers' games make the board, each contributor's rows are added beside them; the accepted
-files are not validated again, their games come from the check), and each board's rows are read with the functions the pages are
-rendered from (boards.py: `ranked_rows` for the ranked board, `leaderboard_rows` for the
-exhibition board, `game_ranks` for each game's page), their numbers printed by the pages' own
-filters (labels.py). So the places, ranges, tiers, scores and intervals of the report are the
+by the scorer's one entry (scoring/entry.py `score_replays`: scoring/board.py `assemble_board`,
+the maintainers' games make the board, each contributor's rows are added beside them; the
+accepted files are not validated again, their games come from the check). Each board's rows are
+read with the functions the pages are rendered from (boards.py: `ranked_rows` for the ranked
+board, `leaderboard_rows` for the exhibition board, `game_ranks` for each game's page), their
+numbers printed by the pages' own filters (labels.py). So the places, ranges, tiers, scores and intervals of the report are the
 ones the site shows after the merge: there is no second way of computing them here.
 
 Containment is checked on the same rows: every row of another owner, on every board, before and
