@@ -6,8 +6,9 @@ the maintainers' games make the board, each contributor's rows are added beside 
 accepted files are not validated again, their games come from the check). Each board's rows are
 read with the functions the pages are rendered from (boards.py: `ranked_rows` for the ranked
 board, `leaderboard_rows` for the exhibition board, `game_ranks` for each game's page), their
-numbers printed by the pages' own filters (labels.py). So the places, ranges, tiers, scores and intervals of the report are the
-ones the site shows after the merge: there is no second way of computing them here.
+numbers printed by the pages' own filters (labels.py). So the places, ranges, tiers, scores and
+intervals of the report are the ones the site shows after the merge: there is no second way of
+computing them here.
 
 Containment is checked on the same rows: every row of another owner, on every board, before and
 after (its place, range, tier, numbers and counts); and every other number of the results, which
