@@ -34,7 +34,7 @@ METHODOLOGY = (
     ("metrics/magic.md", None), ("metrics/chameleon.md", None), ("metrics/werewolf.md", None),
     ("metrics/ratings.md", None), ("metrics/ranked.md", None),
     *((f"games/{name}.md", None) for name in games.available()),  # each game's rules, in display order
-    ("replay-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
+    ("replay-format.md", None), ("results-format.md", None), ("tournaments.md", None), ("llm.md", None), ("agents.md", None),
     ("submit.md", "Submit replays"), ("play.md", "Play it yourself"), ("references.md", "References"),
 )
 _MATH = re.compile(r"(?P<code>(`+).+?\2)"                                   # code spans stay as they are

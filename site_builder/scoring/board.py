@@ -26,13 +26,14 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from runner.prices import PriceTable
 from runner.prices import load as load_prices
 from site_builder.scoring import cost, ranked, ratings
 from site_builder.scoring.corpus import REFERENCE, Corpus
 from site_builder.scoring.results import SCORING_SEED, assemble
+from site_builder.scoring.schema import Results
 from site_builder.scoring.sections import Sections
 
 #: How the board names the reference's owner.
@@ -109,7 +110,7 @@ def _without_verifications(corpus: Corpus) -> Corpus:
 
 def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, seed: int = SCORING_SEED,
                    magic_reading: str = "paper", kept: Path | None = None,
-                   prices: PriceTable | None = None) -> dict[str, Any]:
+                   prices: PriceTable | None = None) -> Results:
     """The board's results: the reference's `assemble`, with each contributor's own rows added
     (see the module's docstring). Every agent entry says its owner. With no contributor it is
     `assemble` of the corpus, plus the owners. `prices`: the price table (default: the shipped one)."""
@@ -118,7 +119,9 @@ def assemble_board(corpus: Corpus, labels: Mapping[str, str] | None = None, *, s
     reference = split[0]
     store = Sections(kept, reference.corpus.agents, reference.corpus.games, seed)
     try:
-        results = assemble(reference.corpus, seed=seed, magic_reading=magic_reading, store=store, prices=prices)
+        # The reference's scoring, made the board's below (its owners and ranked board added).
+        results = cast(Results, assemble(reference.corpus, seed=seed, magic_reading=magic_reading, store=store,
+                                          prices=prices))
         results["corpus"] = _counts(corpus)
         results["replay_set_hash"] = corpus.replay_set_hash
         _own(results, reference)

@@ -20,6 +20,7 @@ from site_builder.scoring import (SCORER_VERSION, chameleon, cost, head_to_head,
                                   ratings, theory, werewolf)
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.model import AgentInfo
+from site_builder.scoring.schema import Scored
 from site_builder.scoring.sections import Sections
 
 #: The field holding the number an entry stands for, first found wins: a composite's scaled value,
@@ -27,35 +28,13 @@ from site_builder.scoring.sections import Sections
 HEADLINE_KEYS = ("scaled", "value", "rating")
 
 RESULTS_FORMAT = "gamenight.results"
-RESULTS_VERSION = 14  # 14: each ranked row's "status" (maintainers', self-reported, or a verification's finding:
-# exact, consistent, inconsistent, with its figures; scoring/verification.py); places and tiers count the
-# maintainers' and verified rows
-# 13: head-to-head pairs' "p_value"; rating rows' "band", "provisional", "shrinkage" and
-#   "linked"; seat win rates' "games" (issue #42)
-# 12: "head_to_head", per competitive game how often each agent beat each other one
-# 11: "history" (the board over time: each ranked row's score and each agent's rating at each
-#   merge; scoring/history.py) and "releases" (the board at each release tag), both written by `gamenight build`
-# 10: "cost" (per language-model agent: cost per game at the price table's list prices,
-#   overall and by game, or why none; the table's entries) and each ranked row's "cost" (scoring/cost.py)
-# 9: "ranked", the ranked board (suite games only: rows, scores, paired comparisons; scoring/ranked.py)
-# 8: each leaderboard row's placeholders ({moves, copied, share}: free-text moves that
-#   copy the answer form; null for agents without such moves)
-# 7: rating tables have "roles" (each role's advantage) and rows "roles" (games per role);
-#   no table for a cooperative game; the overall table has "weights" and "games_by_game"; agents have "owner"
-#   and a contributor's rows carry theirs; "owners" lists the owners of the board
-# 6: werewolf.ewavm per judge ({"judges": {judge: the five dimensions, games, failed},
-#   "unjudged", "games"}), never pooled over judges
-# 5: werewolf.text_distance_neural (all-MiniLM-L6-v2) beside text_distance; embedders name package and version;
-#   werewolf.judgement_variation_llm (the LLM judge's reading)
-# 4: people (how many played; each game's pooled "people" row)
-# 3: magic has both readings (reading, agents, alternative)
-# 2: ratings are a Bradley-Terry fit on the Elo scale (rating, rating_ci)
+RESULTS_VERSION = 14  # what each version changed: docs/results-format.md, "Versions"
 
 
 def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "paper",
              kept: Path | None = None, store: Sections | None = None,
              anchors: Mapping[str, Mapping[str, float]] | None = None,
-             prices: PriceTable | None = None) -> dict[str, Any]:
+             prices: PriceTable | None = None) -> Scored:
     """All results of a corpus as one JSON-able object (deterministic for a given replay set).
 
     `magic_reading` is the MAgIC reading the leaderboards headline ("paper" or "reference"); the
@@ -95,7 +74,7 @@ def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "
         chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
         groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
         wolf_groups = functools.cache(lambda: werewolf.grouping(werewolves, agents))
-        results = {
+        results: Scored = {
             "format": RESULTS_FORMAT,
             "version": RESULTS_VERSION,
             "scorer_version": SCORER_VERSION,
