@@ -38,8 +38,10 @@ from site_builder.scoring import digest, history
 from site_builder.scoring.corpus import Corpus
 from site_builder.scoring.entry import owner_labels, score_replays
 from site_builder.scoring.model import ScoredGame
+from site_builder.scoring.owners import Owner
 from site_builder.scoring import results_split
 from site_builder.scoring.results import SCORING_SEED, csv_tables, dumps
+from site_builder.scoring.schema import AgentSource, History, Releases, Results, Sources
 
 PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
@@ -290,6 +292,62 @@ def check_repo_url(url: str | None) -> str | None:
     return url
 
 
+@dataclass(frozen=True)
+class Origins:
+    """Where each replay file came from (git), and so which files the build reads and who owns them."""
+
+    files: list[str]                    # the replay files the build reads, in the loader's order
+    of_file: dict[str, sources.Source]  # every replay file found -> its source
+    owner_of: dict[str, Owner]          # file -> the owner of its rows (none: the maintainers')
+
+
+def read_origins(replay_paths: Sequence[str | os.PathLike[str]], base: str | None, *, find_base: bool,
+                 submissions: str) -> Origins:
+    """The sources of the replay files under `replay_paths` (sources.sources); with
+    `submissions="exclude"`, the files the merged pull requests and previews added left out."""
+    files = [str(f) for f in iter_replay_files(replay_paths)]
+    try:
+        of_file = sources.sources(files, base, find_base=find_base)
+    except sources.BaseError as err:
+        raise BuildError(str(err)) from None
+    if submissions == "exclude":
+        files = [f for f in files if not of_file[f].contributed]
+    return Origins(files, of_file, sources.owners(of_file))
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where each scored game came from, as the pages show it and the board over time reads it."""
+
+    of_game: dict[str, sources.Source]          # game id -> its file's source
+    summary: Sources                            # results' corpus.sources
+    by_agent: dict[str, list[AgentSource]]      # agent key -> its games' sources (its page's list)
+    merged: dict[str, history.Merge | None]     # game id -> the commit that merged it (None: git holds no such file)
+
+
+def provenance(corpus: Corpus, origins: Origins, *, submissions: str, repo_url: str | None) -> Provenance:
+    """The sources of the scored corpus' games: summed up, per agent, and as merges."""
+    of_file, exclude = origins.of_file, submissions == "exclude"
+    of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
+    summary = sources.summary(
+        of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=exclude,
+        excluded=sum(1 for s in of_file.values() if s.contributed) if exclude else 0,
+        excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED) if exclude else 0,
+        repo_url=repo_url)
+    by_agent = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
+    merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
+              for game_id, s in of_game.items()}
+    return Provenance(of_game, summary, by_agent, merged)
+
+
+def site_results(scored: Results, found: Provenance, over_time: History, released: Releases) -> Results:
+    """The results the site publishes, made once from the stages' values: the scorer's (left as they
+    are), each game's and agent's sources, the board over time and the releases."""
+    return {**scored, "corpus": {**scored["corpus"], "sources": found.summary},
+            "agents": [{**agent, "sources": found.by_agent.get(agent["key"], [])} for agent in scored["agents"]],
+            "history": over_time, "releases": released}
+
+
 def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | os.PathLike[str], *,
                work_dir: str | os.PathLike[str] | None = None, cache_path: str | os.PathLike[str] | None = None,
                seed: int = SCORING_SEED, site_url: str | None = None, derive: bool = True,
@@ -322,48 +380,55 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
     check_site_folder(site)
     replay_paths = list(replay_paths)
     with _phase(phases, "sources from git", progress.task("reading where each replay came from (git)")):
-        files = [str(f) for f in iter_replay_files(replay_paths)]
-        try:
-            of_file = sources.sources(files, base, find_base=find_base)
-        except sources.BaseError as err:
-            raise BuildError(str(err)) from None
-        if submissions == "exclude":
-            files = [f for f in files if not of_file[f].contributed]
+        origins = read_origins(replay_paths, base, find_base=find_base, submissions=submissions)
     # With every file wanted, the loader walks the folders again (a listing per folder) rather
     # than taking 100,000 file names, each of which it would check as a path given by hand
     # (is it a folder, where does it resolve: half the load phase at 100,000 files); the same files
     # in the same order. The maintainers' games make the board; each contributor adds its own rows
     # (scoring/board.py).
-    owner_of = sources.owners(of_file)
-    scored = score_replays(files if submissions == "exclude" else replay_paths, owner_of,
+    scored = score_replays(origins.files if submissions == "exclude" else replay_paths, origins.owner_of,
                            cache=Path(cache_path) if cache_path else None, seed=seed, derive=derive,
-                           magic_reading=magic_reading, prices=prices, files=len(files), progress=progress)
-    corpus, results = scored.corpus, scored.results
+                           magic_reading=magic_reading, prices=prices, files=len(origins.files), progress=progress)
+    corpus = scored.corpus
     phases["load and re-simulate"], phases["score"] = scored.seconds
     sourced = time.perf_counter()  # where each game came from, for the pages: timed with the scoring
-    of_game = {game_id: of_file[path] for game_id, path in corpus.paths.items()}
-    results["corpus"]["sources"] = sources.summary(
-        of_game, {g.game_id: g.tournament for g in corpus.games}, exclude=submissions == "exclude",
-        excluded=sum(1 for s in of_file.values() if s.contributed) if submissions == "exclude" else 0,
-        excluded_unmerged=sum(1 for s in of_file.values() if s.kind == sources.UNMERGED)
-        if submissions == "exclude" else 0, repo_url=repo_url)
-    agent_sources = sources.by_agent([g for g in corpus.games if g.verify is None], of_game, repo_url)
-    for agent in results["agents"]:
-        agent["sources"] = agent_sources.get(agent["key"], [])
+    found = provenance(corpus, origins, submissions=submissions, repo_url=repo_url)
     phases["score"] += time.perf_counter() - sourced
-    # The board over time, from the commits that merged each game (none for a file git does not hold).
-    merged = {game_id: history.Merge(s.commit, s.date, s.label) if s.commit and s.date else None
-              for game_id, s in of_game.items()}
-    merges = len(history.points(merged)) or None  # none: replays git does not hold, a phase with nothing to count
+    merges = len(history.points(found.merged)) or None  # none: replays git does not hold, a phase with nothing to count
     with _phase(phases, "board over time",
                 progress.task("scoring the board at each merge", total=merges, unit="merges")) as over_time:
-        results["history"] = history.board_over_time(
-            corpus, merged, owner_labels(owner_of), seed=seed,
-            kept=history.store_beside(Path(cache_path)) if cache_path else None, progress=over_time.hook())
+        over = history.board_over_time(corpus, found.merged, owner_labels(origins.owner_of), seed=seed,
+                                       kept=history.store_beside(Path(cache_path)) if cache_path else None,
+                                       progress=over_time.hook())
     with _phase(phases, "releases", progress.task("scoring the releases", unit="releases")) as releasing:
-        results["releases"] = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,
-                                                 seed=seed, derive=derive, submissions=submissions,
-                                                 progress=releasing.hook())
+        released = releases.snapshots(replay_paths, cache_path=Path(cache_path) if cache_path else None,
+                                      seed=seed, derive=derive, submissions=submissions, progress=releasing.hook())
+    results = site_results(scored.results, found, over, released)  # type: ignore[arg-type]  # history and releases are built as dicts
+    markdown, data = write_site(results, corpus, found.of_game, site, work_dir=work_dir, site_url=site_url,
+                                cache_path=cache_path, repo_url=repo_url, phases=phases, progress=progress)
+    figures = hosting.measure(site)
+    try:
+        hosting.check(figures)
+    except hosting.SiteTooBig as err:
+        raise BuildError(f"{err}; the site was left in {site} to look into, and must not be deployed") from None
+    return BuildReport(pages=len(markdown), replay_files=data.files, replay_files_written=data.written,
+                       replay_games_rendered=data.rendered, site_files=figures.files,
+                       largest_file=figures.largest, largest_file_bytes=figures.largest_bytes,
+                       site_bytes=figures.bytes,
+                       seconds=time.perf_counter() - started, results=results_file(site),
+                       games=len(corpus.games), invalid_replays=corpus.invalid_replays,
+                       duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases,
+                       unmerged=sum(1 for s in found.of_game.values() if s.kind == sources.UNMERGED),
+                       unmerged_why=results["corpus"]["sources"]["unmerged"])
+
+
+def write_site(results: Results, corpus: Corpus, of_game: dict[str, sources.Source], site: Path, *,
+               work_dir: str | os.PathLike[str] | None, site_url: str | None, cache_path: str | os.PathLike[str] | None,
+               repo_url: str | None, phases: dict[str, float], progress: Progress
+               ) -> tuple[list[str], viewer_write.DataWritten]:
+    """The site's last stages: the MkDocs project rendered and built into `site`, then the replay
+    viewer's data (kept from the last build where a game did not change); the Markdown pages and
+    the data written."""
     with tempfile.TemporaryDirectory(prefix="gamenight-site-", dir=site.parent if site.parent.is_dir() else None
                                      ) as scratch:
         project = Path(work_dir).resolve() if work_dir else Path(scratch) / "project"
@@ -384,20 +449,7 @@ def build_site(replay_paths: Iterable[str | os.PathLike[str]], site_dir: str | o
                                            previous=previous, manifest=manifest, progress=packing.hook())
             packing.skip_rest()  # games whose shards were kept as they were
             viewer_pages.write_styles(site)
-    figures = hosting.measure(site)
-    try:
-        hosting.check(figures)
-    except hosting.SiteTooBig as err:
-        raise BuildError(f"{err}; the site was left in {site} to look into, and must not be deployed") from None
-    return BuildReport(pages=len(markdown), replay_files=data.files, replay_files_written=data.written,
-                       replay_games_rendered=data.rendered, site_files=figures.files,
-                       largest_file=figures.largest, largest_file_bytes=figures.largest_bytes,
-                       site_bytes=figures.bytes,
-                       seconds=time.perf_counter() - started, results=results_file(site),
-                       games=len(corpus.games), invalid_replays=corpus.invalid_replays,
-                       duplicates=corpus.duplicates, markdown_pages=markdown, phases=phases,
-                       unmerged=sum(1 for s in of_game.values() if s.kind == sources.UNMERGED),
-                       unmerged_why=results["corpus"]["sources"]["unmerged"])
+    return markdown, data
 
 
 def results_file(site: Path) -> Path:
