@@ -27,7 +27,10 @@ from runner.games.base import SetupError, is_int
 from runner.llm.providers import NAMES
 from runner.plan import AgentSpec, Matchup, SuiteDeal, SuiteRef, Tournament
 from runner.play import DEFAULT_MAX_ATTEMPTS
-from runner.tournament import MAX_FILE_BYTES, SLUG, PlanError, agents_table, compact_model, resolve_agent
+from runner.agents.builtin import strategies
+from runner.tournament import (MAX_FILE_BYTES, SLUG, PlanError, _check_plays, agents_table, compact_model,
+                               reading_key, resolve_agent)
+from runner.tournament import load as load_tournament
 
 TOP_KEYS = {"name", "version", "max_attempts", "probes", "agents", "games", "references"}
 GAME_KEYS = {"rules", "deals_per_stage", "roles", "opponents"}
@@ -198,8 +201,6 @@ def _game(name: Any, spec: Any, agents: Mapping[str, AgentSpec], here: str) -> S
 
 
 def _check_builtin(agent: AgentSpec, game: str, rules: Mapping[str, Any], here: str) -> None:
-    from runner.tournament import _check_plays
-
     try:
         _check_plays(agent, game, rules, here)
     except PlanError as exc:
@@ -268,8 +269,6 @@ def candidate(suite: Suite, model: str, label: str | None = None, key_env: str |
             raise SuiteError(f"{option}: --model {model} is a built-in row of the suite, named by the suite and "
                              "reading no key")
         return _builtin_candidate(suite, model)
-    from runner.tournament import reading_key
-
     path, hash_, name = model.rpartition("#")[0], "#" in model, model.rpartition("#")[2]
     if hash_ and path.endswith(".toml"):
         agent = _agent_from_file(path, name, model)
@@ -299,8 +298,6 @@ def _builtin_candidate(suite: Suite, model: str) -> Candidate:
     name = model[len(BUILTIN_PREFIX):]
     if name in suite.references:
         return Candidate(f"builtin-{name}", dict(suite.references[name]))
-    from runner.agents.builtin import strategies
-
     if name in strategies() and "/" not in name:
         agent = AgentSpec(name, {"builtin": name, "params": {}})
         for game in suite.games:
@@ -313,8 +310,6 @@ def _builtin_candidate(suite: Suite, model: str) -> Candidate:
 def _agent_from_file(path: str, name: str, model: str) -> AgentSpec:
     """A language-model agent of a tournament file (`file.toml#agent`): the model with every
     setting that file gives it (structured outputs, temperature, design, ...), named as there."""
-    from runner.tournament import load as load_tournament
-
     agents = load_tournament(path, matchups_required=False).agents
     agent = agents.get(name)
     if agent is None or not agent.is_llm:

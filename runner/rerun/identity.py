@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from runner.agents.builtin import make, strategies
 from runner.plan import LLM_OPTIONAL_KEYS, AgentSpec, Matchup, PlannedGame, game_id
 from runner.replay.format import AgentDescription, Header, agent_kind, show
 from runner.seeds import rng_for
@@ -172,8 +173,6 @@ def _description(spec: AgentSpec, game: str, seat: int, seed: int) -> dict[str, 
     if spec.is_human:
         return {"name": spec.name, "kind": "human"}
     if not spec.is_llm:
-        from runner.agents.builtin import make
-
         return dict(make(spec.spec["builtin"], spec.spec["params"], rng, spec.name, game).description)
     from runner.agents.llm import make_llm_agent
 
@@ -219,8 +218,6 @@ def _matchup_names(label: Any) -> tuple[dict[str, str], list[str], str | None]:
 def _specs(agent: AgentDescription) -> list[dict[str, Any]]:
     """The specs a tournament file could have given for an agent described like this."""
     if agent_kind(agent) == "builtin":
-        from runner.agents.builtin import strategies
-
         known = strategies().get(agent.get("strategy"))
         defaults = known.defaults if known is not None else {}
         return [{"builtin": agent.get("strategy"), "params": params}

@@ -23,8 +23,10 @@ from runner.replay.format import AgentDescription, Event, show
 from runner.rerun.identity import model_spec
 from runner.seeds import rng_for
 
-if TYPE_CHECKING:  # the provider layer (and its SDKs) is loaded only when a replay has a model seat
-    from runner.llm.types import Completion, Message
+from runner.llm.types import Completion  # no SDK: the adapters (and their SDKs) load only for a model seat
+
+if TYPE_CHECKING:
+    from runner.llm.types import Message
 
 #: (field, message) of the first thing that does not follow.
 Difference = tuple[str, str]
@@ -64,8 +66,6 @@ class RecordedModel:
         return None
 
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None = None) -> Completion:
-        from runner.llm.types import Completion
-
         index = self.used
         if index >= len(self.calls):
             raise Replayed("evidence.calls", f"the agent makes a call here (call {index + 1}) that the replay does "

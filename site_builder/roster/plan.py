@@ -27,7 +27,7 @@ from runner.rerun.plans import PLAN_FILE, read_plan
 from runner.roster import Roster, RosterModel
 from runner.run import estimated_stage_cost
 from runner.tournament import PlanError
-from site_builder import sources
+from site_builder import git, sources
 from site_builder.submission.report import escape_markdown
 
 STAGE = "stage"
@@ -198,8 +198,6 @@ def contributed_rows(replays: Path) -> dict[str, sources.Source]:
 
 
 def _toplevel(replays: Path) -> Path:
-    from site_builder import git
-
     if not replays.is_dir():
         raise RosterPlanError(f"{replays}: no such folder of replays")
     try:

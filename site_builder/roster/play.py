@@ -32,6 +32,7 @@ from typing import Any
 from runner.replay.format import iter_replay_files
 from runner.run import Usage, model_calls
 from runner.tournament import price_text
+from site_builder import git
 from site_builder.roster.plan import STAGE, VERIFY, Item, RosterPlan, counted, usd
 from site_builder.sources import ACTIONS_BOT_EMAIL, ACTIONS_BOT_LOGIN
 from site_builder.submission.report import escape_markdown
@@ -298,8 +299,6 @@ def read_export(folder: Path) -> PullRequest:
 def commit_branch(request: PullRequest, folder: Path, checkout: Path) -> str | None:
     """Put the exported files on a new branch of `checkout`, committed by the GitHub Actions bot;
     its commit id, or None when there is nothing to propose."""
-    from site_builder import git
-
     if not request.files:
         return None
     git.run(checkout, "switch", "-q", "-c", request.branch)

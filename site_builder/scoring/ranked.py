@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from runner import suite as suites
 from runner.suite_score import LEVEL, PRIOR, Z, cycles_of, deal_value, score
 from site_builder.scoring import verification
 from site_builder.scoring.model import ScoredGame
@@ -52,8 +53,6 @@ def shipped_cycles() -> dict[str, dict[str, int]]:
 
 
 def _shipped() -> dict[str, Any]:
-    from runner import suite as suites
-
     out = {}
     for name, versions in suites.shipped_suites().items():
         for version in versions:

@@ -221,7 +221,7 @@ def _owners_section(submission: Submission) -> list[str]:
 
 def _judges(submission: Submission) -> dict[str, tuple[str, int]]:
     """Every judge whose lines the accepted files carry: key -> (how to name it, games judged)."""
-    from site_builder.scoring.judges import label as judge_label
+    from site_builder.scoring.judges import label as judge_label  # the scorer: not loaded for `--help`
 
     found: dict[str, tuple[str, int]] = {}
     for check in submission.accepted:

@@ -25,6 +25,10 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from runner import roster
+from runner import suite as suites
+from runner.agents.llm import describe_llm_agent
+from runner.agents.llm.render import released
 from runner.plan import AgentSpec
 from runner.replay.format import Problem, agent_kind
 from runner.rerun.plans import PLAN_FILE, Plan
@@ -88,8 +92,6 @@ def reserved() -> Reserved:
 
 def read(plans: Iterable[tuple[str, str]]) -> Reserved:
     """What the plans reserve, given as (where, TOML text); PlanError if one cannot be planned."""
-    from runner.agents.llm.render import released
-
     found_names: dict[str, str] = {}
     forms: dict[str, str] = {}
     game_ids: dict[str, str] = {}
@@ -113,8 +115,6 @@ def read(plans: Iterable[tuple[str, str]]) -> Reserved:
 def llm_key(spec: AgentSpec, prompt_version: str | None = None) -> str:
     """The agent key of a plan's language-model agent as its games would record it (with the prompt
     set `prompt_version`, default the current one): built, never played."""
-    from runner.agents.llm import describe_llm_agent
-
     return agent_key(describe_llm_agent(spec.spec, spec.name, prompt_version))
 
 
@@ -174,8 +174,6 @@ def roster_rows() -> Mapping[str, str]:
     (replays/<suite>-<version>-<label>/, runner/suite.py) -> the row name. The maintainers' run plays
     them; a stranger who sent one first would own the folder, and the run, which writes only its own
     rows, could then never put that model on the board."""
-    from runner import roster, suite as suites
-
     with resources.as_file(resources.files("runner").joinpath("roster.toml")) as path:
         listed = roster.load(path, ROSTER)
     found: dict[str, str] = {}
