@@ -7,7 +7,8 @@ import functools
 import hashlib
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from runner.prices import load as load_prices
 from site_builder.scoring import (SCORER_VERSION, chameleon, cost, head_to_head, judges, leaderboards, magic, people,
                                   ratings, theory, werewolf)
 from site_builder.scoring.corpus import Corpus
-from site_builder.scoring.model import AgentInfo
+from site_builder.scoring.model import AgentInfo, ScoredGame
 from site_builder.scoring.schema import Scored
 from site_builder.scoring.sections import Sections
 
@@ -54,26 +55,15 @@ def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "
     """
     games, agents = corpus.games, corpus.agents
     prices = load_prices() if prices is None else prices
-    by_game = leaderboards.games_by_name(games)
     own_store = store is None
     store = Sections(kept, agents, games, seed) if store is None else store
-    fixed = (lambda board: None) if anchors is None else (lambda board: anchors.get(board, {}))
     try:
-        section = store.section
-
-        everything = list(games)
-        names = sorted(by_game)
+        at = _Scoring(games, agents, leaderboards.games_by_name(games), seed, store, anchors)
         # Tallies of each game's games, added up: a new game re-counts only its game's tallies.
-        counted = {name: section(f"conducts/{name}", by_game[name], lambda: leaderboards.conduct_counts(by_game[name]))
-                   for name in names}
-        used = [section(f"usage/{name}", by_game[name], lambda: leaderboards.usage_counts(by_game[name]))
-                for name in names]
-        rated = [name for name in names if not ratings.cooperative(name)]  # every seat of a cooperative game ties
-        patterns = {name: section(f"ratings/patterns/{name}", by_game[name],
-                                  lambda: ratings.pattern_tally(by_game[name])) for name in rated}
-        chameleons, werewolves = by_game.get(chameleon.GAME, []), by_game.get(werewolf.GAME, [])
-        groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
-        wolf_groups = functools.cache(lambda: werewolf.grouping(werewolves, agents))
+        counted = {name: at.section(f"conducts/{name}", at.of(name), lambda: leaderboards.conduct_counts(at.of(name)))
+                   for name in at.names}
+        used = [at.section(f"usage/{name}", at.of(name), lambda: leaderboards.usage_counts(at.of(name)))
+                for name in at.names]
         results: Scored = {
             "format": RESULTS_FORMAT,
             "version": RESULTS_VERSION,
@@ -81,69 +71,23 @@ def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "
             "runner_version": runner_version,
             "replay_set_hash": corpus.replay_set_hash,
             "seed": seed,
-            "corpus": {
-                "files": corpus.files,
-                "games": len(games),
-                "valid_games": sum(1 for g in games if g.valid),
-                "invalid_games": sum(1 for g in games if not g.valid),
-                "by_game": {name: len(among) for name, among in sorted(by_game.items())},
-                "invalid_replays": corpus.invalid_replays,
-                "duplicates": corpus.duplicates,
-            },
+            "corpus": _corpus_section(corpus, at.by_game),
             "agents": _agents(agents, counted),
-            # The same tables as ratings.leaderboard, each its own section (new games of one
-            # game re-fit the overall table and that game's, not the others'), fitted from each
-            # game's pattern tallies (new games re-count only their game's); a fit is kept under its
-            # patterns, so games that add none (self-play) re-fit nothing.
-            "ratings": {
-                "overall": section("ratings/overall" + _anchored(fixed("overall")),
-                                   [g for g in everything if g.game in patterns],
-                                   lambda: ratings.tallied_table(patterns.values(), agents, seed=seed,
-                                                                 keep=store.derived, anchors=fixed("overall"))),
-                "by_game": {name: section(f"ratings/{name}" + _anchored(fixed(name)), by_game[name],
-                                          lambda: ratings.tallied_table([patterns[name]], agents, seed=seed, game=name,
-                                                                        keep=store.derived, anchors=fixed(name)))
-                            for name in rated},
-            },
-            "leaderboards": {name: section(f"leaderboards/{name}", by_game[name],
-                                           lambda: leaderboards.board(name, by_game[name], agents, seed=seed,
-                                                                      keep=store.section))
-                             for name in registry.GAME_MODULES if by_game.get(name)},
+            "ratings": _ratings_section(at),
+            "leaderboards": {name: at.section(f"leaderboards/{name}", at.of(name),
+                                              lambda: leaderboards.board(name, at.of(name), agents, seed=seed,
+                                                                         keep=store.section))
+                             for name in at.played},
             # Per competitive game (every seat of a cooperative one wins or loses with the others).
-            "head_to_head": {name: section(f"head_to_head/{name}", by_game[name],
-                                           lambda: head_to_head.head_to_head(by_game[name]))
-                             for name in registry.GAME_MODULES if by_game.get(name) and not ratings.cooperative(name)},
-            "people": {
-                "played": people.played(games, agents),
-                "boards": {name: row for name in registry.GAME_MODULES if by_game.get(name)
-                           and (row := section(f"people/{name}", by_game[name],
-                                               lambda: people.pooled_row(name, by_game[name], agents, seed=seed)))},
-            },
-            "magic": section(f"magic/{magic_reading}", everything,
-                             lambda: magic.magic(games, agents, seed=seed, reading=magic_reading,
-                                                 keep=store.section)),
-            "chameleon": {
-                "matchups": section("chameleon/matchups", chameleons,
-                                    lambda: chameleon.matchups(chameleons, agents, seed=seed, groups=groups())),
-                "posterior": section("chameleon/posterior", chameleons,
-                                     lambda: chameleon.posterior_curves(chameleons, agents, seed=seed,
-                                                                        keep=store.section)),
-                "theory": section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, agents, groups())),
-                "strategy_checks": section("chameleon/strategy_checks", chameleons,
-                                           lambda: theory.strategy_checks(chameleons, agents, groups())),
-            },
-            "werewolf": {
-                name: section(where, werewolves,
-                              lambda name=name, where=where: getattr(werewolf, name)(
-                                  werewolves, agents, seed=seed, keep=store.section, section=where,
-                                  groups=wolf_groups()))
-                # The neural reading, or why it is absent; its section names the embedder that computed it.
-                for name, where in (("text_distance", "werewolf/text_distance"),
-                                    ("text_distance_neural", f"werewolf/text_distance_neural/{werewolf.neural_tag()}"),
-                                    ("judgement_variation", "werewolf/judgement_variation"),
-                                    ("judgement_variation_llm", "werewolf/judgement_variation_llm"),
-                                    ("ewavm", "werewolf/ewavm"))
-            },
+            "head_to_head": {name: at.section(f"head_to_head/{name}", at.of(name),
+                                              lambda: head_to_head.head_to_head(at.of(name)))
+                             for name in at.played if not ratings.cooperative(name)},
+            "people": _people_section(at),
+            "magic": at.section(f"magic/{magic_reading}", games,
+                                lambda: magic.magic(games, agents, seed=seed, reading=magic_reading,
+                                                    keep=store.section)),
+            "chameleon": _chameleon_section(at),
+            "werewolf": _werewolf_section(at),
             "usage": leaderboards.usage_report(leaderboards.add_counts(used), agents),
             # Cheap sums of each game's usage: recomputed every time, so a new price table needs no new games.
             "cost": {**cost.agent_costs(games, agents, prices),
@@ -153,6 +97,115 @@ def assemble(corpus: Corpus, *, seed: int = SCORING_SEED, magic_reading: str = "
         if own_store:
             store.close()
     return results
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What every section of one scoring reads: the games (all, and by game), the agents, the seed,
+    the section store and the ratings held fixed (per table: "overall" or a game)."""
+
+    games: list[ScoredGame]
+    agents: Mapping[str, AgentInfo]
+    by_game: dict[str, list[ScoredGame]]
+    seed: int
+    store: Sections
+    anchors: Mapping[str, Mapping[str, float]] | None
+
+    @property
+    def section(self) -> Callable[..., Any]:
+        """The store's section: read back if its games, agents and seed are unchanged, else made."""
+        return self.store.section
+
+    @property
+    def names(self) -> list[str]:
+        """The games played, by name."""
+        return sorted(self.by_game)
+
+    @property
+    def played(self) -> list[str]:
+        """The games played, in the registry's order (the order the pages list games in)."""
+        return [name for name in registry.GAME_MODULES if self.by_game.get(name)]
+
+    def of(self, name: str) -> list[ScoredGame]:
+        """The games of one game (none: an empty list)."""
+        return self.by_game.get(name, [])
+
+    def fixed(self, table: str) -> Mapping[str, float] | None:
+        """The ratings held fixed in one rating table (None: no table is anchored in this scoring)."""
+        return self.anchors.get(table, {}) if self.anchors is not None else None
+
+
+def _corpus_section(corpus: Corpus, by_game: Mapping[str, list[ScoredGame]]) -> dict[str, Any]:
+    """How many files and games were read, by game, and the files refused or repeated."""
+    games = corpus.games
+    return {
+        "files": corpus.files,
+        "games": len(games),
+        "valid_games": sum(1 for g in games if g.valid),
+        "invalid_games": sum(1 for g in games if not g.valid),
+        "by_game": {name: len(among) for name, among in sorted(by_game.items())},
+        "invalid_replays": corpus.invalid_replays,
+        "duplicates": corpus.duplicates,
+    }
+
+
+def _ratings_section(at: _Scoring) -> dict[str, Any]:
+    """The same tables as ratings.leaderboard, each its own section (new games of one game re-fit
+    the overall table and that game's, not the others'), fitted from each game's pattern tallies
+    (new games re-count only their game's); a fit is kept under its patterns, so games that add
+    none (self-play) re-fit nothing."""
+    rated = [name for name in at.names if not ratings.cooperative(name)]  # every seat of a cooperative game ties
+    patterns = {name: at.section(f"ratings/patterns/{name}", at.of(name), lambda: ratings.pattern_tally(at.of(name)))
+                for name in rated}
+    overall = at.section("ratings/overall" + _anchored(at.fixed("overall")), [g for g in at.games if g.game in patterns],
+                         lambda: ratings.tallied_table(patterns.values(), at.agents, seed=at.seed,
+                                                       keep=at.store.derived, anchors=at.fixed("overall")))
+    return {"overall": overall,
+            "by_game": {name: at.section(f"ratings/{name}" + _anchored(at.fixed(name)), at.of(name),
+                                         lambda: ratings.tallied_table([patterns[name]], at.agents, seed=at.seed,
+                                                                       game=name, keep=at.store.derived,
+                                                                       anchors=at.fixed(name)))
+                        for name in rated}}
+
+
+def _people_section(at: _Scoring) -> dict[str, Any]:
+    """Who played as a person, and each game's pooled row of people."""
+    return {"played": people.played(at.games, at.agents),
+            "boards": {name: row for name in at.played
+                       if (row := at.section(f"people/{name}", at.of(name),
+                                             lambda: people.pooled_row(name, at.of(name), at.agents, seed=at.seed)))}}
+
+
+def _chameleon_section(at: _Scoring) -> dict[str, Any]:
+    """The Chameleon's matchups, posterior curves, theoretical bounds and strategy checks."""
+    chameleons = at.of(chameleon.GAME)
+    groups = functools.cache(lambda: chameleon.grouped(chameleons))  # made once, if a section needs it
+    return {
+        "matchups": at.section("chameleon/matchups", chameleons,
+                               lambda: chameleon.matchups(chameleons, at.agents, seed=at.seed, groups=groups())),
+        "posterior": at.section("chameleon/posterior", chameleons,
+                                lambda: chameleon.posterior_curves(chameleons, at.agents, seed=at.seed,
+                                                                   keep=at.store.section)),
+        "theory": at.section("chameleon/theory", chameleons, lambda: theory.curves(chameleons, at.agents, groups())),
+        "strategy_checks": at.section("chameleon/strategy_checks", chameleons,
+                                      lambda: theory.strategy_checks(chameleons, at.agents, groups())),
+    }
+
+
+def _werewolf_section(at: _Scoring) -> dict[str, Any]:
+    """The Werewolf readings; the neural one, or why it is absent, under a section naming its embedder."""
+    werewolves = at.of(werewolf.GAME)
+    groups = functools.cache(lambda: werewolf.grouping(werewolves, at.agents))
+    readings = (("text_distance", "werewolf/text_distance"),
+                ("text_distance_neural", f"werewolf/text_distance_neural/{werewolf.neural_tag()}"),
+                ("judgement_variation", "werewolf/judgement_variation"),
+                ("judgement_variation_llm", "werewolf/judgement_variation_llm"),
+                ("ewavm", "werewolf/ewavm"))
+    return {name: at.section(where, werewolves,
+                             lambda name=name, where=where: getattr(werewolf, name)(
+                                 werewolves, at.agents, seed=at.seed, keep=at.store.section, section=where,
+                                 groups=groups()))
+            for name, where in readings}
 
 
 def _anchored(anchors: Mapping[str, float] | None) -> str:
