@@ -48,27 +48,39 @@ def specificity(index: int, count: int) -> float:
     return round(0.1 + 0.8 * (index + 0.5) / count, 9)
 
 
-def agents_tournament(count: int, rated: bool = False, name: str = "agents-bench") -> str:
-    """A tournament file of `count` added agents, one three-player Chameleon game each."""
+def agents_tournament(count: int, rated: bool = False, name: str = "agents-bench", among: range | None = None) -> str:
+    """A tournament file of added agents, one three-player Chameleon game each: the agents `among`
+    (default: all) of `count`, each with its own specificity."""
+    among = range(count) if among is None else among
     lines = [f'name = "{name}"', "seed = 20261130", 'created = "2026-11-30"', "",
              f"[agents.{OPPONENT}]", f'builtin = "{STRATEGY}"', ""]
-    for i in range(count):
+    for i in among:
         lines += [f"[agents.a{i:05d}]", f'builtin = "{STRATEGY}"', f"{PARAMETER} = {specificity(i, count)!r}", ""]
-    for i in range(count):
+    for i in among:
         roles = f'chameleon = "{OPPONENT}", non_chameleon = "a{i:05d}"' if rated else f'"*" = "a{i:05d}"'
         lines += ["[[matchups]]", 'game = "chameleon"', "games = 1",
                   'rules = { players = 3, clue = "sentence", ties = "even" }', f"roles = {{ {roles} }}", ""]
     return "\n".join(lines)
 
 
+#: Added agents per tournament file: the runner reads at most 1 MiB of one (runner/tournament.py
+#: MAX_FILE_BYTES), and 2,000 agents take about 400 KB.
+PER_PLAN = 2000
+
+
 def play_agents(count: int, out: Path, rated: bool = False, parallel: int = 2) -> float:
-    """Play the games of `count` added agents into `out` (with this checkout's runner); the seconds it took."""
-    plan = out.parent / f"{out.name}.toml"
-    plan.parent.mkdir(parents=True, exist_ok=True)
-    plan.write_text(agents_tournament(count, rated), encoding="utf-8")
+    """Play the games of `count` added agents into `out` (with this checkout's runner); the seconds
+    it took. Over PER_PLAN agents, a tournament of PER_PLAN agents per folder of `out` (a
+    tournament's folder holds its plan and exactly its games)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "runner", "run", str(plan), "--out", str(out), "--parallel", str(parallel)],
-                   check=True, stdout=subprocess.DEVNULL, cwd=REPO)
+    parts = [range(first, min(first + PER_PLAN, count)) for first in range(0, count, PER_PLAN)]
+    for k, among in enumerate(parts):
+        folder, name = (out, "agents-bench") if len(parts) == 1 else (out / f"part-{k}", f"agents-bench-{k}")
+        plan = folder.parent / f"{folder.name}.toml"
+        plan.parent.mkdir(parents=True, exist_ok=True)
+        plan.write_text(agents_tournament(count, rated, name=name, among=among), encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "runner", "run", str(plan), "--out", str(folder),
+                        "--parallel", str(parallel)], check=True, stdout=subprocess.DEVNULL, cwd=REPO)
     return time.perf_counter() - started
 
 

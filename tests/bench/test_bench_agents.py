@@ -82,3 +82,14 @@ def test_each_added_agent_is_its_own_row():
     assert len(set(values)) == 8 and not {0.2, 0.5, 0.9} & set(values)
     assert plan.count("[[matchups]]") == 8 and plan.count('chameleon = "assoc"') == 8
     assert '"*" = "a00000"' in bench_agents.agents_tournament(3)
+
+
+def test_many_agents_are_played_a_tournament_file_per_part(tmp_path, monkeypatch):
+    # The runner reads at most 1 MiB of a tournament file: 10,000 agents are 2 MB in one.
+    monkeypatch.setattr(bench_agents, "PER_PLAN", 3)
+    out = tmp_path / "agents-7"
+    bench_agents.play_agents(7, out)
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["part-0", "part-1", "part-2"]
+    corpus = load([out], None)  # validated, re-simulated and derived: each part is a tournament of its own
+    assert len(corpus.games) == 7 and not corpus.invalid_replays
+    assert len({seat.agent for game in corpus.games for seat in game.seats}) == 7  # every agent its own row
