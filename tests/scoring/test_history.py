@@ -150,8 +150,8 @@ def test_a_build_after_a_merge_scores_its_new_point_alone(tmp_path, monkeypatch)
     store = tmp_path / "history.sqlite"
     scored: list[int] = []
     point = history._point
-    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
-                        point(now, labels, seed, key))
+    monkeypatch.setattr(history, "_point", lambda running, key=None: scored.append(running.games) or
+                        point(running, key))
     cold = board_over_time(corpus_of(games), merged, seed=1, kept=store)
     assert scored == [2, len(games)] and cold == board_over_time(corpus_of(games), merged, seed=1)
     scored.clear()
@@ -192,8 +192,8 @@ def test_a_kept_point_that_is_not_the_one_its_key_names_is_scored_again(tmp_path
         db.execute("UPDATE sections SET value = ? WHERE key = ?", (json.dumps(lying), by_games[2]))
     scored: list[int] = []
     point = history._point
-    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
-                        point(now, labels, seed, key))
+    monkeypatch.setattr(history, "_point", lambda running, key=None: scored.append(running.games) or
+                        point(running, key))
     assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh
     assert scored == [2, 4]  # the two refused points, scored again; the first read back
     scored.clear()
