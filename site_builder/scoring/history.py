@@ -101,7 +101,8 @@ def board_over_time(corpus: Corpus, merged: Mapping[str, Merge | None], labels: 
     running = Running(corpus, labels, seed)
     try:
         for i, (merge, added) in enumerate(zip(order, by_point)):
-            games = games + added  # a new list per point: the store knows a list's digest by the list
+            before, games = games, games + added  # a new list per point: the store knows a list's digest by the list
+            store.extended(before, games)
             for game in added:
                 owned.update(f"{game.game_id}\0{corpus.owners.get(game.game_id, '')}\n".encode())
                 running.add(game)
