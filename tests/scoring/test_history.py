@@ -252,3 +252,15 @@ def test_each_point_made_from_the_one_before_is_the_point_scored_from_scratch():
         assert board_over_time(corpus, merged, labels, seed=5) == running_history
     finally:
         history._point = original
+
+
+def test_an_agent_two_owners_rows_share_is_refused_as_the_board_refuses_it():
+    """Games of one model agent from two owners (not split by owners.separate): the point that
+    first holds both is refused with board.parts' error, as when every point was scored again."""
+    games = [duel("g1", "x", "y"), duel("p1", "m", "x"), duel("q1", "m", "y")]
+    corpus = corpus_of(games)
+    corpus.owners.update({"p1": "@alice", "q1": "@bob"})
+    corpus.agents["m"] = AgentInfo("m", "M", {"name": "m", "kind": "llm", "provider": "openai", "model": "m"})
+    with pytest.raises(ValueError, match="has games of two owners"):
+        board_over_time(corpus, {"g1": A, "p1": B, "q1": C}, seed=1)
+    assert len(board_over_time(corpus, {"g1": A, "p1": B}, seed=1)["points"]) == 2  # before @bob's game: scored
