@@ -21,6 +21,7 @@ theirs), so that it moves none of their places, ranges or tiers.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -241,14 +242,24 @@ def board_of(found: Mapping[str, Mapping[str, Any]], owners: Mapping[str, Any],
     self-reported row (and an inconsistent one) is placed against them without moving them, and
     listed under them (`verification.order`)."""
     slots = shipped_cycles() if cycles is None else cycles
-    rows = [_row(name, row, owners, stage_deals, slots) for name, row in sorted(found.items())]
-    for row in rows:
-        row["status"] = dict((statuses or {}).get(row["row"]) or
-                             {"state": "self-reported" if row["owner"] else "maintainers", "verification": None})
+    rows = rows_of(found, owners, stage_deals, slots, statuses)
     ranked = verification.order([r for r in rows if "score" in r])
     families = _standings(ranked, stage_deals, slots, seed=seed)
     return {"rows": ranked + [r for r in rows if "score" not in r], "stage_deals": dict(stage_deals),
             "claims": families}
+
+
+def rows_of(found: Mapping[str, Mapping[str, Any]], owners: Mapping[str, Any],
+            stage_deals: Mapping[str, Mapping[str, int]], cycles: Mapping[str, Mapping[str, int]],
+            statuses: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The rows `outcomes` found, by name, each with its score (or what it lacks) and its status,
+    before any place: each a function of its own games, so the board over time remakes only the
+    rows a merge added games to (scoring/history.py)."""
+    rows = [_row(name, row, owners, stage_deals, cycles) for name, row in sorted(found.items())]
+    for row in rows:
+        row["status"] = dict((statuses or {}).get(row["row"]) or
+                             {"state": "self-reported" if row["owner"] else "maintainers", "verification": None})
+    return rows
 
 
 def _row(name: str, row: Mapping[str, Any], owners: Mapping[str, Any], stage_deals: Mapping[str, Mapping[str, int]],
@@ -281,6 +292,7 @@ def _standings(rows: list[dict[str, Any]], stage_deals: Mapping[str, Mapping[str
     contributor's row in a table of its own against them (so that it moves none of theirs). Returns
     what each suite's claims cover."""
     deals = {r["row"]: {g: dict(d) for g, d in r["deals"].items()} for r in rows}
+    placed = places(rows)
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_suite.setdefault(row["suite"], []).append(row)
@@ -309,8 +321,25 @@ def _standings(rows: list[dict[str, Any]], stage_deals: Mapping[str, Mapping[str
                 own = claims(deals, theirs, {p: min(stages[p[0]], stages[p[1]]) for p in theirs}, slots, seed=seed,
                              family=f"{suite}\0{row['row']}")
                 against = {o: own.get((row["row"], o)) for _, o in theirs}
-            _place(row, ours, against)
+            _place(row, placed[row["row"]], against)
     return covered
+
+
+def places(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Each ranked row's place, `rows` in the board's order (`verification.order`): a counted row's
+    position among its suite's counted rows, any other's 1 + the counted rows of its suite scored
+    above it. Scores alone decide it, so the board over time reads it without the claims."""
+    ours: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        if verification.counted(row):
+            ours.setdefault(row["suite"], []).append(row)
+    out = {row["row"]: i for members in ours.values() for i, row in enumerate(members, start=1)}
+    scores = {suite: sorted(r["score"]["value"] for r in members) for suite, members in ours.items()}
+    for row in rows:
+        if not verification.counted(row):
+            mine = scores.get(row["suite"], [])
+            out[row["row"]] = 1 + len(mine) - bisect.bisect_right(mine, row["score"]["value"])
+    return out
 
 
 def _between(table: Mapping[tuple[str, str], Mapping[str, Any]], a: str, b: str) -> dict[str, Any] | None:
@@ -325,14 +354,12 @@ def _between(table: Mapping[tuple[str, str], Mapping[str, Any]], a: str, b: str)
     return None
 
 
-def _place(row: dict[str, Any], ours: Sequence[Mapping[str, Any]], against: Mapping[str, Any]) -> None:
-    """A row's place, range of places, wanted stages and comparisons, from its claims `against`
-    each of the maintainers' rows."""
-    mine = verification.counted(row)
+def _place(row: dict[str, Any], place: int, against: Mapping[str, Any]) -> None:
+    """A row's place (`places`), range of places, wanted stages and comparisons, from its claims
+    `against` each of the maintainers' rows."""
     row.setdefault("tier", None)  # a self-reported row is placed among the tiers, never in one
     better = sum(1 for c in against.values() if c and c["separated"] and c["difference"] < 0)
     worse = sum(1 for c in against.values() if c and c["separated"] and c["difference"] > 0)
-    place = (ours.index(row) + 1 if mine else 1 + sum(1 for o in ours if o["score"]["value"] > row["score"]["value"]))
     row["place"], row["best"], row["worst"] = place, 1 + better, len(against) + 1 - worse
     wanted = [(s, o) for o, c in against.items() if c and (s := wanted_stages(c)) is not None]
     row["wanted"] = {"stages": min(wanted)[0], "against": min(wanted)[1]} if wanted else None

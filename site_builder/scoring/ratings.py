@@ -25,11 +25,12 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from scipy import sparse
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from runner import games as registry
 from runner.seeds import RESAMPLES  # one number for every bootstrap
@@ -196,9 +197,16 @@ def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None,
         if anchors is not None and name in anchors:
             free[i] = False
             r[:, i] = anchors[name]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas().limit(limits=1, user_api="blas"):
         _newton(design, n, s, r, free)
     return r
+
+
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    """The loaded BLAS libraries, found once: a limit per fit then costs microseconds, not the ~20 ms
+    of inspecting every loaded library again (the board over time fits thousands of tables)."""
+    return ThreadpoolController()
 
 
 def _newton(design: Design, n: np.ndarray, s: np.ndarray, r: np.ndarray, free: np.ndarray) -> None:

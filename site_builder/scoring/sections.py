@@ -117,6 +117,7 @@ class Sections:
         # Keyed by id(game): the games outlive the store.
         self._tokens: dict[int, bytes] = {}
         self._digests: dict[int, tuple[Sequence[ScoredGame], bytes]] = {}
+        self._growing: tuple[Sequence[ScoredGame], Any, set[str]] | None = None  # `extended`'s last list
         self._seated: dict[int, tuple[str, ...]] = {}
         if self.db is not None:
             for g in games:
@@ -159,6 +160,29 @@ class Sections:
         # The list is held with its digest: its id is not reused while the store lives.
         self._digests[id(games)] = (games, digest.digest())
         return digest.digest()
+
+    def extended(self, before: Sequence[ScoredGame], games: Sequence[ScoredGame]) -> None:
+        """Make the digest of `games`, which is `before` with games added at its end, from the
+        running hash of `before` and the added games alone (the history's lists of the games merged
+        so far each extend the one before: their digests cost the games, not merges x games)."""
+        if self.db is None:
+            return
+        held = self._growing
+        if held is None or held[0] is not before:
+            held = (before, hashlib.sha256(), set())
+            self._grow(held, before)
+        grown = (games, held[1].copy(), set(held[2]))
+        self._grow(grown, games[len(before):])
+        digest = grown[1].copy()
+        for key in sorted(grown[2]):
+            digest.update(b"\0" + self._described.get(key, key).encode())
+        self._growing = grown
+        self._digests[id(games)] = (games, digest.digest())
+
+    def _grow(self, held: tuple[Sequence[ScoredGame], Any, set[str]], added: Sequence[ScoredGame]) -> None:
+        ids = list(map(id, added))
+        held[1].update(b"".join(map(self._tokens.__getitem__, ids)))
+        held[2].update(*map(self._seated.__getitem__, ids))
 
     def section(self, name: str, games: Sequence[ScoredGame], compute: Callable[[], Any],
                 check: Callable[[str, Any], bool] | None = None) -> Any:

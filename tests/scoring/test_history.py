@@ -150,8 +150,8 @@ def test_a_build_after_a_merge_scores_its_new_point_alone(tmp_path, monkeypatch)
     store = tmp_path / "history.sqlite"
     scored: list[int] = []
     point = history._point
-    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
-                        point(now, labels, seed, key))
+    monkeypatch.setattr(history, "_point", lambda running, key=None: scored.append(running.games) or
+                        point(running, key))
     cold = board_over_time(corpus_of(games), merged, seed=1, kept=store)
     assert scored == [2, len(games)] and cold == board_over_time(corpus_of(games), merged, seed=1)
     scored.clear()
@@ -192,9 +192,75 @@ def test_a_kept_point_that_is_not_the_one_its_key_names_is_scored_again(tmp_path
         db.execute("UPDATE sections SET value = ? WHERE key = ?", (json.dumps(lying), by_games[2]))
     scored: list[int] = []
     point = history._point
-    monkeypatch.setattr(history, "_point", lambda now, labels, seed, key=None: scored.append(len(now.games)) or
-                        point(now, labels, seed, key))
+    monkeypatch.setattr(history, "_point", lambda running, key=None: scored.append(running.games) or
+                        point(running, key))
     assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh
     assert scored == [2, 4]  # the two refused points, scored again; the first read back
     scored.clear()
     assert board_over_time(corpus_of(games), merged, seed=1, kept=store) == fresh and scored == []  # stored right
+
+
+def test_each_point_made_from_the_one_before_is_the_point_scored_from_scratch():
+    """The running board (history.Running) against the board scored again from the games merged
+    so far, point by point: owners' games (their rows fitted against the maintainers' tables),
+    an agent that first appears at a later point, points that change only a contributor's tables
+    or only one game's, and ranked rows that grow, join, and belong to a contributor."""
+    import json
+
+    from site_builder.scoring import history
+
+    alpha, beta = stage("alpha", 0.5), stage("beta", 1.0)
+    merges = [
+        [duel("a1", "x", "y"), duel("a2", "y", "x"), *alpha[:10]],  # alpha part of a stage: no row yet
+        [duel("b1", "m", "x"), duel("b2", "x", "m")],  # @alice's model: only her tables change
+        [*alpha[10:], duel("c1", "z", "x"), duel("c2", "x", "z", "public_good"), duel("c3", "n", "y")],
+        [*beta, duel("d1", "m", "y")],  # a row of @alice's, self-reported
+        [duel("e1", "y", "z"), duel("e2", "m", "x"), duel("e3", "n", "x")],  # the anchors move
+        [duel("f1", "y", "z", "public_good")],  # one game's table (and the overall one) alone
+    ]
+    games = [g for merge in merges for g in merge]
+    corpus = corpus_of(games)
+    owners = {"b1": "@alice", "b2": "@alice", "d1": "@alice", "e2": "@alice", "c3": "@bob", "e3": "@bob",
+              **{g.game_id: "@alice" for g in beta}}
+    corpus.owners.update(owners)
+    for key, owner in (("m", "openai"), ("n", "anthropic")):
+        corpus.agents[key] = AgentInfo(key, key.upper(), {"name": key, "kind": "llm", "provider": owner,
+                                                            "model": key})
+    labels = {"@alice": "@alice", "@bob": "Bob"}
+    running = history.Running(corpus, labels, seed=5)
+    so_far: list[ScoredGame] = []
+    for i, merge in enumerate(merges):
+        for game in merge:
+            running.add(game)
+        so_far += merge
+        made = json.dumps(history._point(running, key=f"k{i}"), sort_keys=True)
+        scratch = json.dumps(history._scored(history._up_to(corpus, so_far), labels, 5, key=f"k{i}"), sort_keys=True)
+        assert made == scratch, f"point {i}"
+    point = json.loads(made)
+    assert {row["row"]: row["owner"] for row in point["ranked"]} == \
+        {"ranked-1-alpha": None, "ranked-1-beta": {"id": "@alice", "label": "@alice"}}
+    assert {e["agent"] for e in point["ratings"]["prisoners_dilemma"]} >= {"x", "y", "z", "m", "n"}
+    assert {e["agent"]: e["owner"] for e in point["ratings"]["overall"]}["n"] == {"id": "@bob", "label": "Bob"}
+    # The whole history: the same whether each point is made from the one before or from scratch.
+    merged = {g.game_id: Merge(f"{i:040x}", f"2026-01-0{i + 1}T00:00:00Z") for i, m in enumerate(merges) for g in m}
+    running_history = board_over_time(corpus, merged, labels, seed=5)
+    scratch_points = iter(json.loads(json.dumps(history._scored(history._up_to(corpus, games[:n]), labels, 5)))
+                          for n in [sum(map(len, merges[:i + 1])) for i in range(len(merges))])
+    original = history._point
+    try:
+        history._point = lambda running, key=None: {**next(scratch_points), "key": key}
+        assert board_over_time(corpus, merged, labels, seed=5) == running_history
+    finally:
+        history._point = original
+
+
+def test_an_agent_two_owners_rows_share_is_refused_as_the_board_refuses_it():
+    """Games of one model agent from two owners (not split by owners.separate): the point that
+    first holds both is refused with board.parts' error, as when every point was scored again."""
+    games = [duel("g1", "x", "y"), duel("p1", "m", "x"), duel("q1", "m", "y")]
+    corpus = corpus_of(games)
+    corpus.owners.update({"p1": "@alice", "q1": "@bob"})
+    corpus.agents["m"] = AgentInfo("m", "M", {"name": "m", "kind": "llm", "provider": "openai", "model": "m"})
+    with pytest.raises(ValueError, match="has games of two owners"):
+        board_over_time(corpus, {"g1": A, "p1": B, "q1": C}, seed=1)
+    assert len(board_over_time(corpus, {"g1": A, "p1": B}, seed=1)["points"]) == 2  # before @bob's game: scored

@@ -85,6 +85,23 @@ def test_a_renamed_seat_agent_another_seed_or_other_games_make_another_key(corpo
     assert store.key("x", [game]) == Sections(tmp_path / "u.sqlite", corpus.agents, corpus.games, 2026).key("x", [game])
 
 
+def test_a_list_made_by_extending_another_has_the_key_of_the_list_made_whole(corpora, tmp_path):
+    """`Sections.extended` (the history's growing lists) keys a list as `key` keys it from its games."""
+    base, _, models = corpora
+    corpus = load([base, models])
+    grown = Sections(tmp_path / "s.sqlite", corpus.agents, corpus.games, 2026)
+    whole = Sections(tmp_path / "t.sqlite", corpus.agents, corpus.games, 2026)
+    before: list = []
+    for cut in (3, 3, 10, len(corpus.games) - 2, len(corpus.games)):  # one step adds nothing
+        games = before + corpus.games[len(before):cut]
+        grown.extended(before, games)
+        assert grown.key("x", games) == whole.key("x", list(games)), cut
+        before = games
+    again, longer = corpus.games[:5], corpus.games[:7]  # a list it did not see grow: made from its games
+    grown.extended(again, longer)
+    assert grown.key("x", longer) == whole.key("x", corpus.games[:7])
+
+
 def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tmp_path):
     base, added, models = corpora
     kept = tmp_path / "sections.sqlite"
