@@ -35,9 +35,12 @@ ROLES = {"as_chameleon": "chameleon", "as_non_chameleon": "non_chameleon", "as_u
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
+def exported(tmp_path_factory, shipped_scores):
+    """The export of the shipped 3-player games, and their corpus. The replays' checks come from the
+    run's one check of every shipped replay (tests/conftest.py, `shipped_scores`), as a warm
+    `export magic` reads them from its cache."""
     out = tmp_path_factory.mktemp("export") / "magic"
-    cache = out.parent / "cache" / "scores.sqlite"
+    cache = shipped_scores(out.parent / "cache")
     result = CliRunner().invoke(main, ["export", "magic", str(out), *map(str, CORPORA), "--cache", str(cache)])
     assert result.exit_code == 0, result.output
     corpus = load(CORPORA, cache)  # answered from the export's cache

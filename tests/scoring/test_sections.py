@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from site_builder.scoring import leaderboards, magic, ratings
-from site_builder.scoring.corpus import load
+from site_builder.scoring.corpus import Corpus, load
 from site_builder.scoring.results import assemble, dumps
 from site_builder.scoring.sections import Sections
 
@@ -45,23 +47,36 @@ def corpora(tmp_path_factory) -> tuple[Path, Path, Path]:
     return base, added, models
 
 
-def test_a_warm_score_after_new_games_is_a_cold_score_byte_for_byte(corpora, tmp_path):
-    base, added, models = corpora
-    kept = tmp_path / "sections.sqlite"
-    first = assemble(load([base, models]), kept=kept)
-    assert dumps(first) == dumps(assemble(load([base, models])))  # the store changes nothing
-    assert dumps(assemble(load([base, models]), kept=kept)) == dumps(first)  # read back: the same
-    warm = assemble(load([base, models, added]), kept=kept)
-    assert dumps(warm) == dumps(assemble(load([base, models, added])))
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> Callable[[list[Path]], Corpus]:
+    """loaded(folders) -> `load(folders)`, its re-simulations answered from one cache of the module.
+
+    The tests are of the sections store (`kept`), not of loading: each of them loads the same
+    shipped games again, and re-simulating them every time (twelve times the same games) was most
+    of the module's time. A load answered from the cache decodes the very JSON a cold load makes
+    (scoring/corpus.py), so each test still scores a corpus of its own, equal to a cold one.
+    """
+    cache = tmp_path_factory.mktemp("sections-load") / "scores.sqlite"
+    return functools.partial(load, cache_path=cache)
 
 
-def test_unchanged_sections_are_read_back_and_changed_ones_computed(corpora, tmp_path):
+def test_a_warm_score_after_new_games_is_a_cold_score_byte_for_byte(corpora, loaded, tmp_path):
     base, added, models = corpora
     kept = tmp_path / "sections.sqlite"
-    corpus = load([base, models])
+    first = assemble(loaded([base, models]), kept=kept)
+    assert dumps(first) == dumps(assemble(loaded([base, models])))  # the store changes nothing
+    assert dumps(assemble(loaded([base, models]), kept=kept)) == dumps(first)  # read back: the same
+    warm = assemble(loaded([base, models, added]), kept=kept)
+    assert dumps(warm) == dumps(assemble(loaded([base, models, added])))
+
+
+def test_unchanged_sections_are_read_back_and_changed_ones_computed(corpora, loaded, tmp_path):
+    base, added, models = corpora
+    kept = tmp_path / "sections.sqlite"
+    corpus = loaded([base, models])
     assemble(corpus, kept=kept)
 
-    grown = load([base, models, added])  # new Chameleon and Werewolf games
+    grown = loaded([base, models, added])  # new Chameleon and Werewolf games
     store = Sections(kept, grown.agents, grown.games, 2026)
     werewolves = [g for g in grown.games if g.game == "werewolf"]
     prisoners = [g for g in grown.games if g.game == "prisoners_dilemma"]
@@ -72,9 +87,9 @@ def test_unchanged_sections_are_read_back_and_changed_ones_computed(corpora, tmp
     store.close()
 
 
-def test_a_renamed_seat_agent_another_seed_or_other_games_make_another_key(corpora, tmp_path):
+def test_a_renamed_seat_agent_another_seed_or_other_games_make_another_key(corpora, loaded, tmp_path):
     base, _, _ = corpora
-    corpus = load([base])
+    corpus = loaded([base])
     game = corpus.games[0]
     renamed = dataclasses.replace(game, seats=tuple(dataclasses.replace(s, agent=s.agent + "x") for s in game.seats))
     store = Sections(tmp_path / "s.sqlite", corpus.agents, [*corpus.games, renamed], 2026)
@@ -85,10 +100,10 @@ def test_a_renamed_seat_agent_another_seed_or_other_games_make_another_key(corpo
     assert store.key("x", [game]) == Sections(tmp_path / "u.sqlite", corpus.agents, corpus.games, 2026).key("x", [game])
 
 
-def test_a_list_made_by_extending_another_has_the_key_of_the_list_made_whole(corpora, tmp_path):
+def test_a_list_made_by_extending_another_has_the_key_of_the_list_made_whole(corpora, loaded, tmp_path):
     """`Sections.extended` (the history's growing lists) keys a list as `key` keys it from its games."""
     base, _, models = corpora
-    corpus = load([base, models])
+    corpus = loaded([base, models])
     grown = Sections(tmp_path / "s.sqlite", corpus.agents, corpus.games, 2026)
     whole = Sections(tmp_path / "t.sqlite", corpus.agents, corpus.games, 2026)
     before: list = []
@@ -102,16 +117,16 @@ def test_a_list_made_by_extending_another_has_the_key_of_the_list_made_whole(cor
     assert grown.key("x", longer) == whole.key("x", corpus.games[:7])
 
 
-def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tmp_path):
+def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, loaded, tmp_path):
     base, added, models = corpora
     kept = tmp_path / "sections.sqlite"
     kept.write_bytes(b"this is not a database" * 100)
-    corpus = load([base])
+    corpus = loaded([base])
     results = assemble(corpus, kept=kept)
     assert dumps(results) == dumps(assemble(corpus))
     count = sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0]
     assert count > 10
-    smaller = load([copy_games(tmp_path / "few", slice(0, 2))])
+    smaller = loaded([copy_games(tmp_path / "few", slice(0, 2))])
     store = Sections(kept, smaller.agents, smaller.games, 2026)
     assert store.section("only", smaller.games, lambda: [1]) == [1]
     store.close()
@@ -120,12 +135,12 @@ def test_a_damaged_store_is_replaced_and_unused_sections_are_dropped(corpora, tm
         [(Sections(kept, smaller.agents, smaller.games, 2026).key("only", smaller.games),)]
 
 
-def test_inner_sections_outlive_scorings_that_read_back_their_outer_one(corpora, tmp_path):
+def test_inner_sections_outlive_scorings_that_read_back_their_outer_one(corpora, loaded, tmp_path):
     """A section made of smaller ones (the MAgIC table of its agents' reports) is read back while
     nothing changed; its inner sections stay stored, so that when new games change the outer one
     later, the inner ones those games do not enter are still read back."""
     base, _, _ = corpora
-    corpus = load([base])
+    corpus = loaded([base])
     games = corpus.games
     kept = tmp_path / "sections.sqlite"
 
@@ -141,9 +156,9 @@ def test_inner_sections_outlive_scorings_that_read_back_their_outer_one(corpora,
     assert (store.kept, store.computed) == (1, 1)
 
 
-def test_a_store_of_the_earlier_layout_is_emptied(corpora, tmp_path):
+def test_a_store_of_the_earlier_layout_is_emptied(corpora, loaded, tmp_path):
     base, _, _ = corpora
-    corpus = load([base])
+    corpus = loaded([base])
     kept = tmp_path / "sections.sqlite"
     old = sqlite3.connect(kept)
     old.execute("CREATE TABLE sections (key TEXT PRIMARY KEY, value TEXT)")
@@ -156,13 +171,13 @@ def test_a_store_of_the_earlier_layout_is_emptied(corpora, tmp_path):
     assert sqlite3.connect(kept).execute("SELECT count(*) FROM sections").fetchone()[0] == 1
 
 
-def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_rows(corpora, tmp_path):
+def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_rows(corpora, loaded, tmp_path):
     base, added, models = corpora
     kept = tmp_path / "sections.sqlite"
-    before = load([base, models])
+    before = loaded([base, models])
     assemble(before, kept=kept)
     assemble(before, kept=kept)  # nothing changed: the outer sections read back
-    grown = load([base, models, added])
+    grown = loaded([base, models, added])
     # A new game's header may rename an agent (its label is what most of its games call it), which
     # rightly changes every section its games enter: the agents are kept as they were here.
     grown = dataclasses.replace(grown, agents={**grown.agents, **before.agents})
@@ -184,9 +199,9 @@ def test_new_games_recompute_only_their_agents_magic_reports_and_leaderboard_row
     assert sorted(made) == sorted([f"magic/agent/{k}" for k in newcomers] + [f"leaderboards/chameleon/{k}" for k in newcomers])
 
 
-def test_a_rating_fit_is_kept_under_its_patterns_so_games_adding_none_refit_nothing(corpora, tmp_path):
+def test_a_rating_fit_is_kept_under_its_patterns_so_games_adding_none_refit_nothing(corpora, loaded, tmp_path):
     base, _, models = corpora
-    corpus = load([base, models])
+    corpus = loaded([base, models])
     chameleons = [g for g in corpus.games if g.game == "chameleon"]
     tally = ratings.pattern_tally(chameleons)
     assert tally["patterns"], "the test needs rated games"

@@ -25,9 +25,12 @@ FULL_LOAD_EVERY = 50
 
 
 @pytest.fixture(scope="module")
-def shipped_site(tmp_path_factory, serve):
-    site = tmp_path_factory.mktemp("shipped") / "site"
-    report = build_site([SHIPPED], site, seed=2026)
+def shipped_site(tmp_path_factory, serve, shipped_scores):
+    """The site of every shipped replay, served. Its replays' checks come from the run's one check
+    of them (tests/conftest.py, `shipped_scores`): the site is the one a cold build makes."""
+    root = tmp_path_factory.mktemp("shipped")
+    site = root / "site"
+    report = build_site([SHIPPED], site, seed=2026, cache_path=shipped_scores(root / "cache"))
     assert report.games > 1000 and not report.invalid_replays
     return site, serve(site)
 
