@@ -45,6 +45,7 @@ from site_builder.scoring.schema import AgentSource, History, Releases, Results,
 
 PACKAGE = Path(__file__).resolve().parent
 OVERRIDES = PACKAGE / "templates" / "overrides"
+HOOKS = PACKAGE / "mkdocs_hooks.py"
 ASSETS = PACKAGE / "assets" / "gamenight"
 SITE_NAME = "gamenight"
 PROJECT_MARKER = ".gamenight-site-project"  # marks a work folder this module may empty
@@ -178,6 +179,7 @@ def mkdocs_config(nav: list[Any], site_dir: Path, extra_css: Sequence[str], extr
             ],
         },
         "plugins": ["search"],
+        "hooks": [str(HOOKS)],  # mkdocs_hooks.py: what a page leaves out of search
         "markdown_extensions": ["tables", "admonition", "pymdownx.details", "pymdownx.superfences",
                                 {"toc": {"permalink": True}}],
         "extra": {"generator": False},

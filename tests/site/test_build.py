@@ -202,6 +202,27 @@ def test_a_hostile_agent_label_is_text_everywhere(built):
     assert (site / "agents" / slug / "index.html").is_file()
 
 
+def test_an_agent_page_keeps_only_its_first_section_in_search(built):
+    """Its tables stay out of the index (5.6 KB per agent made it 51 MB at 10,000 agents); its name,
+    in the first section, stays in, so a search for the name lands on the page."""
+    report, site, _ = built
+    docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    agents = json.loads(report.results.read_text())["agents"]
+    pages = {f"agents/{labels.agent_slug(a['key'])}/": a for a in agents}
+    by_page: dict[str, list[dict]] = {}
+    for entry in docs:
+        by_page.setdefault(entry["location"].split("#")[0], []).append(entry)
+    for location, agent in pages.items():
+        entries = by_page[location]
+        assert [e["location"] for e in entries] == [location], location
+        assert agent["label"] in html.unescape(entries[0]["text"]), location
+        assert "Radar" not in entries[0]["text"]
+    # Every other page keeps its sections: the agents' index, a game's page, the methodology.
+    for location in ("agents/", "games/prisoners_dilemma/", "methodology/metrics/"):
+        assert len(by_page[location]) > 1 or "#" not in by_page[location][0]["location"], location
+    assert sum(len(by_page[p]) for p in by_page if p.startswith("methodology/")) > 20
+
+
 def test_more_replays_of_the_same_agents_give_the_same_pages(built, tmp_path):
     """Through the command: more games, one broken file; the same Markdown pages, more replay files."""
     report, site, _ = built
