@@ -30,7 +30,7 @@ from site_builder.bench.scale import play_synthetic, same_tree, with_model_games
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "replays"
 #: The files of the build's cache the workflow keeps between runs (.github/workflows/pages.yml).
-KEPT = ("scores-history.sqlite", "scores-releases.json")
+KEPT = ("scores-history.sqlite", "scores-releases.json", "scores-vectors.sqlite")
 
 
 def commit_as_merges(corpus: Path, repo: Path, merges: int) -> int:

@@ -318,6 +318,20 @@ def test_pages_validates_builds_and_deploys_in_order():
     assert actions == ["actions/configure-pages", "actions/deploy-pages"]
 
 
+def test_pages_keeps_what_the_history_benchmark_keeps_and_never_the_scores():
+    """The files the workflow's cache restores are the ones bench.history measures a kept build
+    with; the games' scores (scores.sqlite) are never among them: every push scores them cold."""
+    from site_builder.bench.history import KEPT
+    from site_builder.cli import DEFAULT_CACHE
+
+    workflow = load(GITHUB / "workflows" / "pages.yml")
+    cache = next(step for _, step in steps(workflow) if "actions/cache@" in step.get("uses", ""))
+    kept = cache["with"]["path"].split()
+    assert kept == [(DEFAULT_CACHE.parent / name).as_posix() for name in KEPT]
+    assert DEFAULT_CACHE.as_posix() not in kept
+    assert cache["with"]["key"] == "gamenight-history-${{ github.run_id }}"  # a new key per run
+
+
 def test_dependabot_updates_actions_and_pip():
     config = load(GITHUB / "dependabot.yml")
     ecosystems = {update["package-ecosystem"] for update in config["updates"]}
