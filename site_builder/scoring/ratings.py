@@ -111,6 +111,32 @@ def _mix(roles: tuple[str, ...]) -> dict[str, float]:
     return {role: n / len(roles) for role, n in counted.items()}
 
 
+#: A pair's role shares told apart: (role, share of the first agent's seats minus the second's), sorted.
+Shown = tuple[tuple[str, float], ...]
+#: One pair of a pattern: the positions of its agents in the pattern, their role difference and the
+#: first agent's score (1 a win, 0.5 a draw, 0 a loss).
+PatternPair = tuple[int, int, Shown, float]
+
+
+@lru_cache(maxsize=1 << 16)
+def _pattern_pairs(agents: tuple[str, ...], places: tuple[int, ...], roles: tuple[tuple[str, ...], ...]
+                   ) -> tuple[tuple[PatternPair, ...], frozenset[str]]:
+    """A pattern's pairs (in pair order) and the roles its seats were dealt, as `Design` reads them.
+
+    Cached (bounded): the board over time refits a table at each of its points, and the same
+    patterns recur from one point to the next, so their role shares are worked out once.
+    """
+    mixes = [_mix(r) if r else {} for r in roles]
+    out: list[PatternPair] = []
+    for i in range(len(agents)):
+        for j in range(i + 1, len(agents)):
+            diff = {k: mixes[i].get(k, 0.0) - mixes[j].get(k, 0.0) for k in {*mixes[i], *mixes[j]}}
+            shown = tuple(sorted((k, v) for k, v in diff.items() if v != 0.0))
+            first = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+            out.append((i, j, shown, first))
+    return tuple(out), frozenset(k for r in roles for k in r)
+
+
 class Design:
     """Counted patterns as matrices: pair weights and first-agent scores per pattern, each pair's
     row of the model (+1 for its first agent, -1 for its second, and the difference of their role
@@ -119,6 +145,12 @@ class Design:
     The parameters are the agents (sorted), then the roles that tell some pair apart (sorted): a
     role every agent of every game held alike (one-role games) has no parameter. `game_weights`
     (game -> factor) weighs each pattern by its game's factor (1 if not given).
+
+    Built with numpy from flat arrays, each pattern's pairs cached (`_pattern_pairs`): the board
+    over time builds a design at every point, and Python loops over each pair's outer product made
+    this most of its time. The matrices are the same to the last bit as entry-by-entry loops give
+    (tests/scoring/test_ratings.py keeps such loops as the reference), `outer` included: its CSR
+    holds its entries in the order the later sums add them.
     """
 
     def __init__(self, counts: Mapping[Pattern, int], game_weights: Mapping[str, float] | None = None):
@@ -127,49 +159,80 @@ class Design:
         self.counts = np.array([counts[p] for p in self.patterns], dtype=float)
         self.agents = sorted({a for _, agents, _, _ in self.patterns for a in agents})
         index = {a: i for i, a in enumerate(self.agents)}
-        pairs: dict[tuple[int, int, tuple[tuple[str, float], ...]], int] = {}
-        cells: list[tuple[int, int, float, float]] = []  # (pattern, pair, weight, score of the first)
+        pairs: dict[tuple[int, int, Shown], int] = {}
+        # One cell per pair of each pattern: its pattern, its pair, its weight, the first agent's score.
+        cell_pattern: list[int] = []
+        cell_pair: list[int] = []
+        cell_weight: list[float] = []
+        cell_score: list[float] = []
+        member_pattern: list[int] = []  # (pattern, agent) of every agent of every pattern
+        member_agent: list[int] = []
+        dealt: list[frozenset[str]] = []  # the roles of each pattern's seats
         for u, (game, agents, places, roles) in enumerate(self.patterns):
             factor = 1.0 if game_weights is None else game_weights.get(game, 1.0)
             weight = factor / (len(agents) - 1)
-            mixes = [_mix(r) if r else {} for r in roles]
-            for i in range(len(agents)):
-                for j in range(i + 1, len(agents)):
-                    diff = {k: mixes[i].get(k, 0.0) - mixes[j].get(k, 0.0) for k in {*mixes[i], *mixes[j]}}
-                    shown = tuple(sorted((k, v) for k, v in diff.items() if v != 0.0))
-                    pair = pairs.setdefault((index[agents[i]], index[agents[j]], shown), len(pairs))
-                    first = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
-                    cells.append((u, pair, weight, weight * first))
+            at_agent = [index[a] for a in agents]
+            pattern_pairs, pattern_roles = _pattern_pairs(agents, places, roles)
+            for i, j, shown, first in pattern_pairs:
+                cell_pattern.append(u)
+                cell_pair.append(pairs.setdefault((at_agent[i], at_agent[j], shown), len(pairs)))
+                cell_weight.append(weight)
+                cell_score.append(weight * first)
+            member_pattern.extend([u] * len(agents))
+            member_agent.extend(at_agent)
+            dealt.append(pattern_roles)
         self.roles = sorted({k for _, _, shown in pairs for k, _ in shown})
         self.parameters = [*self.agents, *self.roles]
+        size = len(self.parameters)
         at = {p: i for i, p in enumerate(self.parameters)}
+        # A pattern holds a pair once, so each cell is one entry (0.0 + x is x: weights are >= 0).
         self.weights = np.zeros((len(self.patterns), len(pairs)))
         self.scores = np.zeros((len(self.patterns), len(pairs)))
-        for u, pair, weight, score in cells:
-            self.weights[u, pair] += weight
-            self.scores[u, pair] += score
+        self.weights[cell_pattern, cell_pair] = cell_weight
+        self.scores[cell_pattern, cell_pair] = cell_score
         # A pattern lists its agents in key order (`game_ranking`), so each pair is (lower, higher).
         assert all(i < j for i, j, _ in pairs), "patterns must list their agents in order"
-        self.model = np.zeros((len(pairs), len(self.parameters)))  # each pair's row of the model
-        rows, columns, values = [], [], []  # the pairs' outer products x x^T, for `_curvature`
-        for (i, j, shown), q in pairs.items():
-            entries = [(i, 1.0), (j, -1.0), *((at[k], v) for k, v in shown)]
-            for k, v in entries:
-                self.model[q, k] = v
-            for k, v in entries:
-                for l, w in entries:
-                    rows.append(q)
-                    columns.append(k * len(self.parameters) + l)
-                    values.append(v * w)
-        self.outer = sparse.csr_matrix((values, (rows, columns)),
-                                       shape=(len(pairs), len(self.parameters) ** 2)).T.tocsr()
+        # Each pair's entries, pair after pair: (its parameter, its value), its two agents first.
+        columns: list[int] = []
+        values: list[float] = []
+        for i, j, shown in pairs:
+            columns.extend([i, j, *(at[k] for k, _ in shown)])
+            values.extend([1.0, -1.0, *(v for _, v in shown)])
+        sizes = np.array([2 + len(shown) for _, _, shown in pairs], dtype=np.int64)
+        column = np.array(columns, dtype=np.int64)
+        value = np.array(values, dtype=float)
+        self.model = np.zeros((len(pairs), size))  # each pair's row of the model
+        self.model[np.repeat(np.arange(len(pairs)), sizes), column] = value  # distinct cells
+        self.outer = _outer(sizes, column, value, size)
         self.members = np.zeros((len(self.patterns), len(self.agents)))  # games per agent per pattern
+        self.members[member_pattern, member_agent] = 1.0
         self.role_games = np.zeros((len(self.patterns), len(self.roles)))  # games per role per pattern
         role_at = {k: i for i, k in enumerate(self.roles)}
-        for u, (_, agents, _, roles) in enumerate(self.patterns):
-            self.members[u, [index[a] for a in agents]] = 1.0
-            for k in {k for r in roles for k in r if k in role_at}:
-                self.role_games[u, role_at[k]] = 1.0
+        held = [(u, role_at[k]) for u, ks in enumerate(dealt) for k in ks if k in role_at]
+        self.role_games[[u for u, _ in held], [k for _, k in held]] = 1.0
+
+
+def _outer(sizes: np.ndarray, column: np.ndarray, value: np.ndarray, size: int) -> sparse.csr_matrix:
+    """The pairs' outer products x x^T for `_curvature`: a (size², pairs) CSR matrix whose row
+    k * size + l holds x_k x_l of each pair q with both entries, in order of q.
+
+    `sizes` is each pair's number of entries, `column` and `value` their parameters and values,
+    pair after pair. This is the canonical CSR (sorted indices, no duplicates: a pair's parameters
+    are distinct) that scipy makes of the same triplets, `csr_matrix((x_k x_l, (q, k * size + l)))
+    .T.tocsr()`, built without scipy's conversions.
+    """
+    pairs = len(sizes)
+    start = np.cumsum(sizes) - sizes  # each pair's first entry
+    squares = sizes * sizes
+    pair = np.repeat(np.arange(pairs, dtype=np.int64), squares)  # each product's pair
+    within = np.arange(int(squares.sum()), dtype=np.int64) - np.repeat(np.cumsum(squares) - squares, squares)
+    left = start[pair] + within // sizes[pair]
+    right = start[pair] + within % sizes[pair]
+    row = column[left] * size + column[right]
+    order = np.lexsort((pair, row))  # by row, then by pair: the order tocsr leaves them in
+    indptr = np.zeros(size * size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=size * size), out=indptr[1:])
+    return sparse.csr_matrix(((value[left] * value[right])[order], pair[order], indptr), shape=(size * size, pairs))
 
 
 def fit(design: Design, counts: np.ndarray, start: np.ndarray | None = None,

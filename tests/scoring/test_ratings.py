@@ -255,6 +255,129 @@ def test_result_is_plain_json(base):
     assert json.loads(json.dumps(result, allow_nan=False)) == result
 
 
+# -- the design's matrices: built with numpy, the same to the last bit as entry-by-entry loops --
+
+class ReferenceDesign:
+    """The design built entry by entry (the loops `ratings.Design` replaced): the oracle its
+    matrices must equal bit for bit, the outer products' CSR in the same entry order included."""
+
+    def __init__(self, counts: Mapping[ratings.Pattern, int], game_weights: Mapping[str, float] | None = None):
+        from scipy import sparse
+        self.patterns = sorted(counts)
+        self.game_weights = dict(game_weights) if game_weights is not None else None
+        self.counts = np.array([counts[p] for p in self.patterns], dtype=float)
+        self.agents = sorted({a for _, agents, _, _ in self.patterns for a in agents})
+        index = {a: i for i, a in enumerate(self.agents)}
+        pairs: dict[tuple[int, int, tuple[tuple[str, float], ...]], int] = {}
+        cells: list[tuple[int, int, float, float]] = []
+        for u, (game, agents, places, roles) in enumerate(self.patterns):
+            factor = 1.0 if game_weights is None else game_weights.get(game, 1.0)
+            weight = factor / (len(agents) - 1)
+            mixes = [ratings._mix(r) if r else {} for r in roles]
+            for i in range(len(agents)):
+                for j in range(i + 1, len(agents)):
+                    diff = {k: mixes[i].get(k, 0.0) - mixes[j].get(k, 0.0) for k in {*mixes[i], *mixes[j]}}
+                    shown = tuple(sorted((k, v) for k, v in diff.items() if v != 0.0))
+                    pair = pairs.setdefault((index[agents[i]], index[agents[j]], shown), len(pairs))
+                    first = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+                    cells.append((u, pair, weight, weight * first))
+        self.roles = sorted({k for _, _, shown in pairs for k, _ in shown})
+        self.parameters = [*self.agents, *self.roles]
+        at = {p: i for i, p in enumerate(self.parameters)}
+        self.weights = np.zeros((len(self.patterns), len(pairs)))
+        self.scores = np.zeros((len(self.patterns), len(pairs)))
+        for u, pair, weight, score in cells:
+            self.weights[u, pair] += weight
+            self.scores[u, pair] += score
+        self.model = np.zeros((len(pairs), len(self.parameters)))
+        rows, columns, values = [], [], []
+        for (i, j, shown), q in pairs.items():
+            entries = [(i, 1.0), (j, -1.0), *((at[k], v) for k, v in shown)]
+            for k, v in entries:
+                self.model[q, k] = v
+            for k, v in entries:
+                for l, w in entries:
+                    rows.append(q)
+                    columns.append(k * len(self.parameters) + l)
+                    values.append(v * w)
+        self.outer = sparse.csr_matrix((values, (rows, columns)),
+                                       shape=(len(pairs), len(self.parameters) ** 2)).T.tocsr()
+        self.members = np.zeros((len(self.patterns), len(self.agents)))
+        self.role_games = np.zeros((len(self.patterns), len(self.roles)))
+        role_at = {k: i for i, k in enumerate(self.roles)}
+        for u, (_, agents, _, roles) in enumerate(self.patterns):
+            self.members[u, [index[a] for a in agents]] = 1.0
+            for k in {k for r in roles for k in r if k in role_at}:
+                self.role_games[u, role_at[k]] = 1.0
+
+
+def random_counts(seed: int, patterns: int) -> Counter:
+    """Patterns of 2 to 5 agents of three games: ties, forfeits (no roles), one-role games, and
+    agents dealt several seats of mixed roles."""
+    rng = random.Random(seed)
+    counts: Counter = Counter()
+    agents = [f"agent{i:02d}" for i in range(12)]
+    for _ in range(patterns):
+        game = rng.choice(["chameleon", "werewolf", "prisoners_dilemma"])
+        who = rng.sample(agents, rng.randint(2, 5))
+        forfeit = rng.random() < 0.1
+        entries = []
+        for a in who:
+            score = float(rng.choice([0.0, 0.5, 1.0, 1.0 / 3]))  # repeats make ties
+            if forfeit:
+                entries.append((a, 0.0, ()))
+            elif game == "prisoners_dilemma":
+                entries.append((a, score, ("prisoners_dilemma:player",) * rng.randint(1, 2)))
+            else:
+                seats = rng.randint(1, 3)
+                entries.append((a, score, tuple(sorted(ratings.role_key(game, rng.choice(["a", "b", "c"]))
+                                                       for _ in range(seats)))))
+        if forfeit:
+            entries[0] = (entries[0][0], ratings.FORFEIT_SCORE, ())
+        counts[ratings.pattern(sorted(entries), game)] += rng.randint(1, 4)
+    return counts
+
+
+def assert_same_design(new: ratings.Design, reference: ReferenceDesign) -> None:
+    for name in ("patterns", "game_weights", "agents", "roles", "parameters"):
+        assert getattr(new, name) == getattr(reference, name), name
+    for name in ("counts", "weights", "scores", "model", "members", "role_games"):
+        mine, theirs = getattr(new, name), getattr(reference, name)
+        assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, name
+        assert mine.tobytes() == theirs.tobytes(), name  # bit for bit, -0.0 and all
+    assert new.outer.format == reference.outer.format == "csr" and new.outer.shape == reference.outer.shape
+    for part in ("data", "indices", "indptr"):  # the entries' order decides the order of later sums
+        mine, theirs = getattr(new.outer, part), getattr(reference.outer, part)
+        assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes(), part
+
+
+@pytest.mark.parametrize("seed,patterns,weighted", [(1, 1, False), (2, 6, False), (3, 40, True), (4, 200, True)])
+def test_the_design_is_the_entry_by_entry_construction_to_the_last_bit(seed, patterns, weighted):
+    counts = random_counts(seed, patterns)
+    weights = {"chameleon": 0.25, "werewolf": 3.0} if weighted else None  # prisoners_dilemma: 1
+    design = ratings.Design(counts, weights)
+    assert_same_design(design, ReferenceDesign(counts, weights))
+    assert_same_design(ratings.Design(counts, weights), design)  # the patterns' cache changes nothing
+    if patterns > 1:
+        assert design.roles and len(design.outer.data) > 4 * len(design.model)  # roles were shown
+
+
+def test_the_design_of_hand_made_patterns_is_the_entry_by_entry_construction():
+    counts = Counter({
+        ratings.pattern([("a", 1.0, ("werewolf:villager", "werewolf:wolf")), ("b", 1.0, ("werewolf:villager",)),
+                         ("c", 0.0, ("werewolf:wolf",))], "werewolf"): 2,  # a tie and a role mix
+        ratings.pattern([("a", 0.0, ("chameleon:chameleon",)), ("b", 1.0, ("chameleon:player",))], "chameleon"): 1,
+        ratings.pattern([("b", 0.5, ("prisoners_dilemma:player",)), ("d", 0.5, ("prisoners_dilemma:player",))],
+                        "prisoners_dilemma"): 3,  # a one-role game: no role parameter
+        ratings.pattern([("a", ratings.FORFEIT_SCORE, ()), ("c", 0.0, ()), ("d", 0.0, ())], "werewolf"): 1,
+    })
+    for weights in (None, {"werewolf": 0.5}):
+        design = ratings.Design(counts, weights)
+        assert_same_design(design, ReferenceDesign(counts, weights))
+    assert design.roles == ["chameleon:chameleon", "chameleon:player", "werewolf:villager", "werewolf:wolf"]
+    assert_same_design(ratings.Design(Counter()), ReferenceDesign(Counter()))  # nothing to rate
+
+
 # -- anchors: a contributor's agents fitted against ratings held fixed (scoring/board.py) ----------
 
 def anchored_counts(people: int) -> Counter:
