@@ -195,6 +195,11 @@ def _code() -> str:
     return folders_digest((RUNNER, Path(__file__).resolve().parent)).hex()
 
 
+def kept_beside(cache: Path) -> Path:
+    """Where the release snapshots are kept for a scoring cache: a file next to it."""
+    return cache.with_name(cache.stem + "-releases.json")
+
+
 def _kept_key(release: Release, seed: int, derive: bool, submissions: str, folders: Sequence[str]) -> str:
     return json.dumps([release.commit, release.tag, release.date, release.subject, seed, derive, submissions,
                        list(folders), SNAPSHOT, SCORER_VERSION, RESULTS_VERSION, runner_version, _code()])
@@ -224,7 +229,7 @@ def snapshots(replay_paths: Sequence[str | os.PathLike[str]], *, cache_path: Pat
         found, skipped = find(root)
     except ReleaseError as err:
         return {**empty, "note": str(err)}
-    kept_file = Path(cache_path).with_name(Path(cache_path).stem + "-releases.json") if cache_path else None
+    kept_file = kept_beside(Path(cache_path)) if cache_path else None
     kept = _read_kept(kept_file)
     out, keep = [], {}
     for done, release in enumerate(found, 1):

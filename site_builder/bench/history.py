@@ -23,14 +23,19 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from site_builder import releases
 from site_builder.bench.agents import build_step
 from site_builder.bench.repository import git
 from site_builder.bench.scale import play_synthetic, same_tree, with_model_games
+from site_builder.scoring import history, vectors
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "replays"
-#: The files of the build's cache the workflow keeps between runs (.github/workflows/pages.yml).
-KEPT = ("scores-history.sqlite", "scores-releases.json", "scores-vectors.sqlite")
+#: The files of the build's cache the workflow keeps between runs (.github/workflows/pages.yml):
+#: the history's points, the release snapshots and the sentence vectors, named as the code names
+#: them beside a cache called scores.sqlite (the workflow's and this benchmark's).
+KEPT = tuple(beside(Path("scores.sqlite")).name
+             for beside in (history.store_beside, releases.kept_beside, vectors.beside))
 
 
 def commit_as_merges(corpus: Path, repo: Path, merges: int) -> int:
