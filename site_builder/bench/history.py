@@ -59,8 +59,8 @@ def commit_as_merges(corpus: Path, repo: Path, merges: int) -> int:
     return len(runs)
 
 
-def measure(corpus: Path, merges: int, scratch: Path) -> list[dict[str, Any]]:
-    """The cold and kept builds of `corpus` committed as `merges` merges."""
+def measure(corpus: Path, merges: int, scratch: Path, kept: bool = True) -> list[dict[str, Any]]:
+    """The cold and (with `kept`) kept builds of `corpus` committed as `merges` merges."""
     repo = scratch / f"repo-{merges}"
     shutil.rmtree(repo, ignore_errors=True)
     repo.mkdir(parents=True)
@@ -69,7 +69,7 @@ def measure(corpus: Path, merges: int, scratch: Path) -> list[dict[str, Any]]:
     cold_site = scratch / f"site-{merges}-cold"
     cold = build_step([repo / "replays"], scratch / f"cache-{merges}-cold" / "scores.sqlite", cold_site)
     rows.append({"merges": commits, "build": "cold: every point fitted", **cold})
-    if commits > 1:
+    if kept and commits > 1:
         # The build of the commit before, then only its kept files beside a fresh cache.
         before = scratch / f"repo-{merges}-before"
         shutil.rmtree(before, ignore_errors=True)
@@ -83,9 +83,9 @@ def measure(corpus: Path, merges: int, scratch: Path) -> list[dict[str, Any]]:
             if (warm_cache.parent / name).is_file():
                 shutil.copy(warm_cache.parent / name, kept_cache.parent / name)
         kept_site = scratch / f"site-{merges}-kept"
-        kept = build_step([repo / "replays"], kept_cache, kept_site)
+        warm = build_step([repo / "replays"], kept_cache, kept_site)
         same = same_tree(kept_site, cold_site)
-        rows.append({"merges": commits, "build": "kept points of the commit before", **kept,
+        rows.append({"merges": commits, "build": "kept points of the commit before", **warm,
                      "note": "site = cold build's, file for file" if same else "SITE DIFFERS from the cold build's"})
     return rows
 
@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, help="a folder of replays instead")
     parser.add_argument("--parallel", type=int, default=2, help="games played at once (synthetic corpus)")
     parser.add_argument("--keep", type=Path, help="keep the corpus, repositories and sites in this folder")
+    parser.add_argument("--cold-only", action="store_true",
+                        help="only the cold builds (a kept build costs two more builds: the commit before and itself)")
     args = parser.parse_args(argv)
     merges = sorted(set([1, *args.merges]))
     with tempfile.TemporaryDirectory(prefix="gamenight-history-bench-") as scratch:
@@ -132,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.copy(plan, corpus / plan.name)
         rows = []
         for count in merges:
-            for row in measure(corpus, count, root):
+            for row in measure(corpus, count, root, kept=not args.cold_only):
                 rows.append({"corpus": label, **row})
                 print(table(rows).splitlines()[-1], flush=True)
         print(table(rows))

@@ -39,3 +39,9 @@ def test_the_build_from_kept_points_is_the_cold_build_file_for_file(tmp_path):
     assert (tmp_path / "cache-3-kept" / "scores-history.sqlite").is_file()
     table = history.table([{"corpus": "small", **row} for row in rows])
     assert table.count("\n") == 3 and "| small | 24 | 3 | cold: every point fitted |" in table
+
+
+def test_cold_only_builds_the_cold_site_alone(tmp_path):
+    rows = history.measure(small_corpus(tmp_path / "corpus", 6), 2, tmp_path, kept=False)
+    assert [row["build"] for row in rows] == ["cold: every point fitted"] and rows[0]["merges"] == 2
+    assert not (tmp_path / "site-2-kept").exists() and (tmp_path / "site-2-cold" / "index.html").is_file()
