@@ -26,7 +26,7 @@ from typing import Any
 from site_builder import releases
 from site_builder.bench.agents import build_step
 from site_builder.bench.repository import git
-from site_builder.bench.scale import play_synthetic, same_tree, with_model_games
+from site_builder.bench.scale import play_synthetic, same_tree
 from site_builder.scoring import history, vectors
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m site_builder.bench.history", description=__doc__.splitlines()[0])
     parser.add_argument("--merges", type=int, nargs="+", default=[1, 10, 100], help="numbers of merges (default 1 10 100)")
-    parser.add_argument("--games", type=int, help="a synthetic corpus of this many games, half model games "
+    parser.add_argument("--games", type=int, help="a synthetic corpus of this many built-in games "
                                                   "(default: the shipped replays)")
     parser.add_argument("--corpus", type=Path, help="a folder of replays instead")
     parser.add_argument("--parallel", type=int, default=2, help="games played at once (synthetic corpus)")
@@ -125,13 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         root.mkdir(parents=True, exist_ok=True)
         corpus, label = args.corpus or SHIPPED, str(args.corpus or "shipped")
         if args.games:
-            bots, corpus, label = root / f"bots-{args.games}", root / f"mixed-{args.games}", f"synthetic, {args.games:,}"
-            if not bots.is_dir():
-                play_synthetic(args.games, bots, args.parallel)
+            # Built-in games only: a build checks every game as the workflow does, and the bench's
+            # stand-in model games (scale.with_model_games) do not re-derive, so half would be refused.
+            corpus, label = root / f"bots-{args.games}", f"synthetic, {args.games:,}"
             if not corpus.is_dir():
-                with_model_games(bots, corpus)
-                for plan in bots.glob("*.toml"):
-                    shutil.copy(plan, corpus / plan.name)
+                play_synthetic(args.games, corpus, args.parallel)
         rows = []
         for count in merges:
             for row in measure(corpus, count, root, kept=not args.cold_only):
