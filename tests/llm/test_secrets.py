@@ -37,7 +37,16 @@ class Echoing:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.seen: Counter[str] = Counter()
-        self.faulted: set[str] = set()
+
+    @staticmethod
+    def fails(digest: str) -> bool:
+        """Whether the first sight of the request of this digest is answered with an error."""
+        return int(digest, 16) % 9 in (4, 7)
+
+    @property
+    def faulted(self) -> set[str]:
+        """The requests that were answered with an error."""
+        return {digest for digest in self.seen if self.fails(digest)}
 
     def __call__(self, body: dict[str, Any], call: int) -> Answer:
         auth = body.get("_auth", "")
@@ -46,10 +55,8 @@ class Echoing:
         with self.lock:
             self.seen[digest] += 1
             first = self.seen[digest] == 1
-        kind = int(digest, 16) % 9
-        if first and kind in (4, 7):
-            self.faulted.add(digest)
-            if kind == 4:
+        if first and self.fails(digest):
+            if int(digest, 16) % 9 == 4:
                 return Fault(500, f"internal error while serving Authorization: Bearer {auth} for you")
             limited = rate_limited(0.01)
             return Fault(429, f"rate limit for key {auth}", headers=limited.headers)
